@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Layers (arrows point to what a module may import):
+//   catctl ─► TerminalUI ─► CatScenes ─► FilterCore ─► ImageIO ─► C shims
+// (FilterCore works on ImageIO's PixelBuffer, the one pixel format of the core.)
+let package = Package(
+    name: "catctl",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "catctl", targets: ["catctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config.
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+
+        // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
+        .target(name: "CJPEGShim", dependencies: ["CLibJPEG"]),
+        .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
+        // Pixel kernels of the filter core.
+        .target(name: "CFilterKernels",
+                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
+
+        .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim"]),
+        .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
+        .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore"]),
+        .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore"]),
+        .executableTarget(name: "catctl", dependencies: [
+            "CatScenes", "TerminalUI", "FilterCore", "ImageIO",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
+        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "ImageIO"]),
+        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "TerminalUI"]),
+        .testTarget(name: "CLITests", dependencies: ["catctl"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

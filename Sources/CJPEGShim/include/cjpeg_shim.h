@@ -1,0 +1,66 @@
+// A small C layer over libjpeg(-turbo). Every libjpeg call happens here, behind
+// setjmp, so libjpeg's fatal errors come back as return codes and never exit()
+// the process or longjmp across Swift frames.
+#ifndef CJPEG_SHIM_H
+#define CJPEG_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    CJ_OK = 0,
+    CJ_ERR_CORRUPT = 1,      // libjpeg reported a fatal error in the data
+    CJ_ERR_TRUNCATED = 2,    // the data ended before the image did
+    CJ_ERR_UNSUPPORTED = 3,  // valid JPEG that this build cannot decode (e.g. 12-bit)
+    CJ_ERR_NOMEM = 4,
+    CJ_ERR_IO = 5,           // a write to the output descriptor failed (see cj_encoder_errno)
+    CJ_ERR_STATE = 6,        // the API was called out of order
+    CJ_ERR_LIMIT = 7,        // a resource limit was hit (e.g. too many progressive scans)
+};
+
+enum {
+    CJ_CS_UNKNOWN = 0, CJ_CS_GRAY = 1, CJ_CS_RGB = 2, CJ_CS_YCBCR = 3, CJ_CS_CMYK = 4, CJ_CS_YCCK = 5,
+};
+
+typedef struct cj_info {
+    uint32_t width, height;        // image size as declared in the frame header
+    int components;
+    int color_space;               // CJ_CS_*
+    int progressive;
+    int arithmetic;
+    int adobe_transform;           // -1: no Adobe APP14 marker, else its transform flag
+    const uint8_t *exif;           // TIFF data of the first APP1 "Exif" segment, or NULL
+    size_t exif_length;            // (owned by the decoder)
+    uint32_t output_width, output_height;  // valid after cj_decoder_start
+} cj_info;
+
+typedef struct cj_decoder cj_decoder;
+
+// Copies `length` bytes of JPEG data. Returns NULL only when out of memory.
+cj_decoder *cj_decoder_create(const uint8_t *data, size_t length);
+void cj_decoder_destroy(cj_decoder *decoder);
+// Reads the headers (no pixel memory is allocated yet) and fills `info`.
+int cj_decoder_read_header(cj_decoder *decoder, cj_info *info);
+// Starts decompression at 1/scale_denom size (1, 2, 4 or 8), output RGBA8.
+// `max_scans` bounds the number of progressive scans (0: no bound).
+int cj_decoder_start(cj_decoder *decoder, int scale_denom, int max_scans, cj_info *info);
+// Decodes up to `max_rows` RGBA8 rows (alpha 255) into `dst`; sets *rows_read.
+int cj_decoder_read_rows(cj_decoder *decoder, uint8_t *dst, size_t stride, uint32_t max_rows,
+                         uint32_t *rows_read);
+int cj_decoder_finish(cj_decoder *decoder);
+// A human-readable reason for the last error ("" when none).
+const char *cj_decoder_message(const cj_decoder *decoder);
+
+typedef struct cj_encoder cj_encoder;
+
+// Returns NULL only when out of memory.
+cj_encoder *cj_encoder_create(void);
+// Starts a baseline JPEG (4:2:0, quality 1-100) of RGBA8 rows (alpha ignored), written to `fd`.
+int cj_encoder_start(cj_encoder *encoder, int fd, uint32_t width, uint32_t height, int quality);
+int cj_encoder_write_rows(cj_encoder *encoder, const uint8_t *src, size_t stride, uint32_t rows);
+int cj_encoder_finish(cj_encoder *encoder);
+void cj_encoder_destroy(cj_encoder *encoder);
+const char *cj_encoder_message(const cj_encoder *encoder);
+int cj_encoder_errno(const cj_encoder *encoder);
+
+#endif

@@ -1,0 +1,351 @@
+// libjpeg(-turbo) behind setjmp: see include/cjpeg_shim.h.
+// The API follows libjpeg.txt: error_exit must not return, so ours longjmps back
+// to the entry point of this file that called into libjpeg.
+#include "cjpeg_shim.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+typedef struct cj_error_mgr {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    int code;
+    char message[JMSG_LENGTH_MAX + 64];
+} cj_error_mgr;
+
+static void cj_fail(j_common_ptr cinfo, int code, const char *message) {
+    cj_error_mgr *err = (cj_error_mgr *)cinfo->err;
+    err->code = code;
+    snprintf(err->message, sizeof err->message, "%s", message);
+    longjmp(err->jump, 1);
+}
+
+static void cj_error_exit(j_common_ptr cinfo) {
+    cj_error_mgr *err = (cj_error_mgr *)cinfo->err;
+    if (err->code == CJ_OK) {  // not already set by one of our own callbacks
+        switch (err->pub.msg_code) {
+        case JERR_BAD_PRECISION:
+        case JERR_NOT_COMPILED:
+            err->code = CJ_ERR_UNSUPPORTED;
+            break;
+        case JERR_OUT_OF_MEMORY:
+            err->code = CJ_ERR_NOMEM;
+            break;
+        case JERR_INPUT_EOF:
+        case JERR_INPUT_EMPTY:
+            err->code = CJ_ERR_TRUNCATED;
+            break;
+        default:
+            err->code = CJ_ERR_CORRUPT;
+        }
+        (*cinfo->err->format_message)(cinfo, err->message);
+    }
+    longjmp(err->jump, 1);
+}
+
+static void cj_emit_message(j_common_ptr cinfo, int level) {
+    cj_error_mgr *err = (cj_error_mgr *)cinfo->err;
+    if (level >= 0) return;  // trace messages
+    // A warning. Corrupt entropy data is tolerated (libjpeg recovers, as browsers
+    // do), but data that ends before the image is an error: the memory source
+    // would otherwise pad the rest of the picture with grey.
+    if (err->pub.msg_code == JWRN_JPEG_EOF)
+        cj_fail(cinfo, CJ_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+    err->pub.num_warnings++;
+}
+
+static void cj_install_errors(j_common_ptr cinfo, cj_error_mgr *err) {
+    cinfo->err = jpeg_std_error(&err->pub);
+    err->pub.error_exit = cj_error_exit;
+    err->pub.emit_message = cj_emit_message;
+    err->code = CJ_OK;
+    err->message[0] = '\0';
+}
+
+// ---------------------------------------------------------------- decoder
+
+struct cj_decoder {
+    struct jpeg_decompress_struct cinfo;
+    cj_error_mgr err;
+    struct jpeg_progress_mgr progress;
+    uint8_t *data;
+    size_t length;
+    int created, header_read, started;
+    int max_scans;
+    int cmyk, cmyk_inverted;
+    uint8_t *cmyk_row;
+    uint8_t *exif;
+    size_t exif_length;
+};
+
+cj_decoder *cj_decoder_create(const uint8_t *data, size_t length) {
+    cj_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->data = malloc(length ? length : 1);
+    if (!d->data) { free(d); return NULL; }
+    if (length) memcpy(d->data, data, length);
+    d->length = length;
+    cj_install_errors((j_common_ptr)&d->cinfo, &d->err);
+    if (setjmp(d->err.jump)) return d;  // error recorded; read_header reports it
+    jpeg_create_decompress(&d->cinfo);
+    d->created = 1;
+    return d;
+}
+
+void cj_decoder_destroy(cj_decoder *d) {
+    if (!d) return;
+    if (d->created) jpeg_destroy_decompress(&d->cinfo);
+    free(d->cmyk_row);
+    free(d->exif);
+    free(d->data);
+    free(d);
+}
+
+const char *cj_decoder_message(const cj_decoder *d) { return d ? d->err.message : "out of memory"; }
+
+static int cj_color_space(J_COLOR_SPACE cs) {
+    switch (cs) {
+    case JCS_GRAYSCALE: return CJ_CS_GRAY;
+    case JCS_RGB: return CJ_CS_RGB;
+    case JCS_YCbCr: return CJ_CS_YCBCR;
+    case JCS_CMYK: return CJ_CS_CMYK;
+    case JCS_YCCK: return CJ_CS_YCCK;
+    default: return CJ_CS_UNKNOWN;
+    }
+}
+
+int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
+    if (!d->created) return d->err.code ? d->err.code : CJ_ERR_NOMEM;
+    if (d->header_read) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.code;
+    if (d->length == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_TRUNCATED, "the file is empty");
+    jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    if (jpeg_read_header(&d->cinfo, TRUE) != JPEG_HEADER_OK)
+        cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_CORRUPT, "the file holds tables but no image");
+    d->header_read = 1;
+
+    memset(info, 0, sizeof *info);
+    info->width = d->cinfo.image_width;
+    info->height = d->cinfo.image_height;
+    info->components = d->cinfo.num_components;
+    info->color_space = cj_color_space(d->cinfo.jpeg_color_space);
+    info->progressive = d->cinfo.progressive_mode ? 1 : 0;
+    info->arithmetic = d->cinfo.arith_code ? 1 : 0;
+    info->adobe_transform = d->cinfo.saw_Adobe_marker ? d->cinfo.Adobe_transform : -1;
+    for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            d->exif_length = m->data_length - 6;
+            d->exif = malloc(d->exif_length);
+            if (!d->exif) { d->exif_length = 0; break; }
+            memcpy(d->exif, m->data + 6, d->exif_length);
+            break;
+        }
+    }
+    info->exif = d->exif;
+    info->exif_length = d->exif_length;
+    return CJ_OK;
+}
+
+static void cj_progress_monitor(j_common_ptr cinfo) {
+    cj_decoder *d = (cj_decoder *)cinfo;  // cinfo is the first member
+    if (d->max_scans > 0 && d->cinfo.input_scan_number > d->max_scans) {
+        char message[96];
+        snprintf(message, sizeof message, "more than %d progressive scans (a hostile file?)", d->max_scans);
+        cj_fail(cinfo, CJ_ERR_LIMIT, message);
+    }
+}
+
+int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *info) {
+    if (!d->header_read || d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.code;
+    J_COLOR_SPACE in = d->cinfo.jpeg_color_space;
+    if (in == JCS_CMYK || in == JCS_YCCK) {
+        d->cinfo.out_color_space = JCS_CMYK;  // libjpeg turns YCCK into CMYK
+        d->cmyk = 1;
+        // Photoshop writes CMYK inverted and marks it with an Adobe APP14 segment.
+        d->cmyk_inverted = d->cinfo.saw_Adobe_marker ? 1 : 0;
+    } else {
+        d->cinfo.out_color_space = JCS_EXT_RGBA;
+    }
+    d->cinfo.scale_num = 1;
+    d->cinfo.scale_denom = (unsigned)(scale_denom == 2 || scale_denom == 4 || scale_denom == 8 ? scale_denom : 1);
+    d->max_scans = max_scans;
+    d->progress.progress_monitor = cj_progress_monitor;
+    d->cinfo.progress = &d->progress;
+    jpeg_start_decompress(&d->cinfo);
+    d->started = 1;
+    if (d->cmyk) {
+        d->cmyk_row = malloc((size_t)d->cinfo.output_width * 4);
+        if (!d->cmyk_row) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
+    }
+    info->output_width = d->cinfo.output_width;
+    info->output_height = d->cinfo.output_height;
+    return CJ_OK;
+}
+
+static inline uint8_t cj_mul255(unsigned a, unsigned b) {
+    unsigned x = a * b + 128;
+    return (uint8_t)((x + (x >> 8)) >> 8);  // round(a*b/255)
+}
+
+static void cj_cmyk_to_rgba(const uint8_t *src, uint8_t *dst, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++, src += 4, dst += 4) {
+        unsigned c = src[0], m = src[1], y = src[2], k = src[3];
+        if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
+        // Now 255 means "no ink": R = (1-C)(1-K) and so on.
+        dst[0] = cj_mul255(c, k);
+        dst[1] = cj_mul255(m, k);
+        dst[2] = cj_mul255(y, k);
+        dst[3] = 255;
+    }
+}
+
+int cj_decoder_read_rows(cj_decoder *d, uint8_t *dst, size_t stride, uint32_t max_rows, uint32_t *rows_read) {
+    *rows_read = 0;
+    if (!d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.code;
+    uint32_t done = 0;
+    while (done < max_rows && d->cinfo.output_scanline < d->cinfo.output_height) {
+        uint8_t *row = dst + (size_t)done * stride;
+        JDIMENSION got;
+        if (d->cmyk) {
+            JSAMPROW rows[1] = { d->cmyk_row };
+            got = jpeg_read_scanlines(&d->cinfo, rows, 1);
+            if (got == 1) cj_cmyk_to_rgba(d->cmyk_row, row, d->cinfo.output_width, d->cmyk_inverted);
+        } else {
+            JSAMPROW rows[16];
+            uint32_t n = max_rows - done < 16 ? max_rows - done : 16;
+            for (uint32_t i = 0; i < n; i++) rows[i] = row + (size_t)i * stride;
+            got = jpeg_read_scanlines(&d->cinfo, rows, n);
+        }
+        if (got == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        done += got;
+        *rows_read = done;
+    }
+    return CJ_OK;
+}
+
+int cj_decoder_finish(cj_decoder *d) {
+    if (!d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.code;
+    if (d->cinfo.output_scanline < d->cinfo.output_height) jpeg_abort_decompress(&d->cinfo);
+    else jpeg_finish_decompress(&d->cinfo);
+    return CJ_OK;
+}
+
+// ---------------------------------------------------------------- encoder
+
+#define CJ_OUT_BUFFER 65536
+
+struct cj_encoder {
+    struct jpeg_compress_struct cinfo;
+    cj_error_mgr err;
+    struct jpeg_destination_mgr dest;
+    int fd;
+    int saved_errno;
+    int created, started;
+    uint8_t buffer[CJ_OUT_BUFFER];
+};
+
+static void cj_write_all(cj_encoder *e, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(e->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            e->saved_errno = errno;
+            char message[160];
+            snprintf(message, sizeof message, "write failed: %s", strerror(errno));
+            cj_fail((j_common_ptr)&e->cinfo, CJ_ERR_IO, message);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void cj_init_destination(j_compress_ptr cinfo) {
+    cj_encoder *e = (cj_encoder *)cinfo;
+    e->dest.next_output_byte = e->buffer;
+    e->dest.free_in_buffer = CJ_OUT_BUFFER;
+}
+
+static boolean cj_empty_output_buffer(j_compress_ptr cinfo) {
+    cj_encoder *e = (cj_encoder *)cinfo;
+    cj_write_all(e, e->buffer, CJ_OUT_BUFFER);  // libjpeg.txt: ignore free_in_buffer here
+    e->dest.next_output_byte = e->buffer;
+    e->dest.free_in_buffer = CJ_OUT_BUFFER;
+    return TRUE;
+}
+
+static void cj_term_destination(j_compress_ptr cinfo) {
+    cj_encoder *e = (cj_encoder *)cinfo;
+    cj_write_all(e, e->buffer, CJ_OUT_BUFFER - e->dest.free_in_buffer);
+}
+
+cj_encoder *cj_encoder_create(void) {
+    cj_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    cj_install_errors((j_common_ptr)&e->cinfo, &e->err);
+    if (setjmp(e->err.jump)) return e;
+    jpeg_create_compress(&e->cinfo);
+    e->created = 1;
+    return e;
+}
+
+int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int quality) {
+    if (!e->created) return e->err.code ? e->err.code : CJ_ERR_NOMEM;
+    if (e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(e->err.jump)) return e->err.code;
+    e->fd = fd;
+    e->dest.init_destination = cj_init_destination;
+    e->dest.empty_output_buffer = cj_empty_output_buffer;
+    e->dest.term_destination = cj_term_destination;
+    e->cinfo.dest = &e->dest;
+    e->cinfo.image_width = width;
+    e->cinfo.image_height = height;
+    e->cinfo.input_components = 4;
+    e->cinfo.in_color_space = JCS_EXT_RGBA;
+    jpeg_set_defaults(&e->cinfo);  // YCbCr 4:2:0, Huffman tables, islow DCT
+    jpeg_set_quality(&e->cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    jpeg_start_compress(&e->cinfo, TRUE);
+    e->started = 1;
+    return CJ_OK;
+}
+
+int cj_encoder_write_rows(cj_encoder *e, const uint8_t *src, size_t stride, uint32_t rows) {
+    if (!e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(e->err.jump)) return e->err.code;
+    uint32_t done = 0;
+    while (done < rows) {
+        JSAMPROW ptrs[16];
+        uint32_t n = rows - done < 16 ? rows - done : 16;
+        for (uint32_t i = 0; i < n; i++) ptrs[i] = (JSAMPROW)(src + (size_t)(done + i) * stride);
+        JDIMENSION wrote = jpeg_write_scanlines(&e->cinfo, ptrs, n);
+        if (wrote == 0) cj_fail((j_common_ptr)&e->cinfo, CJ_ERR_STATE, "more rows than the image has");
+        done += wrote;
+    }
+    return CJ_OK;
+}
+
+int cj_encoder_finish(cj_encoder *e) {
+    if (!e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (setjmp(e->err.jump)) return e->err.code;
+    jpeg_finish_compress(&e->cinfo);
+    return CJ_OK;
+}
+
+void cj_encoder_destroy(cj_encoder *e) {
+    if (!e) return;
+    if (e->created) jpeg_destroy_compress(&e->cinfo);
+    free(e);
+}
+
+const char *cj_encoder_message(const cj_encoder *e) { return e ? e->err.message : "out of memory"; }
+int cj_encoder_errno(const cj_encoder *e) { return e ? e->saved_errno : ENOMEM; }

@@ -1,0 +1,218 @@
+// libpng behind setjmp(png_jmpbuf): see include/cpng_shim.h and libpng-manual.txt.
+#include "cpng_shim.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <png.h>
+
+typedef struct cp_error {
+    int code;
+    char message[256];
+} cp_error;
+
+static void cp_record(cp_error *err, int code, const char *message) {
+    if (err->code != CP_OK) return;  // keep the first, most precise reason
+    err->code = code;
+    snprintf(err->message, sizeof err->message, "%s", message);
+}
+
+static void cp_error_fn(png_structp png, png_const_charp message) {
+    cp_error *err = png_get_error_ptr(png);
+    cp_record(err, CP_ERR_CORRUPT, message);
+    png_longjmp(png, 1);
+}
+
+static void cp_warning_fn(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;  // ancillary problems (bad CRC in tEXt, unknown sRGB profile, ...) are not fatal
+}
+
+// ---------------------------------------------------------------- decoder
+
+struct cp_decoder {
+    png_structp png;
+    png_infop info;
+    cp_error err;
+    uint8_t *data;
+    size_t length, offset;
+    int header_read, image_read;
+    uint32_t height;
+    png_bytep *rows;
+};
+
+static void cp_read_fn(png_structp png, png_bytep out, size_t count) {
+    cp_decoder *d = png_get_io_ptr(png);
+    if (count > d->length - d->offset) {
+        cp_record(&d->err, CP_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        png_error(png, "truncated");
+    }
+    memcpy(out, d->data + d->offset, count);
+    d->offset += count;
+}
+
+cp_decoder *cp_decoder_create(const uint8_t *data, size_t length) {
+    cp_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->data = malloc(length ? length : 1);
+    if (!d->data) { free(d); return NULL; }
+    if (length) memcpy(d->data, data, length);
+    d->length = length;
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->err, cp_error_fn, cp_warning_fn);
+    if (d->png) d->info = png_create_info_struct(d->png);
+    if (!d->png || !d->info) cp_record(&d->err, CP_ERR_NOMEM, "out of memory");
+    return d;
+}
+
+void cp_decoder_destroy(cp_decoder *d) {
+    if (!d) return;
+    if (d->png) png_destroy_read_struct(&d->png, d->info ? &d->info : NULL, NULL);
+    free(d->rows);
+    free(d->data);
+    free(d);
+}
+
+const char *cp_decoder_message(const cp_decoder *d) { return d ? d->err.message : "out of memory"; }
+
+int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
+    if (d->err.code != CP_OK) return d->err.code;
+    if (d->header_read) { cp_record(&d->err, CP_ERR_STATE, "header already read"); return CP_ERR_STATE; }
+    if (setjmp(png_jmpbuf(d->png))) return d->err.code;
+    if (d->length < 8 || png_sig_cmp(d->data, 0, 8) != 0) {
+        cp_record(&d->err, d->length < 8 ? CP_ERR_TRUNCATED : CP_ERR_CORRUPT, "not a PNG signature");
+        png_error(d->png, "signature");
+    }
+    png_set_read_fn(d->png, d, cp_read_fn);
+    // Keep libpng's own defenses tight: ancillary chunk count and size.
+    png_set_chunk_cache_max(d->png, 1000);
+    png_set_chunk_malloc_max(d->png, 8 * 1024 * 1024);
+    png_read_info(d->png, d->info);
+
+    png_uint_32 width, height;
+    int bit_depth, color_type, interlace;
+    png_get_IHDR(d->png, d->info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+    int has_trns = png_get_valid(d->png, d->info, PNG_INFO_tRNS) != 0;
+
+    png_set_expand(d->png);  // palette -> RGB, grey < 8 bits -> 8, tRNS -> alpha
+    if (bit_depth == 16) png_set_scale_16(d->png);
+    if (!(color_type & PNG_COLOR_MASK_COLOR)) png_set_gray_to_rgb(d->png);
+    if (!(color_type & PNG_COLOR_MASK_ALPHA) && !has_trns) png_set_add_alpha(d->png, 0xff, PNG_FILLER_AFTER);
+    png_set_interlace_handling(d->png);
+    png_read_update_info(d->png, d->info);
+    if (png_get_rowbytes(d->png, d->info) != (size_t)width * 4) {
+        cp_record(&d->err, CP_ERR_CORRUPT, "unexpected row layout after transformations");
+        png_error(d->png, "layout");
+    }
+
+    d->header_read = 1;
+    d->height = height;
+    out->width = width;
+    out->height = height;
+    out->bit_depth = bit_depth;
+    out->color_type = color_type;
+    out->interlaced = interlace != PNG_INTERLACE_NONE;
+    out->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) || has_trns;
+    return CP_OK;
+}
+
+int cp_decoder_read_image(cp_decoder *d, uint8_t *dst, size_t stride) {
+    if (!d->header_read || d->image_read) { cp_record(&d->err, CP_ERR_STATE, "out of order"); return CP_ERR_STATE; }
+    if (setjmp(png_jmpbuf(d->png))) return d->err.code;
+    if (!d->rows) {
+        d->rows = malloc(sizeof(png_bytep) * (d->height ? d->height : 1));
+        if (!d->rows) { cp_record(&d->err, CP_ERR_NOMEM, "out of memory"); png_error(d->png, "nomem"); }
+    }
+    for (uint32_t y = 0; y < d->height; y++) d->rows[y] = dst + (size_t)y * stride;
+    png_read_image(d->png, d->rows);
+    d->image_read = 1;
+    return CP_OK;
+}
+
+int cp_decoder_finish(cp_decoder *d) {
+    if (!d->image_read) { cp_record(&d->err, CP_ERR_STATE, "out of order"); return CP_ERR_STATE; }
+    if (setjmp(png_jmpbuf(d->png))) return d->err.code;
+    png_read_end(d->png, NULL);
+    return CP_OK;
+}
+
+// ---------------------------------------------------------------- encoder
+
+struct cp_encoder {
+    png_structp png;
+    png_infop info;
+    cp_error err;
+    int fd;
+    int saved_errno;
+    int started;
+};
+
+static void cp_write_fn(png_structp png, png_bytep data, size_t length) {
+    cp_encoder *e = png_get_io_ptr(png);
+    while (length > 0) {
+        ssize_t w = write(e->fd, data, length);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            e->saved_errno = errno;
+            char message[160];
+            snprintf(message, sizeof message, "write failed: %s", strerror(errno));
+            e->err.code = CP_OK;
+            cp_record(&e->err, CP_ERR_IO, message);
+            png_error(png, "write");
+        }
+        data += w;
+        length -= (size_t)w;
+    }
+}
+
+static void cp_flush_fn(png_structp png) { (void)png; }
+
+cp_encoder *cp_encoder_create(void) {
+    cp_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e->err, cp_error_fn, cp_warning_fn);
+    if (e->png) e->info = png_create_info_struct(e->png);
+    if (!e->png || !e->info) cp_record(&e->err, CP_ERR_NOMEM, "out of memory");
+    return e;
+}
+
+int cp_encoder_start(cp_encoder *e, int fd, uint32_t width, uint32_t height, int keep_alpha, int level) {
+    if (e->err.code != CP_OK) return e->err.code;
+    if (e->started) { cp_record(&e->err, CP_ERR_STATE, "already started"); return CP_ERR_STATE; }
+    if (setjmp(png_jmpbuf(e->png))) return e->err.code;
+    e->fd = fd;
+    png_set_write_fn(e->png, e, cp_write_fn, cp_flush_fn);
+    png_set_IHDR(e->png, e->info, width, height, 8, keep_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(e->png, level < 0 ? 0 : level > 9 ? 9 : level);
+    png_write_info(e->png, e->info);
+    if (!keep_alpha) png_set_filler(e->png, 0, PNG_FILLER_AFTER);  // drop the 4th byte of each pixel
+    e->started = 1;
+    return CP_OK;
+}
+
+int cp_encoder_write_rows(cp_encoder *e, const uint8_t *src, size_t stride, uint32_t rows) {
+    if (!e->started) { cp_record(&e->err, CP_ERR_STATE, "not started"); return CP_ERR_STATE; }
+    if (setjmp(png_jmpbuf(e->png))) return e->err.code;
+    for (uint32_t y = 0; y < rows; y++) png_write_row(e->png, (png_const_bytep)(src + (size_t)y * stride));
+    return CP_OK;
+}
+
+int cp_encoder_finish(cp_encoder *e) {
+    if (!e->started) { cp_record(&e->err, CP_ERR_STATE, "not started"); return CP_ERR_STATE; }
+    if (setjmp(png_jmpbuf(e->png))) return e->err.code;
+    png_write_end(e->png, NULL);
+    return CP_OK;
+}
+
+void cp_encoder_destroy(cp_encoder *e) {
+    if (!e) return;
+    if (e->png) png_destroy_write_struct(&e->png, e->info ? &e->info : NULL);
+    free(e);
+}
+
+const char *cp_encoder_message(const cp_encoder *e) { return e ? e->err.message : "out of memory"; }
+int cp_encoder_errno(const cp_encoder *e) { return e ? e->saved_errno : ENOMEM; }

@@ -1,0 +1,45 @@
+import FilterCore
+import Foundation
+import ImageIO
+
+/// The Edit Cat use cases: read and decode an image, filter it, save it.
+public protocol EditCatInteractorInput: Sendable {
+    /// Fails early when `output` could not be written (folder missing, is the input).
+    func prepareOutput(_ output: String, input: String?, force: Bool) async throws
+    func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
+    func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer
+    func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
+}
+
+/// The real interactor: files, libjpeg/libpng and the filter core, off the main actor.
+public struct EditCatInteractor: EditCatInteractorInput {
+    public let threads: Int
+
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.threads = threads
+    }
+
+    @concurrent
+    public func prepareOutput(_ output: String, input: String?, force: Bool) async throws {
+        try OutputFile.checkCreatable(output, input: input, force: force)
+    }
+
+    @concurrent
+    public func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage {
+        let bytes = try InputFile.read(input)
+        return try ImageDecoder.decode(bytes, name: input == "-" ? "(stdin)" : input, options: options)
+    }
+
+    @concurrent
+    public func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
+        chain.apply(to: image, threads: threads)
+        return image
+    }
+
+    @concurrent
+    public func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
+        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+            try ImageEncoder.encode(image, to: fd, path: output, options: options)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import FilterCore
+import Foundation
+import ImageIO
+
+/// The Edit Cat scene's logic: validates the request, drives the interactor through
+/// decode → filter → save, and tells the view every state change. No file I/O, no
+/// terminal codes here.
+@MainActor
+public final class EditCatPresenter {
+    /// Images from this many pixels up get step-by-step progress.
+    public static let progressThreshold = 4_000_000
+
+    private let view: any EditCatView
+    private let interactor: any EditCatInteractorInput
+    private let now: @MainActor () -> Duration
+
+    /// `now` reads a monotonic clock (tests pass a fake one).
+    public init(view: any EditCatView, interactor: any EditCatInteractorInput,
+                now: (@MainActor () -> Duration)? = nil) {
+        self.view = view
+        self.interactor = interactor
+        let origin = ContinuousClock.now
+        self.now = now ?? { ContinuousClock.now - origin }
+    }
+
+    /// Decodes `request.input`, filters, saves. Returns how the scene ended.
+    public func edit(_ request: EditRequest) async -> ExitStatus {
+        await run(request) { interactor, options in
+            try await interactor.loadImage(from: request.input, options: options)
+        }
+    }
+
+    /// Edits an image already decoded by another scene (Load Cat → Edit Cat): no
+    /// re-read, no re-decode. `request.input` names it in messages.
+    public func edit(_ image: DecodedImage, _ request: EditRequest) async -> ExitStatus {
+        await run(request) { _, _ in image }
+    }
+
+    private func run(_ request: EditRequest,
+                     source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async -> ExitStatus {
+        view.updateProcessingState(.processing)
+        let start = now()
+        do {
+            let chain = try FilterChain(specs: request.filters)
+            let encodeOptions = try request.encodeOptions()
+            try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
+
+            let decoded = try await source(interactor, DecodeOptions(maxPixels: request.maxPixels))
+            let image = decoded.pixels
+            view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
+                                                width: image.width, height: image.height))
+
+            let showsProgress = image.pixelCount >= Self.progressThreshold
+            if showsProgress {
+                let mp = String(format: "%.1f", Double(image.pixelCount) / 1_000_000)
+                view.updateProgress(EditCatProgress(step: 1, totalSteps: 2, label: "filtering \(mp) MP"))
+            }
+            let filtered = try await interactor.applyFilters(chain, to: image)
+            if showsProgress {
+                view.updateProgress(EditCatProgress(step: 2, totalSteps: 2, label: "encoding \(request.output)"))
+            }
+            try await interactor.save(filtered, to: request.output, options: encodeOptions)
+
+            let elapsed = now() - start
+            view.showSaved(EditCatResult(
+                input: request.input, output: request.output, width: filtered.width, height: filtered.height,
+                filters: chain.specs,
+                milliseconds: Int((elapsed / .milliseconds(1)).rounded())))
+            view.updateProcessingState(.done)
+            return .ok
+        } catch {
+            let failure = SceneFailure(error)
+            view.showError(failure)
+            view.updateProcessingState(.failed)
+            return failure.status
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// What the Edit Cat scene shows. Views implement this and hold no logic: they render
+/// what they are told, in the order they are told (terminal, JSON lines, tests).
+@MainActor
+public protocol EditCatView: AnyObject {
+    func updateProcessingState(_ state: EditCatState)
+    /// Step-by-step progress; sent only for images large enough to be worth it.
+    func updateProgress(_ progress: EditCatProgress)
+    /// The decoded input.
+    func showImageInfo(_ info: EditCatImageInfo)
+    func showSaved(_ result: EditCatResult)
+    func showError(_ failure: SceneFailure)
+}
+
+public enum EditCatState: Equatable, Sendable {
+    case processing
+    case done
+    case failed
+}
+
+public struct EditCatProgress: Equatable, Sendable {
+    public let step: Int
+    public let totalSteps: Int
+    /// "filtering 12.2 MP", "encoding out.png".
+    public let label: String
+}
+
+public struct EditCatImageInfo: Equatable, Sendable {
+    public let input: String
+    /// "jpeg" or "png".
+    public let format: String
+    public let width: Int
+    public let height: Int
+}
+
+public struct EditCatResult: Equatable, Sendable {
+    public let input: String
+    public let output: String
+    public let width: Int
+    public let height: Int
+    public let filters: [String]
+    public let milliseconds: Int
+}

@@ -1,0 +1,68 @@
+import FilterCore
+import ImageIO
+
+/// How a scene ended, as the process exit status (sysexits, see CLI.md).
+public enum ExitStatus: Int32, Sendable, Equatable {
+    case ok = 0
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case software = 70
+    case unavailable = 69
+    case cannotCreate = 73
+    case ioError = 74
+    case interrupted = 130
+}
+
+/// Problems a scene finds in the request itself (before any work).
+public enum SceneError: Error, Equatable, Sendable, CustomStringConvertible {
+    case usage(String)
+
+    public var description: String {
+        switch self {
+        case let .usage(message): return message
+        }
+    }
+}
+
+/// A failure as the user sees it: an exit status and one sentence.
+/// This is the one place where errors of every layer are mapped to exit codes.
+public struct SceneFailure: Error, Equatable, Sendable {
+    public let status: ExitStatus
+    public let message: String
+
+    public init(status: ExitStatus, message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public init(_ error: any Error) {
+        switch error {
+        case let failure as SceneFailure:
+            self = failure
+        case let error as FilterError:
+            self.init(status: .usage, message: error.description)
+        case let error as SceneError:
+            self.init(status: .usage, message: error.description)
+        case let error as ImageIOError:
+            self.init(status: Self.status(of: error), message: error.description)
+        case is CancellationError:
+            self.init(status: .interrupted, message: "cancelled")
+        default:
+            self.init(status: .software, message: "internal error: \(error)")
+        }
+    }
+
+    static func status(of error: ImageIOError) -> ExitStatus {
+        switch error {
+        case .notAnImage, .corrupt, .truncated, .unsupported, .tooLarge, .limitExceeded, .invalidSize, .outOfMemory:
+            return .dataError
+        case .inputMissing, .inputUnreadable:
+            return .noInput
+        case .cannotCreate:
+            return .cannotCreate
+        case .writeFailed:
+            return .ioError
+        }
+    }
+}

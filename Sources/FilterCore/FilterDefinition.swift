@@ -1,0 +1,74 @@
+/// What a filter does to pixels.
+public enum FilterKind: String, Sendable {
+    /// Each pixel's new colour depends only on its old colour (fused into one pass).
+    case color
+}
+
+/// The value a filter takes after the colon in `NAME:VALUE`.
+public enum FilterParameter: Sendable, Equatable {
+    /// Takes no value.
+    case none
+    /// 0…1 or 0%…100%; larger values are clamped to 1, as the W3C spec says.
+    case amount(default: Double)
+    /// Any number ≥ 0, or a percentage.
+    case factor(default: Double)
+    /// Degrees, or a number with `deg`, `rad`, `grad` or `turn`.
+    case angle(default: Double)
+
+    public var defaultValue: Double? {
+        switch self {
+        case .none: return nil
+        case let .amount(d), let .factor(d), let .angle(d): return d
+        }
+    }
+
+    /// How the value is written, for help and error messages.
+    public var placeholder: String? {
+        switch self {
+        case .none: return nil
+        case .amount: return "AMOUNT"
+        case .factor: return "FACTOR"
+        case .angle: return "ANGLE"
+        }
+    }
+}
+
+/// A named filter of `catctl filters`: how to read its value and what it does.
+public struct FilterDefinition: Sendable {
+    public let name: String
+    public let kind: FilterKind
+    public let parameter: FilterParameter
+    /// One line for `catctl filters`.
+    public let description: String
+    /// The colour stages for a value (the default when none is given).
+    let stages: @Sendable (Double) -> [ColorMatrix]
+
+    init(name: String, kind: FilterKind = .color, parameter: FilterParameter, description: String,
+         stages: @escaping @Sendable (Double) -> [ColorMatrix]) {
+        self.name = name
+        self.kind = kind
+        self.parameter = parameter
+        self.description = description
+        self.stages = stages
+    }
+
+    /// `sepia[:AMOUNT]`, `mono`.
+    public var usage: String {
+        parameter.placeholder.map { "\(name)[:\($0)]" } ?? name
+    }
+}
+
+/// Every filter catctl knows, in the order `catctl filters` lists them: the nine photo
+/// effects of the original app, then the other W3C Filter Effects functions.
+public enum FilterRegistry {
+    public static let all: [FilterDefinition] = [
+        .mono, .sepia, .invert, .chrome, .transfer, .process, .noir, .instant, .fade,
+        .grayscale, .saturate, .hueRotate, .brightness, .contrast,
+    ]
+
+    public static var names: [String] { all.map(\.name) }
+
+    public static func definition(named name: String) -> FilterDefinition? {
+        all.first { $0.name == name }
+    }
+}

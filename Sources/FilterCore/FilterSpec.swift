@@ -1,0 +1,85 @@
+import Foundation
+
+/// A bad `--filter` argument. `description` names the filter and what is valid.
+public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownFilter(String)
+    case badValue(filter: String, value: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unknownFilter(name):
+            return "unknown filter '\(name)'; valid filters: \(FilterRegistry.names.joined(separator: ", "))"
+        case let .badValue(filter, value, reason):
+            let usage = FilterRegistry.definition(named: filter)?.usage ?? filter
+            return "bad value '\(value)' for \(filter): \(reason) (usage: \(usage))"
+        }
+    }
+}
+
+/// One parsed `--filter` argument: `NAME` or `NAME:VALUE`, resolved to its stages.
+public struct Filter: Sendable {
+    /// The argument exactly as given (`sepia:0.6`).
+    public let spec: String
+    public let definition: FilterDefinition
+    /// The value in the filter's own unit (degrees for angles, 1 = 100%), or nil.
+    public let value: Double?
+    public let stages: [ColorMatrix]
+
+    public init(parsing spec: String) throws(FilterError) {
+        let name: String, text: String?
+        if let colon = spec.firstIndex(of: ":") {
+            name = String(spec[..<colon])
+            text = String(spec[spec.index(after: colon)...])
+        } else {
+            name = spec
+            text = nil
+        }
+        guard let definition = FilterRegistry.definition(named: name.lowercased()) else {
+            throw .unknownFilter(name)
+        }
+        let value = try Self.parseValue(text, for: definition)
+        self.spec = spec
+        self.definition = definition
+        self.value = value
+        self.stages = definition.stages(value ?? definition.parameter.defaultValue ?? 0)
+    }
+
+    static func parseValue(_ text: String?, for definition: FilterDefinition) throws(FilterError) -> Double? {
+        guard let text else { return definition.parameter.defaultValue }
+        let name = definition.name
+        func bad(_ reason: String) -> FilterError { .badValue(filter: name, value: text, reason: reason) }
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+
+        switch definition.parameter {
+        case .none:
+            throw bad("\(name) takes no value")
+        case .amount, .factor:
+            let percent = trimmed.hasSuffix("%")
+            guard let number = Self.number(percent ? String(trimmed.dropLast()) : trimmed) else {
+                throw bad("not a number")
+            }
+            guard number >= 0 else { throw bad("must not be negative") }
+            let value = percent ? number / 100 : number
+            if case .amount = definition.parameter { return min(value, 1) }
+            return value
+        case .angle:
+            let units: [(String, Double)] = [("deg", 1), ("grad", 0.9), ("rad", 180 / .pi), ("turn", 360)]
+            for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
+                guard let number = Self.number(String(trimmed.dropLast(suffix.count))) else {
+                    throw bad("not an angle")
+                }
+                return number * scale
+            }
+            guard let number = Self.number(trimmed) else { throw bad("not an angle") }
+            return number
+        }
+    }
+
+    /// A finite decimal number (no hex, no inf/nan).
+    static func number(_ text: String) -> Double? {
+        guard !text.isEmpty,
+              text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.e".contains($0)) }),
+              let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+}

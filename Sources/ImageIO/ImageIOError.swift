@@ -1,0 +1,54 @@
+import Foundation
+
+/// Everything that can go wrong while reading, decoding, encoding or writing an image.
+/// `description` is a complete human sentence naming the file and the reason.
+public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The bytes are neither JPEG nor PNG.
+    case notAnImage(file: String, head: [UInt8])
+    /// The data is damaged (libjpeg/libpng said why).
+    case corrupt(file: String, reason: String)
+    /// The data stops before the image does.
+    case truncated(file: String)
+    /// A valid file this build cannot decode (a 12-bit JPEG).
+    case unsupported(file: String, reason: String)
+    /// The declared size is over the pixel limit; refused before allocating anything.
+    case tooLarge(file: String, width: Int, height: Int, limit: Int)
+    /// A resource limit other than size (e.g. progressive scans).
+    case limitExceeded(file: String, reason: String)
+    case invalidSize(width: Int, height: Int)
+    case outOfMemory(bytes: Int)
+    /// The input does not exist or cannot be read.
+    case inputMissing(path: String)
+    case inputUnreadable(path: String, reason: String)
+    /// The output cannot be created (folder missing, not writable, is the input).
+    case cannotCreate(path: String, reason: String)
+    /// Writing failed part way (disk full, I/O error).
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .notAnImage(file, head):
+            let hex = head.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
+            return head.isEmpty
+                ? "cannot decode \(file): the file is empty"
+                : "cannot decode \(file): not a JPEG or PNG file (starts with \(hex))"
+        case let .corrupt(file, reason): return "cannot decode \(file): corrupt data (\(reason))"
+        case let .truncated(file): return "cannot decode \(file): the file is truncated"
+        case let .unsupported(file, reason): return "cannot decode \(file): \(reason)"
+        case let .tooLarge(file, w, h, limit):
+            return "cannot decode \(file): \(w)x\(h) is \(Self.megapixels(w * h)) MP, over the limit of "
+                + "\(Self.megapixels(limit)) MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)"
+        case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
+        case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"
+        case let .outOfMemory(bytes): return "out of memory allocating \(bytes) bytes"
+        case let .inputMissing(path): return "cannot read \(path): no such file"
+        case let .inputUnreadable(path, reason): return "cannot read \(path): \(reason)"
+        case let .cannotCreate(path, reason): return "cannot create \(path): \(reason)"
+        case let .writeFailed(path, reason): return "cannot write \(path): \(reason)"
+        }
+    }
+
+    private static func megapixels(_ n: Int) -> String {
+        String(format: "%.1f", Double(n) / 1_000_000)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The one pixel format of catctl: 8-bit RGBA, rows `stride` bytes apart, every row
+/// 64-byte aligned (stride is a multiple of 64, so SIMD loads never straddle rows).
+/// Codecs convert to and from it at the edge; filters only ever see this.
+public final class PixelBuffer: @unchecked Sendable {
+    public static let alignment = 64
+
+    public let width: Int
+    public let height: Int
+    /// Bytes from the start of one row to the next (≥ width·4).
+    public let stride: Int
+    /// Whether the alpha channel carries information (PNG alpha or tRNS). When false,
+    /// every alpha byte is 255 and encoders may drop the channel.
+    public var hasAlpha: Bool
+    public let base: UnsafeMutablePointer<UInt8>
+
+    /// Allocates an uninitialised buffer. Throws when the size overflows or memory runs out.
+    public init(width: Int, height: Int, hasAlpha: Bool = false) throws(ImageIOError) {
+        guard width > 0, height > 0 else { throw .invalidSize(width: width, height: height) }
+        let (rowBytes, o1) = width.multipliedReportingOverflow(by: 4)
+        let (padded, o2) = rowBytes.addingReportingOverflow(Self.alignment - 1)
+        guard !o1, !o2 else { throw .invalidSize(width: width, height: height) }
+        let stride = padded / Self.alignment * Self.alignment
+        let (total, o3) = stride.multipliedReportingOverflow(by: height)
+        guard !o3 else { throw .invalidSize(width: width, height: height) }
+        guard let raw = aligned_alloc_compat(Self.alignment, total) else {
+            throw .outOfMemory(bytes: total)
+        }
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.hasAlpha = hasAlpha
+        self.base = raw.bindMemory(to: UInt8.self, capacity: total)
+    }
+
+    deinit { free(base) }
+
+    public var byteCount: Int { stride * height }
+    public var pixelCount: Int { width * height }
+
+    /// The first byte of row `y`.
+    @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
+
+    /// A buffer of the same size, with the same pixels.
+    public func copy() throws(ImageIOError) -> PixelBuffer {
+        let other = try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha)
+        other.base.update(from: base, count: byteCount)
+        return other
+    }
+
+    /// Fills the buffer with one colour.
+    public func fill(r: UInt8, g: UInt8, b: UInt8, a: UInt8 = 255) {
+        for y in 0..<height {
+            let p = row(y)
+            for x in 0..<width {
+                p[4 * x] = r; p[4 * x + 1] = g; p[4 * x + 2] = b; p[4 * x + 3] = a
+            }
+        }
+    }
+
+    /// The pixels as tightly packed RGBA bytes, row after row (for tests and hashing).
+    public func packedRGBA() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        out.withUnsafeMutableBufferPointer { dst in
+            for y in 0..<height {
+                (dst.baseAddress! + y * width * 4).update(from: row(y), count: width * 4)
+            }
+        }
+        return out
+    }
+
+    /// The RGBA bytes of pixel (x, y).
+    public func pixel(_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8, UInt8) {
+        let p = row(y) + 4 * x
+        return (p[0], p[1], p[2], p[3])
+    }
+}
+
+private func aligned_alloc_compat(_ alignment: Int, _ size: Int) -> UnsafeMutableRawPointer? {
+    var pointer: UnsafeMutableRawPointer?
+    guard posix_memalign(&pointer, alignment, max(size, alignment)) == 0 else { return nil }
+    return pointer
+}

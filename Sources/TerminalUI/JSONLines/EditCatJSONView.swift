@@ -1,0 +1,37 @@
+import CatScenes
+
+/// `--json`: JSON lines on stdout, the last one the result (`saved` or `error`);
+/// the human sentence of an error also goes to stderr.
+@MainActor
+public final class EditCatJSONView: EditCatView {
+    private let json: JSONLineWriter
+    private let stderr: any TextSink
+
+    public init(console: Console) {
+        json = JSONLineWriter(sink: console.stdout)
+        stderr = console.stderr
+    }
+
+    public func updateProcessingState(_ state: EditCatState) {}
+
+    public func updateProgress(_ progress: EditCatProgress) {
+        json.emit([("event", .string("progress")), ("step", .int(progress.step)),
+                   ("steps", .int(progress.totalSteps)), ("label", .string(progress.label))])
+    }
+
+    public func showImageInfo(_ info: EditCatImageInfo) {
+        json.emit([("event", .string("decoded")), ("input", .string(info.input)), ("format", .string(info.format)),
+                   ("width", .int(info.width)), ("height", .int(info.height))])
+    }
+
+    public func showSaved(_ result: EditCatResult) {
+        json.emit([("event", .string("saved")), ("input", .string(result.input)), ("output", .string(result.output)),
+                   ("width", .int(result.width)), ("height", .int(result.height)),
+                   ("filters", .array(result.filters.map { .string($0) })), ("ms", .int(result.milliseconds))])
+    }
+
+    public func showError(_ failure: SceneFailure) {
+        stderr.write("catctl: \(failure.message)\n")
+        json.emitError(code: failure.status.rawValue, message: failure.message)
+    }
+}

@@ -1,0 +1,79 @@
+/// A JSON value with object keys kept in the order written, so JSON lines read the
+/// way CLI.md documents them.
+public indirect enum JSONValue: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (a: JSONValue, b: JSONValue) -> Bool { a.encoded == b.encoded }
+
+    /// Compact JSON text (RFC 8259).
+    public var encoded: String {
+        var out = ""
+        encode(into: &out)
+        return out
+    }
+
+    private func encode(into out: inout String) {
+        switch self {
+        case let .string(s): JSONValue.quote(s, into: &out)
+        case let .int(i): out += String(i)
+        case let .double(d): out += d.isFinite ? (d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)) : "null"
+        case let .bool(b): out += b ? "true" : "false"
+        case .null: out += "null"
+        case let .array(items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.encode(into: &out)
+            }
+            out += "]"
+        case let .object(pairs):
+            out += "{"
+            for (i, (key, value)) in pairs.enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.quote(key, into: &out)
+                out += ":"
+                value.encode(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+/// Writes one JSON object per line.
+public struct JSONLineWriter: Sendable {
+    let sink: any TextSink
+    public init(sink: any TextSink) { self.sink = sink }
+
+    public func emit(_ pairs: [(String, JSONValue)]) {
+        sink.write(JSONValue.object(pairs).encoded + "\n")
+    }
+
+    /// The `{"event":"error","code":..,"message":..}` line every command ends with on failure.
+    public func emitError(code: Int32, message: String) {
+        emit([("event", .string("error")), ("code", .int(Int(code))), ("message", .string(message))])
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import CatScenes
+import Foundation
+import ImageIO
+import TerminalUI
+
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply a chain of filters to a JPEG or PNG and save the result.",
+        discussion: """
+            Filters run in the order given, in one pass over the pixels. See `catctl filters` \
+            for the names; a spec is NAME or NAME:VALUE (sepia, sepia:0.6, hue-rotate:90deg, \
+            saturate:140%).
+            The output format follows OUTPUT's extension (.jpg, .jpeg, .png) or --format. \
+            INPUT may be - (stdin) and OUTPUT - (stdout, PNG unless --format jpg). \
+            The output is written to a temporary file and renamed, so a failed run leaves nothing.
+
+            Examples:
+              catctl edit --filter sepia Resources/cats/chelsea.jpg sepia-cat.png
+              catctl edit --filter saturate:1.4 --filter contrast:1.1 in.jpg out.jpg --quality 85
+              cat in.png | catctl edit --filter invert - - > out.png
+            """)
+
+    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec, NAME or NAME:VALUE; repeat to chain.", valueName: "spec"))
+    var filters: [String] = []
+
+    @Argument(help: "The image to edit (JPEG or PNG), or - for standard input.")
+    var input: String
+
+    @Argument(help: "Where to save: .jpg, .jpeg or .png, or - for standard output.")
+    var output: String
+
+    @Option(help: "JPEG quality, 1-100.")
+    var quality: Int = EncodeOptions.defaultJPEGQuality
+
+    @Option(name: .customLong("png-level"), help: "PNG compression level, 0 (fast) to 9 (small).")
+    var pngLevel: Int = EncodeOptions.defaultPNGLevel
+
+    @Option(help: ArgumentHelp("Output format, jpg or png (default: from OUTPUT's extension; png for -).", valueName: "jpg|png"))
+    var format: String?
+
+    @Flag(help: "Allow OUTPUT to be the same file as INPUT.")
+    var force = false
+
+    @Flag(help: "Write JSON lines to stdout (last line: the result).")
+    var json = false
+
+    @Option(name: .customLong("max-pixels"),
+            help: "Refuse images with more pixels than this (default 100000000, or CATCTL_MAX_PIXELS).")
+    var maxPixels: Int?
+
+    @Option(help: "Threads for the filters (default: all cores).")
+    var threads: Int?
+
+    func validate() throws {
+        if filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
+        if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with OUTPUT -") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+    }
+
+    func run() async throws {
+        let request = EditRequest(
+            input: input, output: output, filters: filters, format: format, quality: quality, pngLevel: pngLevel,
+            force: force, maxPixels: try Limits.maxPixels(option: maxPixels))
+        let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let json = self.json
+        let status = await MainActor.run {
+            let console = Console.standard()
+            let view: any EditCatView = json ? EditCatJSONView(console: console) : EditCatTerminalView(console: console)
+            return Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads))
+        }.edit(request)
+        try status.finish()
+    }
+}
+
+enum Limits {
+    /// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default.
+    static func maxPixels(option: Int?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        if let option {
+            guard option > 0 else { throw ValidationError("--max-pixels must be positive") }
+            return option
+        }
+        if let text = environment["CATCTL_MAX_PIXELS"] {
+            guard let value = Int(text), value > 0 else {
+                throw ValidationError("CATCTL_MAX_PIXELS must be a positive whole number, not '\(text)'")
+            }
+            return value
+        }
+        return DecodeOptions.defaultMaxPixels
+    }
+}
