@@ -36,10 +36,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
-        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "ImageIO"]),
-        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "TerminalUI"]),
-        .testTarget(name: "CLITests", dependencies: ["catctl"]),
+        // Fixture paths, random images, a process runner: shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["ImageIO"], path: "Tests/TestSupport"),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
+        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "TestSupport"]),
+        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "TerminalUI", "TestSupport"]),
+        // End to end: runs the built `catctl` binary.
+        .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -82,11 +82,7 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     if (d->err.code != CP_OK) return d->err.code;
     if (d->header_read) { cp_record(&d->err, CP_ERR_STATE, "header already read"); return CP_ERR_STATE; }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
-    if (d->length < 8 || png_sig_cmp(d->data, 0, 8) != 0) {
-        cp_record(&d->err, d->length < 8 ? CP_ERR_TRUNCATED : CP_ERR_CORRUPT, "not a PNG signature");
-        png_error(d->png, "signature");
-    }
-    png_set_read_fn(d->png, d, cp_read_fn);
+    png_set_read_fn(d->png, d, cp_read_fn);  // libpng checks the signature itself
     // Keep libpng's own defenses tight: ancillary chunk count and size.
     png_set_chunk_cache_max(d->png, 1000);
     png_set_chunk_malloc_max(d->png, 8 * 1024 * 1024);

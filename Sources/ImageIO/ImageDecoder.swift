@@ -33,6 +33,12 @@ public struct DecodedImage: Sendable {
     public let format: ImageFormat
     /// EXIF orientation 1–8 found in the file (1 when none); already applied when asked.
     public let orientation: Int
+
+    public init(pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1) {
+        self.pixels = pixels
+        self.format = format
+        self.orientation = orientation
+    }
 }
 
 public enum ImageDecoder {

@@ -25,11 +25,13 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         self.init(fileExtension: String(name[name.index(after: dot)...]))
     }
 
-    /// Recognises a JPEG or PNG by its first bytes, whatever the file is called.
+    /// Recognises a JPEG or PNG by its first bytes, whatever the file is called. Only
+    /// "\x89PNG" is checked for PNG, so that libpng can say what is wrong with the rest
+    /// of a damaged signature (e.g. "corrupted by ASCII conversion").
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
-        let head = Array(bytes.prefix(8))
+        let head = Array(bytes.prefix(4))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if head == [0x89, 0x50, 0x4E, 0x47] { return .png }
         return nil
     }
 }

@@ -38,7 +38,8 @@ struct Catctl: AsyncParsableCommand {
             let code = exitCode(for: error).rawValue
             if code != 0, arguments.contains("--json") {
                 let console = Console.standard()
-                let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
+                var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
+                if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
                 console.stderr.write("catctl: \(message)\n")
                 JSONLineWriter(sink: console.stdout).emitError(code: code, message: message)
                 Foundation.exit(code)

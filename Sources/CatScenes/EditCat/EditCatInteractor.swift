@@ -38,8 +38,9 @@ public struct EditCatInteractor: EditCatInteractorInput {
 
     @concurrent
     public func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
+        let name = output == "-" ? "(stdout)" : output
         try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(image, to: fd, path: output, options: options)
+            try ImageEncoder.encode(image, to: fd, path: name, options: options)
         }
     }
 }

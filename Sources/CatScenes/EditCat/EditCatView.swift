@@ -22,6 +22,12 @@ public struct EditCatProgress: Equatable, Sendable {
     public let totalSteps: Int
     /// "filtering 12.2 MP", "encoding out.png".
     public let label: String
+
+    public init(step: Int, totalSteps: Int, label: String) {
+        self.step = step
+        self.totalSteps = totalSteps
+        self.label = label
+    }
 }
 
 public struct EditCatImageInfo: Equatable, Sendable {
@@ -30,6 +36,13 @@ public struct EditCatImageInfo: Equatable, Sendable {
     public let format: String
     public let width: Int
     public let height: Int
+
+    public init(input: String, format: String, width: Int, height: Int) {
+        self.input = input
+        self.format = format
+        self.width = width
+        self.height = height
+    }
 }
 
 public struct EditCatResult: Equatable, Sendable {
@@ -39,4 +52,13 @@ public struct EditCatResult: Equatable, Sendable {
     public let height: Int
     public let filters: [String]
     public let milliseconds: Int
+
+    public init(input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int) {
+        self.input = input
+        self.output = output
+        self.width = width
+        self.height = height
+        self.filters = filters
+        self.milliseconds = milliseconds
+    }
 }

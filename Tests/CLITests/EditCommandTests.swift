@@ -1,0 +1,147 @@
+import FilterCore
+import Foundation
+import ImageIO
+import Testing
+import TestSupport
+
+/// End to end: the built `catctl` binary on fixtures; files and exit codes as CLI.md says.
+@Suite("catctl edit and filters, end to end")
+struct EditCommandTests {
+    let cat = Fixtures.path("jpeg/chelsea-420.jpg")
+
+    @Test func binaryIsThere() throws {
+        let executable = try #require(Catctl.executable, "build the catctl product first")
+        #expect(FileManager.default.isExecutableFile(atPath: executable.path))
+    }
+
+    @Test func sepiaToPNGMatchesTheReference() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("sepia.png").path
+        let result = try Catctl.run(["edit", "--filter", "sepia", cat, out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("saved \(out): 97x61, sepia, "))
+        let written = try ImageDecoder.decode(try InputFile.read(out), name: out).pixels
+        let expected = try Fixtures.decode("jpeg/chelsea-420.jpg").pixels
+        try FilterChain(specs: ["sepia"]).applyReference(to: expected)
+        #expect(written.packedRGBA() == expected.packedRGBA())
+        #expect(Fixtures.contents(of: dir) == ["sepia.png"])
+    }
+
+    @Test func chainToJPEGWithJSON() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("o.jpeg").path
+        let result = try Catctl.run(["edit", "--filter", "saturate:140%", "--filter", "hue-rotate:30deg",
+                                     "--quality", "75", "--json", cat, out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let last = try #require(result.stdoutLines.last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(json["event"] as? String == "saved")
+        #expect(json["input"] as? String == cat)
+        #expect(json["output"] as? String == out)
+        #expect(json["width"] as? Int == 97 && json["height"] as? Int == 61)
+        #expect(json["filters"] as? [String] == ["saturate:140%", "hue-rotate:30deg"])
+        #expect(json["ms"] is Int)
+        #expect(ImageFormat.sniff(try InputFile.read(out)) == .jpeg)
+    }
+
+    @Test func stdinToStdout() throws {
+        let result = try Catctl.run(["edit", "--filter", "invert", "-", "-"], stdinFile: Fixtures.path("photos/chelsea.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let image = try ImageDecoder.decode(Array(result.stdout), name: "stdout")
+        #expect(image.format == .png && image.pixels.width == 451)
+        let jpeg = try Catctl.run(["edit", "--filter", "invert", "--format", "jpg", "-", "-"], stdinFile: cat)
+        #expect(ImageFormat.sniff(Array(jpeg.stdout)) == .jpeg)
+    }
+
+    @Test func exitCodes() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("o.png").path
+        let cases: [([String], Int32, String)] = [
+            (["edit", "--filter", "blurry", cat, out], 64, "unknown filter 'blurry'; valid filters: mono, sepia"),
+            (["edit", "--filter", "sepia:abc", cat, out], 64, "bad value 'abc' for sepia"),
+            (["edit", cat, out], 64, "--filter"),
+            (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("o.gif").path], 64, "unknown output extension"),
+            (["edit", "--filter", "sepia", "--quality", "0", cat, out], 64, "--quality must be 1-100"),
+            (["edit", "--filter", "sepia", "/nonexistent/cat.jpg", out], 66, "cannot read /nonexistent/cat.jpg: no such file"),
+            (["edit", "--filter", "sepia", Fixtures.path("jpeg/monkey12.jpg"), out], 65, "12-bit JPEG is not supported"),
+            (["edit", "--filter", "sepia", Fixtures.path("pngsuite/xcrn0g04.png"), out], 65, "xcrn0g04.png"),
+            (["edit", "--filter", "sepia", Fixtures.path("README.md"), out], 65, "not a JPEG or PNG file (starts with 23 20 54 65)"),
+            (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("missing/o.png").path], 73, "does not exist"),
+            (["edit", "--filter", "sepia", "--max-pixels", "100", cat, out], 65, "over the limit"),
+        ]
+        for (args, status, message) in cases {
+            let result = try Catctl.run(args)
+            #expect(result.status == status, "\(args): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(args): \(result.stderr)")
+        }
+        #expect(Fixtures.contents(of: dir).isEmpty, "no output, no temporary file")
+    }
+
+    @Test func pixelLimitFromTheEnvironment() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let result = try Catctl.run(["edit", "--filter", "mono", cat, dir.appendingPathComponent("o.png").path],
+                                    environment: ["CATCTL_MAX_PIXELS": "5000"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("0.0 MP") || result.stderr.contains("over the limit"))
+    }
+
+    @Test func jsonErrorsAreTheLastLine() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for (args, code) in [(["edit", "--json", "--filter", "nope", cat, dir.path + "/o.png"], 64),
+                             (["edit", "--json", "--filter", "mono", "/nonexistent.jpg", dir.path + "/o.png"], 66),
+                             (["edit", "--json", "--bogus"], 64)] as [([String], Int)] {
+            let result = try Catctl.run(args)
+            #expect(Int(result.status) == code)
+            let last = try #require(result.stdoutLines.last, "\(args)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+            #expect(json["event"] as? String == "error")
+            #expect(json["code"] as? Int == code)
+            #expect((json["message"] as? String)?.isEmpty == false)
+        }
+    }
+
+    @Test func refusesToOverwriteTheInputUnlessForced() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let input = dir.appendingPathComponent("cat.png").path
+        try FileManager.default.copyItem(atPath: Fixtures.path("photos/chelsea.png"), toPath: input)
+        let before = try InputFile.read(input)
+        let refused = try Catctl.run(["edit", "--filter", "mono", input, input])
+        #expect(refused.status == 73)
+        #expect(refused.stderr.contains("it is the input file"))
+        #expect(try InputFile.read(input) == before)
+        let forced = try Catctl.run(["edit", "--filter", "mono", "--force", input, input])
+        #expect(forced.status == 0)
+        #expect(try InputFile.read(input) != before)
+        #expect(Fixtures.contents(of: dir) == ["cat.png"])
+    }
+
+    @Test func fullDiskIsAnIOError() throws {
+        let result = try Catctl.run(["edit", "--filter", "mono", Fixtures.path("photos/chelsea.png"), "-"],
+                                    stdoutFile: "/dev/full")
+        #expect(result.status == 74)
+        #expect(result.stderr.contains("no space left on the device"))
+    }
+
+    @Test func filtersListing() throws {
+        let table = try Catctl.run(["filters"])
+        #expect(table.status == 0)
+        for name in FilterRegistry.names { #expect(table.stdoutText.contains(name)) }
+        let json = try Catctl.run(["filters", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(object["event"] as? String == "filters")
+        let filters = try #require(object["filters"] as? [[String: Any]])
+        #expect(filters.map { $0["name"] as? String } == FilterRegistry.names)
+        #expect(filters.allSatisfy { $0["kind"] as? String == "color" && $0["description"] is String })
+        #expect(filters.first { $0["name"] as? String == "sepia" }?["default"] as? Double == 1)
+        #expect(filters.first { $0["name"] as? String == "mono" }?["default"] is NSNull)
+    }
+
+    @Test func helpIsThere() throws {
+        let help = try Catctl.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdoutText.contains("edit") && help.stdoutText.contains("filters"))
+        let edit = try Catctl.run(["edit", "--help"])
+        #expect(edit.stdoutText.contains("--filter") && edit.stdoutText.contains("--png-level"))
+    }
+}

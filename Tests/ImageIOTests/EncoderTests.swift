@@ -1,0 +1,107 @@
+import Foundation
+import ImageIO
+import Testing
+import TestSupport
+
+@Suite("Encoding and atomic output")
+struct EncoderTests {
+    func encode(_ image: PixelBuffer, _ options: EncodeOptions, in dir: URL, name: String) throws -> [UInt8] {
+        let path = dir.appendingPathComponent(name).path
+        try OutputFile.write(to: path) { (fd: Int32) throws(ImageIOError) in
+            try ImageEncoder.encode(image, to: fd, path: path, options: options)
+        }
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test func pngRoundTripKeepsAlphaExactly() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for (w, h) in [(1, 1), (7, 3), (97, 61)] {
+            let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w * h))
+            let bytes = try encode(image, EncodeOptions(format: .png), in: dir, name: "a.png")
+            #expect(bytes[25] == 6, "colour type RGBA")
+            let back = try ImageDecoder.decode(bytes, name: "a.png").pixels
+            #expect(back.hasAlpha)
+            #expect(back.packedRGBA() == image.packedRGBA())
+        }
+    }
+
+    @Test func opaquePNGIsWrittenAsRGB() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let image = try Fixtures.decode("photos/chelsea.png").pixels
+        #expect(!image.hasAlpha)
+        for level in [0, 6, 9] {
+            let bytes = try encode(image, EncodeOptions(format: .png, pngLevel: level), in: dir, name: "c.png")
+            #expect(bytes[25] == 2, "colour type RGB")
+            #expect(try ImageDecoder.decode(bytes, name: "c.png").pixels.packedRGBA() == image.packedRGBA())
+        }
+    }
+
+    @Test func jpegRoundTripIsClose() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let image = try Fixtures.decode("photos/chelsea.png").pixels
+        let q90 = try encode(image, EncodeOptions(format: .jpeg), in: dir, name: "c.jpg")
+        let q30 = try encode(image, EncodeOptions(format: .jpeg, jpegQuality: 30), in: dir, name: "d.jpg")
+        #expect(q30.count < q90.count)
+        let back = try ImageDecoder.decode(q90, name: "c.jpg").pixels
+        #expect(back.width == 451 && back.height == 300)
+        let diff = PixelDifference(back.packedRGBA(), image.packedRGBA(), alpha: false)
+        #expect(diff.mean < 3, "\(diff)")
+    }
+
+    @Test func failedWriteLeavesNothing() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let path = dir.appendingPathComponent("out.png").path
+        #expect(throws: ImageIOError.writeFailed(path: path, reason: "boom")) {
+            try OutputFile.write(to: path) { (fd: Int32) throws(ImageIOError) in
+                _ = Foundation.write(fd, "partial", 7)
+                throw .writeFailed(path: path, reason: "boom")
+            }
+        }
+        #expect(Fixtures.contents(of: dir).isEmpty)
+    }
+
+    @Test func writingToAFullDiskFailsWithTheReason() throws {
+        let image = try PixelBuffer.random(width: 300, height: 300, seed: 1)
+        let fd = open("/dev/full", O_WRONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        #expect(throws: ImageIOError.writeFailed(path: "/dev/full", reason: "no space left on the device")) {
+            try ImageEncoder.encode(image, to: fd, path: "/dev/full", options: EncodeOptions(format: .png))
+        }
+        #expect(throws: ImageIOError.writeFailed(path: "/dev/full", reason: "no space left on the device")) {
+            try ImageEncoder.encode(image, to: fd, path: "/dev/full", options: EncodeOptions(format: .jpeg))
+        }
+    }
+
+    @Test func outputChecks() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let input = dir.appendingPathComponent("in.png").path
+        _ = FileManager.default.createFile(atPath: input, contents: Data([1, 2, 3]))
+        #expect(throws: ImageIOError.self) { try OutputFile.checkCreatable(dir.path + "/missing/out.png") }
+        #expect(throws: ImageIOError.self) { try OutputFile.checkCreatable(input, input: input) }
+        #expect(throws: ImageIOError.self) { try OutputFile.checkCreatable(dir.path, input: input) }
+        try OutputFile.checkCreatable(input, input: input, force: true)
+        try OutputFile.checkCreatable(dir.path + "/new.png", input: input)
+        // A relative name and a path through a symlink are the same file too.
+        let link = dir.appendingPathComponent("link.png").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: input)
+        #expect(OutputFile.isSameFile(link, input))
+    }
+
+    @Test func inputErrors() throws {
+        #expect(throws: ImageIOError.inputMissing(path: "/nonexistent/cat.jpg")) {
+            try InputFile.read("/nonexistent/cat.jpg")
+        }
+        #expect(throws: ImageIOError.self) { try InputFile.read("/") }
+    }
+
+    @Test func formatFromNameAndBytes() {
+        #expect(ImageFormat(path: "a/b/cat.JPEG") == .jpeg)
+        #expect(ImageFormat(path: "cat.png") == .png)
+        #expect(ImageFormat(path: "cat.gif") == nil)
+        #expect(ImageFormat(path: ".png") == nil)
+        #expect(ImageFormat(path: "dir.png/cat") == nil)
+        #expect(ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)
+        #expect(ImageFormat.sniff([0x89, 0x50]) == nil)
+    }
+}
