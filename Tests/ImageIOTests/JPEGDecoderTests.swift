@@ -40,8 +40,11 @@ struct JPEGDecoderTests {
         }
     }
 
-    @Test func adobeInvertedCMYKBecomesRGB() throws {
-        let image = try Fixtures.decode("jpeg/chelsea-cmyk.jpg").pixels
+    /// Pillow's Adobe-inverted CMYK, plain CMYK without an Adobe marker, and Adobe YCCK
+    /// (the last two written by libjpeg itself, Tests/Fixtures/tools/make_cmyk.c).
+    @Test("CMYK and YCCK become RGB", arguments: ["chelsea-cmyk", "cmyk-plain", "ycck-adobe"])
+    func cmykBecomesRGB(_ name: String) throws {
+        let image = try Fixtures.decode("jpeg/\(name).jpg").pixels
         #expect(image.width == 40 && image.height == 40)
         // Quadrant centres: cyan, magenta, yellow, white.
         let expected: [(Int, Int, (Int, Int, Int))] = [
