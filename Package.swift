@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
         // Pixel kernels of the filter core.
         .target(name: "CFilterKernels",
-                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
+                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
         .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim"]),
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),

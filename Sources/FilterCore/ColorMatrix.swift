@@ -20,6 +20,14 @@ public struct ColorMatrix: Sendable, Equatable {
         ].map { Float($0) }
     }
 
+    /// The 12 floats the kernels read: `m` with the +0.5 of round-half-up added to the
+    /// offsets, so that clamping and truncating afterwards rounds to nearest.
+    public var kernelCoefficients: [Float] {
+        var c = m
+        c[3] += 0.5; c[7] += 0.5; c[11] += 0.5
+        return c
+    }
+
     public static let identity = ColorMatrix([1, 0, 0, 0, 1, 0, 0, 0, 1])
 
     /// The same linear function `slope·x + intercept` on each channel (the

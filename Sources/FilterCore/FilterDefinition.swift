@@ -2,6 +2,8 @@
 public enum FilterKind: String, Sendable {
     /// Each pixel's new colour depends only on its old colour (fused into one pass).
     case color
+    /// A pixel's new colour depends on its neighbours or its position.
+    case spatial
 }
 
 /// The value a filter takes after the colon in `NAME:VALUE`.
@@ -40,16 +42,31 @@ public struct FilterDefinition: Sendable {
     public let parameter: FilterParameter
     /// One line for `catctl filters`.
     public let description: String
-    /// The colour stages for a value (the default when none is given).
-    let stages: @Sendable (Double) -> [ColorMatrix]
+    /// The stages for a value (the default when none is given).
+    let stages: @Sendable (Double) -> [FilterStage]
+    /// The largest value accepted, if any.
+    let maximum: Double?
 
-    init(name: String, kind: FilterKind = .color, parameter: FilterParameter, description: String,
-         stages: @escaping @Sendable (Double) -> [ColorMatrix]) {
+    /// A spatial filter.
+    init(name: String, parameter: FilterParameter, maximum: Double? = nil, description: String,
+         stages: @escaping @Sendable (Double) -> [FilterStage]) {
         self.name = name
-        self.kind = kind
+        self.kind = .spatial
         self.parameter = parameter
+        self.maximum = maximum
         self.description = description
         self.stages = stages
+    }
+
+    /// A colour filter: a chain of colour matrices.
+    init(name: String, parameter: FilterParameter, description: String,
+         color: @escaping @Sendable (Double) -> [ColorMatrix]) {
+        self.name = name
+        self.kind = .color
+        self.parameter = parameter
+        self.maximum = nil
+        self.description = description
+        self.stages = { value in color(value).map { .color($0) } }
     }
 
     /// `sepia[:AMOUNT]`, `mono`.
@@ -59,11 +76,12 @@ public struct FilterDefinition: Sendable {
 }
 
 /// Every filter catctl knows, in the order `catctl filters` lists them: the nine photo
-/// effects of the original app, then the other W3C Filter Effects functions.
+/// effects of the original app, the other W3C Filter Effects functions, the spatial filters.
 public enum FilterRegistry {
     public static let all: [FilterDefinition] = [
         .mono, .sepia, .invert, .chrome, .transfer, .process, .noir, .instant, .fade,
         .grayscale, .saturate, .hueRotate, .brightness, .contrast,
+        .blur, .sharpen, .vignette,
     ]
 
     public static var names: [String] { all.map(\.name) }

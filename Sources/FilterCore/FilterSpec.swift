@@ -23,7 +23,7 @@ public struct Filter: Sendable {
     public let definition: FilterDefinition
     /// The value in the filter's own unit (degrees for angles, 1 = 100%), or nil.
     public let value: Double?
-    public let stages: [ColorMatrix]
+    public let stages: [FilterStage]
 
     public init(parsing spec: String) throws(FilterError) {
         let name: String, text: String?
@@ -60,6 +60,7 @@ public struct Filter: Sendable {
             }
             guard number >= 0 else { throw bad("must not be negative") }
             let value = percent ? number / 100 : number
+            if let maximum = definition.maximum, value > maximum { throw bad("at most \(Int(maximum))") }
             if case .amount = definition.parameter { return min(value, 1) }
             return value
         case .angle:

@@ -16,12 +16,19 @@ public final class PixelBuffer: @unchecked Sendable {
     public let base: UnsafeMutablePointer<UInt8>
 
     /// Allocates an uninitialised buffer. Throws when the size overflows or memory runs out.
-    public init(width: Int, height: Int, hasAlpha: Bool = false) throws(ImageIOError) {
-        guard width > 0, height > 0 else { throw .invalidSize(width: width, height: height) }
+    public convenience init(width: Int, height: Int, hasAlpha: Bool = false) throws(ImageIOError) {
         let (rowBytes, o1) = width.multipliedReportingOverflow(by: 4)
         let (padded, o2) = rowBytes.addingReportingOverflow(Self.alignment - 1)
         guard !o1, !o2 else { throw .invalidSize(width: width, height: height) }
-        let stride = padded / Self.alignment * Self.alignment
+        try self.init(width: width, height: height, stride: padded / Self.alignment * Self.alignment, hasAlpha: hasAlpha)
+    }
+
+    /// A buffer with an explicit stride (≥ width·4, any value: kernels must not assume
+    /// alignment; tests use odd strides).
+    public init(width: Int, height: Int, stride: Int, hasAlpha: Bool = false) throws(ImageIOError) {
+        guard width > 0, height > 0, width <= Int.max / 4, stride >= width * 4 else {
+            throw .invalidSize(width: width, height: height)
+        }
         let (total, o3) = stride.multipliedReportingOverflow(by: height)
         guard !o3 else { throw .invalidSize(width: width, height: height) }
         guard let raw = aligned_alloc_compat(Self.alignment, total) else {
@@ -42,9 +49,9 @@ public final class PixelBuffer: @unchecked Sendable {
     /// The first byte of row `y`.
     @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
 
-    /// A buffer of the same size, with the same pixels.
+    /// A buffer of the same size and stride, with the same bytes.
     public func copy() throws(ImageIOError) -> PixelBuffer {
-        let other = try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha)
+        let other = try PixelBuffer(width: width, height: height, stride: stride, hasAlpha: hasAlpha)
         other.base.update(from: base, count: byteCount)
         return other
     }

@@ -60,9 +60,9 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
     func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
         calls.append(.filter(chain.specs))
         try fail(at: .filter)
-        chain.applyReference(to: image)
-        filtered = image
-        return image
+        let result = try chain.applyReference(to: image)
+        filtered = result
+        return result
     }
 
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {

@@ -5,7 +5,8 @@ import Testing
 struct FilterSpecTests {
     @Test func registryHasThePhotoEffectsThenW3C() {
         #expect(FilterRegistry.names == ["mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
-                                         "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast"])
+                                         "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
+                                         "blur", "sharpen", "vignette"])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
     }
 

@@ -12,11 +12,10 @@ struct W3CMatrixTests {
         let chain = try FilterChain(specs: specs)
         let fast = try PixelBuffer(width: 1, height: 1)
         fast.base[0] = r; fast.base[1] = g; fast.base[2] = b; fast.base[3] = a
-        let reference = try fast.copy()
-        chain.apply(to: fast, threads: 1)
-        chain.applyReference(to: reference)
-        #expect(fast.packedRGBA() == reference.packedRGBA())
-        return fast.packedRGBA()
+        let reference = try chain.applyReference(to: try fast.copy())
+        let result = try chain.apply(to: fast, threads: 1)
+        #expect(result.packedRGBA() == reference.packedRGBA())
+        return result.packedRGBA()
     }
 
     @Test func sepia() throws {

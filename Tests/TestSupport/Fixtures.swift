@@ -80,4 +80,16 @@ extension PixelBuffer {
 
     /// All bytes including row padding (to check that kernels stay inside rows).
     public func allBytes() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: byteCount)) }
+
+    /// nil when every byte (padding included) equals `other`'s, else where they first differ.
+    public func firstDifference(from other: PixelBuffer) -> String? {
+        guard width == other.width, height == other.height, stride == other.stride else {
+            return "shapes differ: \(width)x\(height)/\(stride) vs \(other.width)x\(other.height)/\(other.stride)"
+        }
+        for i in 0..<byteCount where base[i] != other.base[i] {
+            let (y, x) = (i / stride, (i % stride) / 4)
+            return "byte \(i) (pixel \(x),\(y) channel \(i % 4)): \(base[i]) vs \(other.base[i]) of \(byteCount)"
+        }
+        return nil
+    }
 }

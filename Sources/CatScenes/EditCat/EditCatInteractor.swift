@@ -32,8 +32,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
 
     @concurrent
     public func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
-        chain.apply(to: image, threads: threads)
-        return image
+        try chain.apply(to: image, threads: threads)
     }
 
     @concurrent

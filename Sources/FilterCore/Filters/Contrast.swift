@@ -10,5 +10,5 @@ extension FilterDefinition {
     static let contrast = FilterDefinition(
         name: "contrast", parameter: .factor(default: 1),
         description: "W3C contrast(FACTOR): 0 flat grey, 1 unchanged, above 1 more contrast; default 1",
-        stages: { [.contrast($0)] })
+        color: { [.contrast($0)] })
 }

@@ -14,5 +14,5 @@ extension FilterDefinition {
     static let grayscale = FilterDefinition(
         name: "grayscale", parameter: .amount(default: 1),
         description: "W3C grayscale(AMOUNT): AMOUNT 0-1 or 0%-100% towards Rec. 709 luma; default 1",
-        stages: { [.grayscale($0)] })
+        color: { [.grayscale($0)] })
 }

@@ -17,5 +17,5 @@ extension FilterDefinition {
     static let hueRotate = FilterDefinition(
         name: "hue-rotate", parameter: .angle(default: 0),
         description: "W3C hue-rotate(ANGLE): degrees, or with deg/rad/grad/turn; default 0",
-        stages: { [.hueRotate(degrees: $0)] })
+        color: { [.hueRotate(degrees: $0)] })
 }

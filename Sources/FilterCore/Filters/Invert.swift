@@ -12,5 +12,5 @@ extension FilterDefinition {
     static let invert = FilterDefinition(
         name: "invert", parameter: .amount(default: 1),
         description: "Photographic negative; W3C invert(AMOUNT), AMOUNT 0-1 or 0%-100%, default 1",
-        stages: { [.invert($0)] })
+        color: { [.invert($0)] })
 }

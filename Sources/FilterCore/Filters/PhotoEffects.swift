@@ -7,35 +7,35 @@ extension FilterDefinition {
     static let mono = FilterDefinition(
         name: "mono", parameter: .none,
         description: "Neutral black and white: Rec. 709 luma (grayscale)",
-        stages: { _ in [.grayscale(1)] })
+        color: { _ in [.grayscale(1)] })
 
     static let chrome = FilterDefinition(
         name: "chrome", parameter: .none,
         description: "Vivid colour: saturation x1.4, contrast x1.12",
-        stages: { _ in [.saturate(1.4), .contrast(1.12)] })
+        color: { _ in [.saturate(1.4), .contrast(1.12)] })
 
     static let transfer = FilterDefinition(
         name: "transfer", parameter: .none,
         description: "Warm vintage transfer print: amber cast, softer colour, a little contrast",
-        stages: { _ in [.channels(1.08, 1.0, 0.86), .saturate(0.85), .contrast(1.06)] })
+        color: { _ in [.channels(1.08, 1.0, 0.86), .saturate(0.85), .contrast(1.06)] })
 
     static let process = FilterDefinition(
         name: "process", parameter: .none,
         description: "Cool cross-processed film: blue-green cast, hue shifted, punchy contrast",
-        stages: { _ in [.channels(0.88, 1.0, 1.16), .hueRotate(degrees: -10), .contrast(1.14)] })
+        color: { _ in [.channels(0.88, 1.0, 1.16), .hueRotate(degrees: -10), .contrast(1.14)] })
 
     static let noir = FilterDefinition(
         name: "noir", parameter: .none,
         description: "Film noir: black and white with hard contrast and deeper shadows",
-        stages: { _ in [.grayscale(1), .contrast(1.4), .brightness(0.95)] })
+        color: { _ in [.grayscale(1), .contrast(1.4), .brightness(0.95)] })
 
     static let instant = FilterDefinition(
         name: "instant", parameter: .none,
         description: "Instant-camera print: warm, bright, gently faded",
-        stages: { _ in [.sepia(0.2), .saturate(1.1), .contrast(0.9), .brightness(1.06)] })
+        color: { _ in [.sepia(0.2), .saturate(1.1), .contrast(0.9), .brightness(1.06)] })
 
     static let fade = FilterDefinition(
         name: "fade", parameter: .none,
         description: "Faded film: washed-out colour and lifted blacks",
-        stages: { _ in [.saturate(0.65), .contrast(0.78), .brightness(1.04)] })
+        color: { _ in [.saturate(0.65), .contrast(0.78), .brightness(1.04)] })
 }

@@ -13,5 +13,5 @@ extension FilterDefinition {
     static let saturate = FilterDefinition(
         name: "saturate", parameter: .factor(default: 1),
         description: "W3C saturate(FACTOR): 0 grey, 1 unchanged, above 1 more colourful; default 1",
-        stages: { [.saturate($0)] })
+        color: { [.saturate($0)] })
 }

@@ -15,5 +15,5 @@ extension FilterDefinition {
     static let sepia = FilterDefinition(
         name: "sepia", parameter: .amount(default: 1),
         description: "Warm brown old-photo tone; W3C sepia(AMOUNT), AMOUNT 0-1 or 0%-100%, default 1",
-        stages: { [.sepia($0)] })
+        color: { [.sepia($0)] })
 }
