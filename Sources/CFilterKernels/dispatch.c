@@ -18,11 +18,14 @@ CK_DECLARE(baseline)
 #if defined(__x86_64__)
 CK_DECLARE(sse41)
 CK_DECLARE(avx2)
+CK_DECLARE(avx512)
 #endif
 
 int ck_isa_best(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return CK_ISA_AVX512;
     if (__builtin_cpu_supports("avx2")) return CK_ISA_AVX2;
     if (__builtin_cpu_supports("sse4.1")) return CK_ISA_SSE41;
 #endif
@@ -50,6 +53,7 @@ int ck_isa_select(int isa) {
 
 const char *ck_isa_name(int isa) {
     switch (isa) {
+    case CK_ISA_AVX512: return "avx512";
     case CK_ISA_AVX2: return "avx2";
     case CK_ISA_SSE41: return "sse4.1";
     default:
@@ -66,6 +70,7 @@ const char *ck_isa_name(int isa) {
 #if defined(__x86_64__)
 #define CK_DISPATCH(call)                                   \
     switch (ck_isa_active()) {                              \
+    case CK_ISA_AVX512: return call##_avx512;               \
     case CK_ISA_AVX2: return call##_avx2;                   \
     case CK_ISA_SSE41: return call##_sse41;                 \
     default: return call##_baseline;                        \

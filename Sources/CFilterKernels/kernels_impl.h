@@ -12,8 +12,15 @@
 #endif
 
 #ifndef CK_LEVEL
-#define CK_LEVEL 0  // 2: AVX2, 1: SSE4.1, 0: baseline
+#define CK_LEVEL 0  // 3: AVX-512, 2: AVX2, 1: SSE4.1, 0: baseline
 #endif
+// Pixels per vector in the float kernels (int16 lanes in the blur: twice as many).
+#if CK_LEVEL >= 3
+#define CK_LANES 16
+#else
+#define CK_LANES 8
+#endif
+#define CK_HLANES (2 * CK_LANES)
 
 #pragma STDC FP_CONTRACT OFF
 
@@ -21,12 +28,12 @@
 #define CK_CAT(a, b) CK_CAT2(a, b)
 #define CK_FN(name) CK_CAT(name, CK_SUFFIX)
 
-typedef float ck_f32x8 __attribute__((ext_vector_type(8)));
-typedef int32_t ck_i32x8 __attribute__((ext_vector_type(8)));
-typedef uint32_t ck_u32x8 __attribute__((ext_vector_type(8)));
-typedef int16_t ck_i16x16 __attribute__((ext_vector_type(16)));
-typedef int32_t ck_i32x16 __attribute__((ext_vector_type(16)));
-typedef uint8_t ck_u8x16 __attribute__((ext_vector_type(16)));
+typedef float ck_f32x8 __attribute__((ext_vector_type(CK_LANES)));
+typedef int32_t ck_i32x8 __attribute__((ext_vector_type(CK_LANES)));
+typedef uint32_t ck_u32x8 __attribute__((ext_vector_type(CK_LANES)));
+typedef int16_t ck_i16x16 __attribute__((ext_vector_type(CK_HLANES)));
+typedef int32_t ck_i32x16 __attribute__((ext_vector_type(CK_HLANES)));
+typedef uint8_t ck_u8x16 __attribute__((ext_vector_type(CK_HLANES)));
 
 #define CK_MAX_FUSED 32
 
@@ -44,10 +51,15 @@ static inline __attribute__((always_inline)) ck_f32x8 CK_FN(channel)(ck_u32x8 p,
     return __builtin_convertvector((ck_i32x8)((p >> shift) & 0xFFu), ck_f32x8);
 }
 
+// Clamp to 0...255 (a value pack() may truncate: that is the rounding down).
+static inline __attribute__((always_inline)) ck_f32x8 CK_FN(clamp)(ck_f32x8 x) {
+    x = __builtin_elementwise_max(x, (ck_f32x8)0.0f);
+    return __builtin_elementwise_min(x, (ck_f32x8)255.0f);
+}
+
 // Clamp to 0...255, then round down (the +0.5 was added before).
 static inline __attribute__((always_inline)) ck_f32x8 CK_FN(quantize)(ck_f32x8 x) {
-    x = __builtin_elementwise_max(x, (ck_f32x8)0.0f);
-    x = __builtin_elementwise_min(x, (ck_f32x8)255.0f);
+    x = CK_FN(clamp)(x);
 #if CK_HAS_FLOOR
     return __builtin_elementwise_floor(x);
 #else
@@ -70,40 +82,82 @@ static inline __attribute__((always_inline)) ck_u32x8 CK_FN(pack)(ck_f32x8 r, ck
 
 // ---------------------------------------------------------------- colour chain
 
+// How a stage's matrix is shaped, so that zero coefficients cost nothing. Skipping a
+// product with a zero coefficient leaves the result bit for bit the same (up to the
+// sign of a zero, which the clamp and the byte conversion erase).
+enum { CK_FULL = 0, CK_DIAGONAL = 1, CK_GREY = 2 };
+
+static int ck_stage_shape(const float *m) {
+    if (m[1] == 0 && m[2] == 0 && m[4] == 0 && m[6] == 0 && m[8] == 0 && m[9] == 0) return CK_DIAGONAL;
+    if (m[0] == m[4] && m[4] == m[8] && m[1] == m[5] && m[5] == m[9] && m[2] == m[6] && m[6] == m[10] &&
+        m[3] == m[7] && m[7] == m[11])
+        return CK_GREY;
+    return CK_FULL;
+}
+
+// One stage on a vector of pixels; `last`: clamp only (pack() truncates).
+#define CK_STAGE(shape, m, r, g, b, last)                                               \
+    do {                                                                                \
+        ck_f32x8 nr, ng, nb;                                                            \
+        if ((shape) == CK_DIAGONAL) {                                                   \
+            nr = (m)[0] * r + (m)[3];                                                   \
+            ng = (m)[5] * g + (m)[7];                                                   \
+            nb = (m)[10] * b + (m)[11];                                                 \
+        } else if ((shape) == CK_GREY) {                                                \
+            nr = ng = nb = (m)[0] * r + (m)[1] * g + (m)[2] * b + (m)[3];              \
+        } else {                                                                        \
+            nr = (m)[0] * r + (m)[1] * g + (m)[2] * b + (m)[3];                        \
+            ng = (m)[4] * r + (m)[5] * g + (m)[6] * b + (m)[7];                        \
+            nb = (m)[8] * r + (m)[9] * g + (m)[10] * b + (m)[11];                      \
+        }                                                                               \
+        if (last) {                                                                     \
+            r = CK_FN(clamp)(nr);                                                       \
+            g = (shape) == CK_GREY ? r : CK_FN(clamp)(ng);                              \
+            b = (shape) == CK_GREY ? r : CK_FN(clamp)(nb);                              \
+        } else {                                                                        \
+            r = CK_FN(quantize)(nr);                                                    \
+            g = (shape) == CK_GREY ? r : CK_FN(quantize)(ng);                           \
+            b = (shape) == CK_GREY ? r : CK_FN(quantize)(nb);                           \
+        }                                                                               \
+    } while (0)
+
+// A single stage of a fixed shape: the loop the compiler can keep in registers.
+#define CK_SINGLE_STAGE_LOOP(shape)                                                     \
+    for (; x + CK_LANES <= width; x += CK_LANES) {                                      \
+        ck_u32x8 p = CK_FN(load8)(s + 4 * x);                                           \
+        ck_f32x8 r = CK_FN(channel)(p, 0), g = CK_FN(channel)(p, 8), b = CK_FN(channel)(p, 16); \
+        CK_STAGE(shape, c, r, g, b, 1);                                                 \
+        CK_FN(store8)(d + 4 * x, CK_FN(pack)(r, g, b, p));                              \
+    }
+
 static void CK_FN(color_group)(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
                                size_t width, size_t rows, const float *stages, int count) {
     float c[CK_MAX_FUSED * CK_STAGE_FLOATS];  // a local copy: stores to dst cannot alias it
+    int shape[CK_MAX_FUSED];
     memcpy(c, stages, sizeof(float) * CK_STAGE_FLOATS * (size_t)count);
+    for (int i = 0; i < count; i++) shape[i] = ck_stage_shape(c + i * CK_STAGE_FLOATS);
     for (size_t y = 0; y < rows; y++) {
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
         size_t x = 0;
-        if (count == 1) {
-            for (; x + 8 <= width; x += 8) {
-                ck_u32x8 p = CK_FN(load8)(s + 4 * x);
-                ck_f32x8 r = CK_FN(channel)(p, 0), g = CK_FN(channel)(p, 8), b = CK_FN(channel)(p, 16);
-                ck_f32x8 nr = c[0] * r + c[1] * g + c[2] * b + c[3];
-                ck_f32x8 ng = c[4] * r + c[5] * g + c[6] * b + c[7];
-                ck_f32x8 nb = c[8] * r + c[9] * g + c[10] * b + c[11];
-                CK_FN(store8)(d + 4 * x, CK_FN(pack)(CK_FN(quantize)(nr), CK_FN(quantize)(ng), CK_FN(quantize)(nb), p));
-            }
+        if (count == 1 && shape[0] == CK_DIAGONAL) {
+            CK_SINGLE_STAGE_LOOP(CK_DIAGONAL)
+        } else if (count == 1 && shape[0] == CK_GREY) {
+            CK_SINGLE_STAGE_LOOP(CK_GREY)
+        } else if (count == 1) {
+            CK_SINGLE_STAGE_LOOP(CK_FULL)
         } else {
-            for (; x + 8 <= width; x += 8) {
+            for (; x + CK_LANES <= width; x += CK_LANES) {
                 ck_u32x8 p = CK_FN(load8)(s + 4 * x);
                 ck_f32x8 r = CK_FN(channel)(p, 0), g = CK_FN(channel)(p, 8), b = CK_FN(channel)(p, 16);
                 for (int i = 0; i < count; i++) {
                     const float *m = c + i * CK_STAGE_FLOATS;
-                    ck_f32x8 nr = m[0] * r + m[1] * g + m[2] * b + m[3];
-                    ck_f32x8 ng = m[4] * r + m[5] * g + m[6] * b + m[7];
-                    ck_f32x8 nb = m[8] * r + m[9] * g + m[10] * b + m[11];
-                    r = CK_FN(quantize)(nr);
-                    g = CK_FN(quantize)(ng);
-                    b = CK_FN(quantize)(nb);
+                    CK_STAGE(shape[i], m, r, g, b, i + 1 == count);
                 }
                 CK_FN(store8)(d + 4 * x, CK_FN(pack)(r, g, b, p));
             }
         }
-        for (; x < width; x++) {  // the last width % 8 pixels, one at a time
+        for (; x < width; x++) {  // the last width % CK_LANES pixels, one at a time
             float r = s[4 * x], g = s[4 * x + 1], b = s[4 * x + 2];
             for (int i = 0; i < count; i++) {
                 const float *m = c + i * CK_STAGE_FLOATS;
@@ -146,7 +200,9 @@ typedef int16_t ck_i16x8 __attribute__((ext_vector_type(8)));
 
 // (a * w + 2^14) >> 15 per lane: x86's pmulhrsw.
 static inline __attribute__((always_inline)) ck_i16x16 CK_FN(mulhrs)(ck_i16x16 a, ck_i16x16 w) {
-#if defined(__x86_64__) && CK_LEVEL >= 2
+#if defined(__x86_64__) && CK_LEVEL >= 3
+    return (ck_i16x16)_mm512_mulhrs_epi16((__m512i)a, (__m512i)w);
+#elif defined(__x86_64__) && CK_LEVEL >= 2
     return (ck_i16x16)_mm256_mulhrs_epi16((__m256i)a, (__m256i)w);
 #elif defined(__x86_64__) && CK_LEVEL >= 1
     ck_i16x8 alo = __builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7);
@@ -177,9 +233,9 @@ static void CK_FN(blur_horizontal)(const uint8_t *row, size_t width, const int16
         pad[r4 + 4 * width + i] = (int16_t)(row[4 * (width - 1) + i % 4] << 6);
     }
     size_t lanes = 4 * width, i = 0;
-    for (; i + 16 <= lanes; i += 16) {
+    for (; i + CK_HLANES <= lanes; i += CK_HLANES) {
         ck_u8x16 b;
-        memcpy(&b, row + i, 16);
+        memcpy(&b, row + i, sizeof b);
         ck_i16x16 v = __builtin_convertvector(b, ck_i16x16) << 6;
         memcpy(pad + r4 + i, &v, sizeof v);
     }
@@ -188,7 +244,7 @@ static void CK_FN(blur_horizontal)(const uint8_t *row, size_t width, const int16
     ck_i16x16 w[radius + 1];
     for (int k = 0; k <= radius; k++) w[k] = (ck_i16x16)weights[k];
     const ck_i16x16 top = (ck_i16x16)(int16_t)CK_Q6_MAX;
-    for (size_t l = 0; l < lanes; l += 16) {
+    for (size_t l = 0; l < lanes; l += CK_HLANES) {
         const int16_t *c = pad + r4 + l;
         ck_i16x16 acc = CK_FN(mulhrs)(CK_FN(load16)(c), w[0]);
         for (int k = 1; k <= radius; k++) {
@@ -223,23 +279,27 @@ void CK_FN(ck_blur_rows)(const uint8_t *src, size_t src_stride, uint8_t *dst, si
 
     ck_i16x16 w[radius + 1];
     for (int k = 0; k <= radius; k++) w[k] = (ck_i16x16)weights[k];
+    const int16_t *above[radius + 1], *below[radius + 1];
     const size_t lanes = 4 * width;
     for (size_t y = y0; y < y1; y++) {
         long newest = (long)y + radius;
         CK_FN(blur_horizontal)(CK_SRC_ROW(newest), width, weights, radius, pad, CK_SLOT(newest));
+        for (int k = 0; k <= radius; k++) {
+            above[k] = CK_SLOT((long)y - k);
+            below[k] = CK_SLOT((long)y + k);
+        }
         uint8_t *d = dst + y * dst_stride;
-        const int16_t *centre = CK_SLOT((long)y);
-        for (size_t l = 0; l < lanes; l += 16) {
-            ck_i16x16 acc = CK_FN(mulhrs)(CK_FN(load16)(centre + l), w[0]);
+        for (size_t l = 0; l < lanes; l += CK_HLANES) {
+            ck_i16x16 acc = CK_FN(mulhrs)(CK_FN(load16)(above[0] + l), w[0]);
             for (int k = 1; k <= radius; k++) {
-                ck_i16x16 pair = CK_FN(load16)(CK_SLOT((long)y - k) + l) + CK_FN(load16)(CK_SLOT((long)y + k) + l);
+                ck_i16x16 pair = CK_FN(load16)(above[k] + l) + CK_FN(load16)(below[k] + l);
                 acc += CK_FN(mulhrs)(pair, w[k]);
             }
             acc = (acc + 32) >> 6;
             acc = __builtin_elementwise_max(acc, (ck_i16x16)0);
             acc = __builtin_elementwise_min(acc, (ck_i16x16)255);
             ck_u8x16 bytes = __builtin_convertvector(acc, ck_u8x16);
-            if (l + 16 <= lanes) memcpy(d + l, &bytes, 16);
+            if (l + CK_HLANES <= lanes) memcpy(d + l, &bytes, sizeof bytes);
             else memcpy(d + l, &bytes, lanes - l);
         }
     }
@@ -255,12 +315,12 @@ void CK_FN(ck_unsharp)(const uint8_t *src, size_t src_stride, uint8_t *dst, size
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
         size_t x = 0;
-        for (; x + 8 <= width; x += 8) {
+        for (; x + CK_LANES <= width; x += CK_LANES) {
             ck_u32x8 p = CK_FN(load8)(s + 4 * x), q = CK_FN(load8)(d + 4 * x);
             ck_f32x8 out[3];
             for (int c = 0; c < 3; c++) {
                 ck_f32x8 sv = CK_FN(channel)(p, 8 * c), bv = CK_FN(channel)(q, 8 * c);
-                out[c] = CK_FN(quantize)((sv - bv) * amount + sv + 0.5f);
+                out[c] = CK_FN(clamp)((sv - bv) * amount + sv + 0.5f);
             }
             CK_FN(store8)(d + 4 * x, CK_FN(pack)(out[0], out[1], out[2], p));
         }
@@ -283,16 +343,16 @@ void CK_FN(ck_vignette)(const uint8_t *src, size_t src_stride, uint8_t *dst, siz
         uint8_t *d = dst + y * dst_stride;
         const float dy = dy2[y];
         size_t x = 0;
-        for (; x + 8 <= width; x += 8) {
+        for (; x + CK_LANES <= width; x += CK_LANES) {
             ck_f32x8 dx;
             memcpy(&dx, dx2 + x, sizeof dx);
             ck_f32x8 t = ((dx + dy) * 0.5f - 0.2f) * 1.25f;
             t = __builtin_elementwise_min(__builtin_elementwise_max(t, (ck_f32x8)0.0f), (ck_f32x8)1.0f);
             ck_f32x8 f = 1.0f - amount * (t * t * (3.0f - 2.0f * t));
             ck_u32x8 p = CK_FN(load8)(s + 4 * x);
-            ck_f32x8 r = CK_FN(quantize)(CK_FN(channel)(p, 0) * f + 0.5f);
-            ck_f32x8 g = CK_FN(quantize)(CK_FN(channel)(p, 8) * f + 0.5f);
-            ck_f32x8 b = CK_FN(quantize)(CK_FN(channel)(p, 16) * f + 0.5f);
+            ck_f32x8 r = CK_FN(clamp)(CK_FN(channel)(p, 0) * f + 0.5f);
+            ck_f32x8 g = CK_FN(clamp)(CK_FN(channel)(p, 8) * f + 0.5f);
+            ck_f32x8 b = CK_FN(clamp)(CK_FN(channel)(p, 16) * f + 0.5f);
             CK_FN(store8)(d + 4 * x, CK_FN(pack)(r, g, b, p));
         }
         for (; x < width; x++) {

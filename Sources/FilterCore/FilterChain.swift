@@ -167,6 +167,7 @@ public enum KernelISA: Int32, Sendable, CaseIterable {
     case baseline = 0
     case sse41 = 1
     case avx2 = 2
+    case avx512 = 3
 
     public static var best: KernelISA { KernelISA(rawValue: ck_isa_best()) ?? .baseline }
     public static var active: KernelISA { KernelISA(rawValue: ck_isa_active()) ?? .baseline }

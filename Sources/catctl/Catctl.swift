@@ -18,7 +18,7 @@ struct Catctl: AsyncParsableCommand {
             73 cannot create output, 74 write error, 130 interrupted.
             """,
         version: version,
-        subcommands: [Edit.self, Filters.self]
+        subcommands: [Edit.self, Filters.self, Bench.self]
     )
 
     static func main() async {

@@ -1,8 +1,8 @@
 // Pixel kernels of the filter core, on RGBA8 rows with a stride.
 //
 // Every kernel exists in several builds of the same portable vector code (clang
-// vector extensions): AVX2 and SSE4.1 on x86-64, NEON on arm64 (the default build
-// there), and a baseline build (SSE2 on x86-64). The best one the CPU supports is
+// vector extensions): AVX-512, AVX2 and SSE4.1 on x86-64, NEON on arm64 (the default
+// build there), and a baseline build (SSE2 on x86-64). The best one the CPU supports is
 // chosen at run time, so a binary built on one x86-64 machine runs on any other.
 // Each kernel has a plain scalar reference in Swift (FilterCore/Reference.swift);
 // all builds compute exactly what the reference computes (no FMA contraction,
@@ -17,6 +17,7 @@ enum {
     CK_ISA_BASELINE = 0,  // SSE2 on x86-64, NEON on arm64, or plain C elsewhere
     CK_ISA_SSE41 = 1,
     CK_ISA_AVX2 = 2,
+    CK_ISA_AVX512 = 3,  // AVX-512 F, BW and VL
 };
 
 // The best build this CPU can run.
@@ -25,7 +26,7 @@ int ck_isa_best(void);
 int ck_isa_active(void);
 // Uses `isa` (clamped to what the CPU supports) from now on; returns the one in effect.
 int ck_isa_select(int isa);
-// "avx2", "sse4.1", "sse2", "neon" or "scalar".
+// "avx512", "avx2", "sse4.1", "sse2", "neon" or "scalar".
 const char *ck_isa_name(int isa);
 
 // ---------------------------------------------------------------- colour chain
