@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (arrows point to what a module may import):
-//   catctl ─► TerminalUI ─► CatScenes ─► FilterCore ─► ImageIO ─► C shims
+//   catctl ─► TerminalUI ─► CatScenes ─► CatNetwork, FilterCore ─► ImageIO ─► C shims
 // (FilterCore works on ImageIO's PixelBuffer, the one pixel format of the core.)
 let package = Package(
     name: "catctl",
@@ -19,18 +19,22 @@ let package = Package(
                        providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(name: "CLibCURL", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
+        .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // Pixel kernels of the filter core.
         .target(name: "CFilterKernels",
                 cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
         .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim"]),
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
-        .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore"]),
-        .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore"]),
+        .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
+        .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),
+        .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO"]),
         .executableTarget(name: "catctl", dependencies: [
             "CatScenes", "TerminalUI", "FilterCore", "ImageIO",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -40,6 +44,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "TestSupport"]),
+        .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "TestSupport"]),
         .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "TerminalUI", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
         .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),

@@ -1,9 +1,25 @@
-/// Builds scenes: view + presenter + interactor, wired. The commands call this and
-/// nothing else of a scene's insides.
+import CatNetwork
+
+/// Builds scenes: view + presenter + interactor, wired, and moves from Load Cat to Edit
+/// Cat with the decoded cat in hand. The commands call this and nothing else of a
+/// scene's insides.
 @MainActor
 public enum Router {
     public static func makeEditCat(view: any EditCatView,
                                    interactor: any EditCatInteractorInput = EditCatInteractor()) -> EditCatPresenter {
         EditCatPresenter(view: view, interactor: interactor)
+    }
+
+    /// `editView` shows the Edit Cat scene if the cat is edited (`load --filter`).
+    public static func makeLoadCat(view: any LoadCatView, interactor: any LoadCatInteractorInput,
+                                   editView: any EditCatView,
+                                   editInteractor: any EditCatInteractorInput = EditCatInteractor()) -> LoadCatPresenter {
+        LoadCatPresenter(view: view, interactor: interactor,
+                         makeEditor: { makeEditCat(view: editView, interactor: editInteractor) })
+    }
+
+    /// The real Load Cat interactor for a provider.
+    public static func makeLoadCatInteractor(provider: any CatProvider) -> LoadCatInteractor {
+        LoadCatInteractor(provider: provider)
     }
 }

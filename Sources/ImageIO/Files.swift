@@ -105,6 +105,19 @@ public enum OutputFile {
         }
     }
 
+    /// Writes all of `bytes` to `fd` (retrying short writes); `path` names it in errors.
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(ImageIOError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed(path: path, reason: errnoReason(errno))
+            }
+            offset += n
+        }
+    }
+
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let dir = String(path[..<slash])

@@ -33,11 +33,18 @@ public struct DecodedImage: Sendable {
     public let format: ImageFormat
     /// EXIF orientation 1–8 found in the file (1 when none); already applied when asked.
     public let orientation: Int
+    /// The image's full size, upright when the orientation was applied (the pixels may be
+    /// smaller: a JPEG decoded with DCT scaling).
+    public let fullWidth: Int
+    public let fullHeight: Int
 
-    public init(pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1) {
+    public init(pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1,
+                fullWidth: Int? = nil, fullHeight: Int? = nil) {
         self.pixels = pixels
         self.format = format
         self.orientation = orientation
+        self.fullWidth = fullWidth ?? pixels.width
+        self.fullHeight = fullHeight ?? pixels.height
     }
 }
 
@@ -90,7 +97,9 @@ public enum ImageDecoder {
         guard code == Int32(CJ_OK) else { throw fail(code) }
 
         let upright = options.applyOrientation ? try ExifOrientation.apply(orientation, to: buffer) : buffer
-        return DecodedImage(pixels: upright, format: .jpeg, orientation: orientation)
+        let swaps = options.applyOrientation && orientation >= 5
+        return DecodedImage(pixels: upright, format: .jpeg, orientation: orientation,
+                            fullWidth: Int(swaps ? info.height : info.width), fullHeight: Int(swaps ? info.width : info.height))
     }
 
     static func jpegError(_ code: Int32, message: String, name: String) -> ImageIOError {

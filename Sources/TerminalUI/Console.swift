@@ -35,28 +35,55 @@ public final class MemorySink: TextSink, @unchecked Sendable {
     public var lines: [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 }
 
-/// The two output streams and what the terminal behind stderr can do.
+/// How many colours a terminal shows.
+public enum ColorDepth: Sendable, Equatable {
+    /// NO_COLOR, TERM=dumb or not a terminal: plain characters only.
+    case none
+    case ansi256
+    case trueColor
+}
+
+/// The two output streams and what the terminals behind them can do.
 public struct Console: Sendable {
     public let stdout: any TextSink
     public let stderr: any TextSink
-    /// stderr is a terminal: progress lines and escape codes are allowed.
+    /// stderr is a terminal: progress lines and escape codes are allowed there.
     public let stderrIsTerminal: Bool
+    /// stdout is a terminal: the picture of a cat may be drawn there.
+    public let stdoutIsTerminal: Bool
     /// Colours allowed (a terminal, and NO_COLOR not set).
     public let color: Bool
+    public let colorDepth: ColorDepth
+    /// Width and height of the terminal, in characters.
+    public let columns: Int
+    public let rows: Int
 
-    public init(stdout: any TextSink, stderr: any TextSink, stderrIsTerminal: Bool, color: Bool) {
+    public init(stdout: any TextSink, stderr: any TextSink, stderrIsTerminal: Bool, color: Bool,
+                stdoutIsTerminal: Bool = false, colorDepth: ColorDepth = .none, columns: Int = 80, rows: Int = 24) {
         self.stdout = stdout
         self.stderr = stderr
         self.stderrIsTerminal = stderrIsTerminal
+        self.stdoutIsTerminal = stdoutIsTerminal
         self.color = color && stderrIsTerminal
+        self.colorDepth = colorDepth
+        self.columns = columns
+        self.rows = rows
     }
 
-    /// The process's own stdout and stderr; honours NO_COLOR (https://no-color.org).
+    /// The process's own stdout and stderr; honours NO_COLOR (https://no-color.org),
+    /// COLORTERM (truecolor) and the terminal's size (COLUMNS/LINES when not a terminal).
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> Console {
-        let tty = isatty(STDERR_FILENO) == 1
-        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
+        let errTTY = isatty(STDERR_FILENO) == 1, outTTY = isatty(STDOUT_FILENO) == 1
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
+        let colorTerm = (environment["COLORTERM"] ?? "").lowercased()
+        let depth: ColorDepth = noColor ? .none : (colorTerm == "truecolor" || colorTerm == "24bit") ? .trueColor : .ansi256
+        var size = winsize()
+        let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
+        let columns = known ? Int(size.ws_col) : Int(environment["COLUMNS"] ?? "") ?? 80
+        let rows = known ? Int(size.ws_row) : Int(environment["LINES"] ?? "") ?? 24
         return Console(stdout: FileDescriptorSink(fd: STDOUT_FILENO), stderr: FileDescriptorSink(fd: STDERR_FILENO),
-                       stderrIsTerminal: tty, color: !noColor && environment["TERM"] != "dumb")
+                       stderrIsTerminal: errTTY, color: !noColor, stdoutIsTerminal: outTTY, colorDepth: depth,
+                       columns: columns, rows: rows)
     }
 }
 

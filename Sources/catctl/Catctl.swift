@@ -14,11 +14,11 @@ struct Catctl: AsyncParsableCommand {
         commandName: "catctl",
         abstract: "A cat photo editor for the terminal: decode, filter, encode JPEG and PNG.",
         discussion: """
-            Exit codes: 0 done, 64 usage, 65 bad input data, 66 input missing, \
-            73 cannot create output, 74 write error, 130 interrupted.
+            Exit codes: 0 done, 64 usage, 65 bad input data, 66 input missing, 69 network or \
+            service failure, 73 cannot create output, 74 write error, 130 interrupted.
             """,
         version: version,
-        subcommands: [Edit.self, Filters.self, Bench.self]
+        subcommands: [Load.self, Edit.self, Filters.self, Bench.self]
     )
 
     static func main() async {
@@ -49,20 +49,31 @@ struct Catctl: AsyncParsableCommand {
     }
 }
 
-/// Ctrl-C and SIGTERM: remove temporary files of unfinished outputs, exit 130.
+/// Ctrl-C and SIGTERM. A command that can stop gracefully (load) sets `onInterrupt`:
+/// the first signal calls it, and the command ends itself with 130. Otherwise, or on a
+/// second signal, temporary files of unfinished outputs are removed and we exit 130.
 /// A closed stdout pipe must not kill us with SIGPIPE: writes then fail with EPIPE.
 enum Interrupts {
     nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+    @MainActor static var onInterrupt: (@MainActor () -> Void)?
+    @MainActor static var interrupted = false
 
     static func install() {
         signal(SIGPIPE, SIG_IGN)
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             source.setEventHandler {
-                OutputFile.pending.removeAll()
-                FileDescriptorSink(fd: STDERR_FILENO).write("\ncatctl: interrupted\n")
-                _exit(ExitStatus.interrupted.rawValue)
+                MainActor.assumeIsolated {
+                    if let graceful = onInterrupt, !interrupted {
+                        interrupted = true
+                        graceful()
+                        return
+                    }
+                    OutputFile.pending.removeAll()
+                    FileDescriptorSink(fd: STDERR_FILENO).write("\ncatctl: interrupted\n")
+                    _exit(ExitStatus.interrupted.rawValue)
+                }
             }
             source.resume()
             sources.append(source)

@@ -1,3 +1,4 @@
+import CatNetwork
 import FilterCore
 import ImageIO
 
@@ -46,6 +47,12 @@ public struct SceneFailure: Error, Equatable, Sendable {
             self.init(status: .usage, message: error.description)
         case let error as ImageIOError:
             self.init(status: Self.status(of: error), message: error.description)
+        case let error as NetworkError:
+            switch error {
+            case .cancelled: self.init(status: .interrupted, message: "cancelled")
+            case .notAnImage: self.init(status: .dataError, message: error.description)
+            default: self.init(status: .unavailable, message: error.description)
+            }
         case is CancellationError:
             self.init(status: .interrupted, message: "cancelled")
         default:

@@ -1,0 +1,130 @@
+// libcurl's easy interface, as libcurl-tutorial and the curl_easy_setopt man page
+// describe it; see include/ccurl_shim.h.
+#include "ccurl_shim.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+static CURLcode set_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static CURLcode set_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static CURLcode set_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+static CURLcode set_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static CURLcode set_write_fn(CURL *h, curl_write_callback f) { return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f); }
+static CURLcode set_xferinfo_fn(CURL *h, curl_xferinfo_callback f) {
+    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f);
+}
+static CURLcode set_headers(CURL *h, struct curl_slist *l) { return curl_easy_setopt(h, CURLOPT_HTTPHEADER, l); }
+
+typedef struct cc_transfer {
+    const cc_request *request;
+    int too_large;
+} cc_transfer;
+
+static size_t cc_write(char *data, size_t size, size_t count, void *userdata) {
+    cc_transfer *t = userdata;
+    size_t length = size * count;
+    if (!t->request->on_data(t->request->context, (const uint8_t *)data, length)) {
+        t->too_large = 1;
+        return 0;  // CURLE_WRITE_ERROR
+    }
+    return length;
+}
+
+static int cc_xferinfo(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+    (void)ultotal;
+    (void)ulnow;
+    cc_transfer *t = userdata;
+    if (!t->request->on_progress) return 0;
+    return t->request->on_progress(t->request->context, (int64_t)dlnow, (int64_t)dltotal);
+}
+
+int cc_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? CC_OK : CC_ERR_OTHER; }
+
+const char *cc_version(void) { return curl_version(); }
+
+static int cc_classify(CURLcode code, const cc_transfer *t) {
+    switch (code) {
+    case CURLE_OK: return CC_OK;
+    case CURLE_OPERATION_TIMEDOUT: return CC_ERR_TIMEOUT;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+        return CC_ERR_CONNECT;
+    case CURLE_ABORTED_BY_CALLBACK: return CC_ERR_ABORTED;
+    case CURLE_FILESIZE_EXCEEDED: return CC_ERR_TOO_LARGE;
+    case CURLE_WRITE_ERROR: return t->too_large ? CC_ERR_TOO_LARGE : CC_ERR_OTHER;
+    case CURLE_UNSUPPORTED_PROTOCOL: return CC_ERR_PROTOCOL;
+    case CURLE_TOO_MANY_REDIRECTS: return CC_ERR_REDIRECTS;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+        return CC_ERR_TLS;
+    default: return CC_ERR_OTHER;
+    }
+}
+
+int cc_perform(const cc_request *r, cc_result *out) {
+    memset(out, 0, sizeof *out);
+    out->retry_after_seconds = -1;
+    CURL *h = curl_easy_init();
+    if (!h) {
+        snprintf(out->error, sizeof out->error, "cannot start libcurl");
+        return CC_ERR_OTHER;
+    }
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    cc_transfer t = {r, 0};
+    struct curl_slist *headers = NULL;
+    for (size_t i = 0; i < r->header_count; i++) headers = curl_slist_append(headers, r->headers[i]);
+
+    set_string(h, CURLOPT_URL, r->url);
+    set_pointer(h, CURLOPT_ERRORBUFFER, errbuf);
+    set_long(h, CURLOPT_NOSIGNAL, 1L);
+    set_long(h, CURLOPT_FOLLOWLOCATION, 1L);
+    set_long(h, CURLOPT_MAXREDIRS, r->max_redirects);
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85.0
+    set_string(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    set_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+    set_long(h, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+    set_long(h, CURLOPT_REDIR_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
+    set_long(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    set_long(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    set_string(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes (gzip, deflate, ...)
+    set_string(h, CURLOPT_USERAGENT, r->user_agent);
+    set_long(h, CURLOPT_CONNECTTIMEOUT_MS, r->connect_timeout_ms);
+    set_long(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+    if (r->max_bytes > 0) set_off_t(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes);
+    if (headers) set_headers(h, headers);
+    set_write_fn(h, cc_write);
+    set_pointer(h, CURLOPT_WRITEDATA, &t);
+    set_long(h, CURLOPT_NOPROGRESS, 0L);
+    set_xferinfo_fn(h, cc_xferinfo);
+    set_pointer(h, CURLOPT_XFERINFODATA, &t);
+
+    CURLcode code = curl_easy_perform(h);
+    out->curl_code = (int)code;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->http_status);
+    char *content_type = NULL;
+    if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type)
+        snprintf(out->content_type, sizeof out->content_type, "%s", content_type);
+    char *effective = NULL;
+    if (curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective)
+        snprintf(out->effective_url, sizeof out->effective_url, "%s", effective);
+#if LIBCURL_VERSION_NUM >= 0x074200  // 7.66.0
+    curl_off_t retry_after = 0;
+    if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+        out->retry_after_seconds = (int64_t)retry_after;
+#endif
+    snprintf(out->error, sizeof out->error, "%s", errbuf[0] ? errbuf : curl_easy_strerror(code));
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(h);
+    return cc_classify(code, &t);
+}

@@ -1,0 +1,174 @@
+import CCURLShim
+import Foundation
+
+/// How the client behaves; the defaults suit a one-off command-line fetch.
+public struct HTTPClientOptions: Sendable {
+    public static let version = "0.1.0"
+
+    public var connectTimeout: Double = 10
+    /// For each attempt, the whole transfer.
+    public var timeout: Double = 30
+    /// Further attempts after a connection failure, 429 or 5xx.
+    public var retries: Int = 2
+    /// First backoff; doubles each retry (Retry-After wins when the server sends one).
+    public var backoff: Double = 0.5
+    /// Longest wait between attempts, whatever Retry-After says.
+    public var maxBackoff: Double = 30
+    public var maxRedirects: Int = 5
+    public var userAgent = "catctl/\(HTTPClientOptions.version)"
+
+    public init() {}
+}
+
+/// A reply.
+public struct HTTPResponse: Sendable {
+    public let status: Int
+    public let body: [UInt8]
+    public let contentType: String?
+    /// After redirects.
+    public let url: String
+}
+
+/// GET over libcurl (CCURLShim): timeouts, redirects (http/https only), gzip/deflate,
+/// TLS verification, a body size limit, retries with backoff, cancellation that aborts
+/// the transfer from libcurl's progress callback.
+public final class HTTPClient: Sendable {
+    public let options: HTTPClientOptions
+
+    private static let initialised: Bool = cc_global_init() == CC_OK
+
+    public init(options: HTTPClientOptions = HTTPClientOptions()) {
+        _ = Self.initialised
+        self.options = options
+    }
+
+    /// Fetches `url`; throws for transport failures and for any status but 2xx.
+    /// `progress(received, expected)` runs on the transfer's thread.
+    public func get(_ url: String, headers: [String] = [], maxBytes: Int,
+                    progress: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }) async throws(NetworkError) -> HTTPResponse {
+        try Self.checkScheme(url)
+        var attempt = 0
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let outcome = await perform(url, headers: headers, maxBytes: maxBytes, progress: progress)
+            switch outcome {
+            case let .success(response):
+                return response
+            case let .failure(error, retryAfter):
+                guard error.isTransient, attempt < options.retries else { throw error }
+                let wait = min(options.maxBackoff, retryAfter ?? options.backoff * Double(1 << attempt))
+                attempt += 1
+                do { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) } catch { throw .cancelled }
+            }
+        }
+    }
+
+    /// Only http:// and https:// URLs.
+    public static func checkScheme(_ url: String) throws(NetworkError) {
+        guard let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased(), url.contains("://") else {
+            throw .invalidURL(url)
+        }
+        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(url: url) }
+    }
+
+    enum Outcome { case success(HTTPResponse), failure(NetworkError, retryAfter: Double?) }
+
+    /// One attempt, on a thread of its own (libcurl blocks), cancelled with the task.
+    private func perform(_ url: String, headers: [String], maxBytes: Int,
+                         progress: @escaping @Sendable (Int64, Int64?) -> Void) async -> Outcome {
+        let transfer = Transfer(maxBytes: maxBytes, progress: progress)
+        let options = self.options
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                Thread.detachNewThread {
+                    continuation.resume(returning: Self.run(url, headers: headers, options: options, transfer: transfer))
+                }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    private static func run(_ url: String, headers: [String], options: HTTPClientOptions, transfer: Transfer) -> Outcome {
+        var result = cc_result()
+        let code: Int32 = url.withCString { cURL in
+            options.userAgent.withCString { agent in
+                withCStrings(headers) { headerPointers in
+                    headerPointers.withUnsafeBufferPointer { hp in
+                        var request = cc_request(
+                            url: cURL, headers: hp.baseAddress, header_count: hp.count, user_agent: agent,
+                            connect_timeout_ms: Int(options.connectTimeout * 1000), timeout_ms: Int(options.timeout * 1000),
+                            max_redirects: options.maxRedirects, max_bytes: Int64(transfer.maxBytes),
+                            on_data: { context, data, length in
+                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().append(data, length) ? 1 : 0
+                            },
+                            on_progress: { context, received, expected in
+                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().report(received, expected) ? 1 : 0
+                            },
+                            context: Unmanaged.passUnretained(transfer).toOpaque())
+                        return withExtendedLifetime(transfer) { cc_perform(&request, &result) }
+                    }
+                }
+            }
+        }
+        let finalURL = withUnsafeBytes(of: result.effective_url) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let shownURL = finalURL.isEmpty ? url : finalURL
+        let reason = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let contentType = withUnsafeBytes(of: result.content_type) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let retryAfter = result.retry_after_seconds >= 0 ? Double(result.retry_after_seconds) : nil
+
+        switch code {
+        case Int32(CC_OK):
+            let status = Int(result.http_status)
+            guard (200...299).contains(status) else {
+                return .failure(.httpStatus(url: shownURL, status: status), retryAfter: retryAfter)
+            }
+            return .success(HTTPResponse(status: status, body: transfer.body, contentType: contentType.isEmpty ? nil : contentType,
+                                         url: shownURL))
+        case Int32(CC_ERR_ABORTED): return .failure(.cancelled, retryAfter: nil)
+        case Int32(CC_ERR_TIMEOUT): return .failure(.timedOut(url: shownURL, seconds: options.timeout), retryAfter: nil)
+        case Int32(CC_ERR_CONNECT): return .failure(.connectionFailed(url: shownURL, reason: reason), retryAfter: nil)
+        case Int32(CC_ERR_TOO_LARGE): return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes), retryAfter: nil)
+        case Int32(CC_ERR_PROTOCOL): return .failure(.unsupportedScheme(url: shownURL), retryAfter: nil)
+        case Int32(CC_ERR_REDIRECTS): return .failure(.tooManyRedirects(url: url), retryAfter: nil)
+        case Int32(CC_ERR_TLS): return .failure(.tls(url: shownURL, reason: reason), retryAfter: nil)
+        default: return .failure(.transfer(url: shownURL, reason: reason), retryAfter: nil)
+        }
+    }
+}
+
+/// The state of one transfer, shared with libcurl's callbacks.
+final class Transfer: @unchecked Sendable {
+    let maxBytes: Int
+    private let progress: @Sendable (Int64, Int64?) -> Void
+    private let lock = NSLock()
+    private var cancelled = false
+    private(set) var body: [UInt8] = []
+
+    init(maxBytes: Int, progress: @escaping @Sendable (Int64, Int64?) -> Void) {
+        self.maxBytes = maxBytes
+        self.progress = progress
+    }
+
+    func cancel() { lock.withLock { cancelled = true } }
+
+    /// false: over the limit, stop.
+    func append(_ data: UnsafePointer<UInt8>?, _ length: Int) -> Bool {
+        guard let data, body.count + length <= maxBytes else { return false }
+        body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        return true
+    }
+
+    /// true: abort (cancelled).
+    func report(_ received: Int64, _ expected: Int64) -> Bool {
+        progress(received, expected > 0 ? expected : nil)
+        return lock.withLock { cancelled }
+    }
+}
+
+/// Runs `body` with C strings for `strings`, valid during the call.
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    return body(duplicates.map { UnsafePointer($0) })
+}

@@ -1,0 +1,48 @@
+/// Everything that can go wrong fetching a cat. `description` names the URL (never a key).
+public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidURL(String)
+    /// Only http and https are ever fetched: also for redirects and URLs in replies.
+    case unsupportedScheme(url: String)
+    case timedOut(url: String, seconds: Double)
+    case connectionFailed(url: String, reason: String)
+    case httpStatus(url: String, status: Int)
+    case tooLarge(url: String, limit: Int)
+    case tooManyRedirects(url: String)
+    case tls(url: String, reason: String)
+    case transfer(url: String, reason: String)
+    /// The provider answered, but not with what a cat API answers.
+    case badReply(provider: String, url: String, reason: String)
+    /// The "image" is not a JPEG or PNG (HTML, JSON, ...).
+    case notAnImage(url: String, contentType: String?, head: [UInt8])
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case let .invalidURL(url): return "invalid URL '\(url)'"
+        case let .unsupportedScheme(url): return "refusing to fetch \(url): only http and https URLs are allowed"
+        case let .timedOut(url, seconds): return "timed out after \(Self.format(seconds)) s fetching \(url)"
+        case let .connectionFailed(url, reason): return "cannot reach \(url): \(reason)"
+        case let .httpStatus(url, status): return "\(url) answered HTTP \(status)"
+        case let .tooLarge(url, limit): return "\(url) is larger than \(limit / 1_048_576) MiB; refused"
+        case let .tooManyRedirects(url): return "too many redirects fetching \(url)"
+        case let .tls(url, reason): return "TLS failure for \(url): \(reason)"
+        case let .transfer(url, reason): return "fetching \(url) failed: \(reason)"
+        case let .badReply(provider, url, reason): return "\(provider) at \(url) did not answer with a cat: \(reason)"
+        case let .notAnImage(url, type, head):
+            let what = type.map { "\($0)" } ?? "starts with " + head.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
+            return "\(url) is not a JPEG or PNG image (\(what))"
+        case .cancelled: return "cancelled"
+        }
+    }
+
+    private static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+
+    /// Worth another try: the network or the server may do better in a moment.
+    var isTransient: Bool {
+        switch self {
+        case .connectionFailed: return true
+        case let .httpStatus(_, status): return status == 429 || (500...599).contains(status)
+        default: return false
+        }
+    }
+}

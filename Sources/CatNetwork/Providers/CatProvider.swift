@@ -1,0 +1,124 @@
+import Foundation
+
+/// Where a cat is: what the provider told us about it.
+public struct CatReference: Sendable, Equatable {
+    public let provider: String
+    public let id: String?
+    /// An http(s) URL, or a file path for the folder provider.
+    public let url: String
+    public let width: Int?
+    public let height: Int?
+
+    public init(provider: String, id: String?, url: String, width: Int? = nil, height: Int? = nil) {
+        self.provider = provider
+        self.id = id
+        self.url = url
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A source of random cats.
+public protocol CatProvider: Sendable {
+    var name: String { get }
+    /// Asks where the next cat is.
+    func locateCat() async throws -> CatReference
+    /// The cat's bytes (checked to be a JPEG or PNG); `progress(received, expected)`.
+    func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8]
+}
+
+/// Limits on what a provider may send.
+public struct ProviderLimits: Sendable {
+    /// A cat is not 2 GiB: the download stops past this.
+    public var maxImageBytes = 50 * 1024 * 1024
+    /// An API reply is a few hundred bytes of JSON.
+    public var maxJSONBytes = 1024 * 1024
+    public init() {}
+}
+
+/// The providers of CLI.md, by name.
+public enum CatProviders {
+    public static let names = ["thecatapi", "cataas", "randomcat", "folder"]
+
+    /// `endpoint`: a URL (a folder for `folder`); nil for the provider's default.
+    public static func make(_ name: String, endpoint: String?, apiKey: String?, client: HTTPClient,
+                            limits: ProviderLimits = ProviderLimits()) -> (any CatProvider)? {
+        switch name {
+        case "thecatapi": return TheCatAPIProvider(endpoint: endpoint, apiKey: apiKey, client: client, limits: limits)
+        case "cataas": return CataasProvider(root: endpoint, client: client, limits: limits)
+        case "randomcat": return RandomCatProvider(endpoint: endpoint, client: client, limits: limits)
+        case "folder": return FolderProvider(directory: endpoint ?? BundledCats.directory() ?? "Resources/cats")
+        default: return nil
+        }
+    }
+}
+
+/// Shared by the HTTP providers: a JSON reply, and an image download.
+protocol HTTPCatProvider: CatProvider {
+    var client: HTTPClient { get }
+    var limits: ProviderLimits { get }
+}
+
+extension HTTPCatProvider {
+    func fetchJSON(_ url: String, headers: [String] = []) async throws -> Any {
+        let reply = try await client.get(url, headers: headers, maxBytes: limits.maxJSONBytes)
+        guard let json = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
+            let kind = reply.contentType.map { " (\($0))" } ?? ""
+            throw NetworkError.badReply(provider: name, url: reply.url, reason: "the reply is not JSON\(kind)")
+        }
+        return json
+    }
+
+    public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
+        try HTTPClient.checkScheme(cat.url)
+        let reply = try await client.get(cat.url, maxBytes: limits.maxImageBytes, progress: progress)
+        try ImageBytes.check(reply.body, url: reply.url, contentType: reply.contentType)
+        return reply.body
+    }
+
+    func bad(_ url: String, _ reason: String) -> NetworkError { .badReply(provider: name, url: url, reason: reason) }
+
+    /// A URL string from a reply, made absolute against `base`, http(s) only.
+    func imageURL(_ value: Any?, base: String, replyURL: String) throws -> String {
+        guard let text = value as? String, !text.isEmpty else { throw bad(replyURL, "no image URL in the reply") }
+        let absolute: String
+        if text.contains("://") {
+            absolute = text
+        } else if let resolved = URL(string: text, relativeTo: URL(string: base.hasSuffix("/") ? base : base + "/")) {
+            absolute = resolved.absoluteString
+        } else {
+            throw NetworkError.invalidURL(text)
+        }
+        try HTTPClient.checkScheme(absolute)
+        return absolute
+    }
+}
+
+enum ImageBytes {
+    /// JPEG (FF D8 FF) or PNG (89 50 4E 47), else notAnImage.
+    static func check(_ body: [UInt8], url: String, contentType: String?) throws(NetworkError) {
+        let jpeg = body.count >= 3 && body[0] == 0xFF && body[1] == 0xD8 && body[2] == 0xFF
+        let png = body.count >= 4 && body[0] == 0x89 && body[1] == 0x50 && body[2] == 0x4E && body[3] == 0x47
+        guard jpeg || png else { throw .notAnImage(url: url, contentType: contentType, head: Array(body.prefix(4))) }
+    }
+}
+
+/// The folder of cats that ships with catctl (Resources/cats), found from the executable.
+public enum BundledCats {
+    /// $CATCTL_CATS_DIR, or the nearest Resources/cats above the executable.
+    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let dir = environment["CATCTL_CATS_DIR"] { return dir }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? "."
+        var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = dir.appendingPathComponent("Resources/cats")
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
+                return candidate.path
+            }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+}

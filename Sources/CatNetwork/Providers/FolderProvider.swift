@@ -1,0 +1,34 @@
+import Foundation
+
+/// A random JPEG or PNG directly inside a folder (by default the bundled Resources/cats),
+/// so `catctl load --provider folder` works offline.
+struct FolderProvider: CatProvider {
+    let name = "folder"
+    let directory: String
+
+    func locateCat() async throws -> CatReference {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
+            throw NetworkError.badReply(provider: name, url: directory, reason: "no such folder")
+        }
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { file in
+            let ext = (file as NSString).pathExtension.lowercased()
+            return ["jpg", "jpeg", "png"].contains(ext) && !file.hasPrefix(".")
+        }.sorted()
+        guard let pick = files.randomElement() else {
+            throw NetworkError.badReply(provider: name, url: directory, reason: "no JPEG or PNG files in it")
+        }
+        let id = (pick as NSString).deletingPathExtension
+        return CatReference(provider: name, id: id, url: (directory as NSString).appendingPathComponent(pick))
+    }
+
+    func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: cat.url) else {
+            throw NetworkError.badReply(provider: name, url: cat.url, reason: "cannot read the file")
+        }
+        progress(Int64(data.count), Int64(data.count))
+        let bytes = Array(data)
+        try ImageBytes.check(bytes, url: cat.url, contentType: nil)
+        return bytes
+    }
+}

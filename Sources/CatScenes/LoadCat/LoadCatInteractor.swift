@@ -1,0 +1,174 @@
+import CatNetwork
+import Foundation
+import ImageIO
+
+/// A cat in hand: the provider's reference, the bytes as downloaded, and its pixels.
+public struct LoadedCat: Sendable {
+    public let reference: CatReference
+    public let bytes: [UInt8]
+    /// Decoded at full size when an edit or a transcode needs it; otherwise possibly at
+    /// reduced size (libjpeg DCT scaling), just enough for the preview.
+    public let image: DecodedImage
+    public let isFullSize: Bool
+    public let preview: PixelBuffer?
+
+    public init(reference: CatReference, bytes: [UInt8], image: DecodedImage, isFullSize: Bool, preview: PixelBuffer?) {
+        self.reference = reference
+        self.bytes = bytes
+        self.image = image
+        self.isFullSize = isFullSize
+        self.preview = preview
+    }
+}
+
+/// How to load: what the presenter needs from the cat.
+public struct LoadCatUseCase: Sendable, Equatable {
+    public var needsFullImage: Bool
+    /// Preview size limits in pixels (columns, text rows × 2); nil: no preview.
+    public var previewSize: (width: Int, height: Int)?
+    public var maxPixels: Int
+
+    public init(needsFullImage: Bool, previewSize: (width: Int, height: Int)?, maxPixels: Int) {
+        self.needsFullImage = needsFullImage
+        self.previewSize = previewSize
+        self.maxPixels = maxPixels
+    }
+
+    public static func == (a: LoadCatUseCase, b: LoadCatUseCase) -> Bool {
+        a.needsFullImage == b.needsFullImage && a.maxPixels == b.maxPixels
+            && a.previewSize?.width == b.previewSize?.width && a.previewSize?.height == b.previewSize?.height
+    }
+}
+
+/// The Load Cat use cases, called by the presenter.
+@MainActor
+public protocol LoadCatInteractorInput: AnyObject {
+    var output: (any LoadCatInteractorOutput)? { get set }
+    /// Finds, downloads and decodes a cat, telling the output as it goes; returns once the
+    /// output has heard the end (image, failure or cancel).
+    func loadCat(_ useCase: LoadCatUseCase) async
+    /// Stops a load under way: the transfer is aborted at once.
+    func cancelLoad()
+    /// Saves the cat: its bytes unchanged when `options.format` is its format, else re-encoded.
+    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws
+}
+
+/// What the interactor reports, in order.
+@MainActor
+public protocol LoadCatInteractorOutput: AnyObject {
+    func didLoadCatURL(_ cat: CatReference)
+    func didReceiveCatBytes(_ received: Int64, expected: Int64?)
+    func didLoadCatImage(_ cat: LoadedCat)
+    func didFailToLoadCat(_ error: any Error)
+    func didCancelLoad()
+}
+
+/// The real interactor: a provider over libcurl (or a folder), libjpeg/libpng.
+@MainActor
+public final class LoadCatInteractor: LoadCatInteractorInput {
+    public weak var output: (any LoadCatInteractorOutput)?
+    private let provider: any CatProvider
+    private var task: Task<Void, Never>?
+
+    public init(provider: any CatProvider) { self.provider = provider }
+
+    public func loadCat(_ useCase: LoadCatUseCase) async {
+        let task = Task { await run(useCase) }
+        self.task = task
+        await task.value
+        self.task = nil
+    }
+
+    public func cancelLoad() { task?.cancel() }
+
+    private func run(_ useCase: LoadCatUseCase) async {
+        let provider = self.provider
+        do {
+            let reference = try await Self.locate(provider)
+            output?.didLoadCatURL(reference)
+
+            // The transfer runs on its own thread; its progress reaches the output in order,
+            // the latest value only when the view is slower than the network.
+            let (progress, sink) = AsyncStream.makeStream(of: LoadCatProgress.self, bufferingPolicy: .bufferingNewest(1))
+            async let download = Self.fetch(provider, reference, sink)
+            for await step in progress { output?.didReceiveCatBytes(step.received, expected: step.expected) }
+            let bytes = try await download
+
+            try Task.checkCancellation()
+            let cat = try await Self.decode(bytes, reference, useCase)
+            try Task.checkCancellation()
+            output?.didLoadCatImage(cat)
+        } catch let error as NetworkError where error == .cancelled {
+            output?.didCancelLoad()
+        } catch is CancellationError {
+            output?.didCancelLoad()
+        } catch {
+            if Task.isCancelled { output?.didCancelLoad() } else { output?.didFailToLoadCat(error) }
+        }
+    }
+
+    @concurrent
+    private static func locate(_ provider: any CatProvider) async throws -> CatReference {
+        try await provider.locateCat()
+    }
+
+    @concurrent
+    private static func fetch(_ provider: any CatProvider, _ reference: CatReference,
+                              _ sink: AsyncStream<LoadCatProgress>.Continuation) async throws -> [UInt8] {
+        defer { sink.finish() }
+        return try await provider.fetchCat(reference) { received, expected in
+            sink.yield(LoadCatProgress(received: received, expected: expected))
+        }
+    }
+
+    /// Full size when needed; else the smallest JPEG DCT scale that still covers the
+    /// preview (1/8 when there is no preview: the decode only proves it is a cat).
+    @concurrent
+    static func decode(_ bytes: [UInt8], _ reference: CatReference, _ useCase: LoadCatUseCase) async throws -> LoadedCat {
+        let name = reference.id.map { "cat \($0)" } ?? reference.url
+        var options = DecodeOptions(maxPixels: useCase.maxPixels)
+        if !useCase.needsFullImage {
+            let probe = try ImageDecoder.decode(bytes, name: name, options: DecodeOptions(maxPixels: useCase.maxPixels,
+                                                                                            scaleDenominator: 8))
+            let wanted = useCase.previewSize?.width ?? 1
+            var scale = 8
+            while scale > 1 && probe.fullWidth / scale < wanted { scale /= 2 }
+            if scale == 8 || probe.format != .jpeg {
+                return try finish(probe, bytes, reference, useCase, full: probe.format != .jpeg)
+            }
+            options.scaleDenominator = scale
+        }
+        let image = try ImageDecoder.decode(bytes, name: name, options: options)
+        return try finish(image, bytes, reference, useCase, full: options.scaleDenominator == 1)
+    }
+
+    nonisolated private static func finish(_ image: DecodedImage, _ bytes: [UInt8], _ reference: CatReference,
+                               _ useCase: LoadCatUseCase, full: Bool) throws -> LoadedCat {
+        var preview: PixelBuffer?
+        if let size = useCase.previewSize {
+            let (w, h) = image.pixels.fittingSize(maxWidth: size.width, maxHeight: size.height)
+            preview = try image.pixels.downsampled(width: w, height: h)
+        }
+        return LoadedCat(reference: reference, bytes: bytes, image: image, isFullSize: full, preview: preview)
+    }
+
+    public func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws {
+        try await Self.save(cat, to: output, options: options, force: force)
+    }
+
+    @concurrent
+    private static func save(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws {
+        try OutputFile.checkCreatable(output, force: force)
+        let name = output == "-" ? "(stdout)" : output
+        if cat.image.format == options.format {
+            try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+                try OutputFile.writeAll(cat.bytes, to: fd, path: name)
+            }
+        } else {
+            let image = cat.isFullSize ? cat.image : try ImageDecoder.decode(cat.bytes, name: name)
+            try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+                try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options)
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import CatNetwork
+import FilterCore
+import Foundation
+import ImageIO
+
+/// The Load Cat scene's logic: asks the interactor for a random cat, tells the view each
+/// step (loading → title → image → done, or error / cancelled), then saves the cat or
+/// hands it, decoded, to the Edit Cat scene.
+@MainActor
+public final class LoadCatPresenter: LoadCatInteractorOutput {
+    private let view: any LoadCatView
+    private let interactor: any LoadCatInteractorInput
+    /// Builds the Edit Cat scene when the cat is to be edited (the router's job).
+    private let makeEditor: () -> EditCatPresenter
+    private var loaded: LoadedCat?
+    private var failure: SceneFailure?
+
+    public init(view: any LoadCatView, interactor: any LoadCatInteractorInput,
+                makeEditor: @escaping () -> EditCatPresenter) {
+        self.view = view
+        self.interactor = interactor
+        self.makeEditor = makeEditor
+    }
+
+    /// Loads one cat and shows, saves or edits it. Returns how the scene ended.
+    public func load(_ request: LoadRequest) async -> ExitStatus {
+        view.updateLoadingState(.loading(provider: request.provider))
+        loaded = nil
+        failure = nil
+        let format: ImageFormat?
+        do {
+            _ = try FilterChain(specs: request.filters)
+            format = try request.outputFormat()
+            guard (1...100).contains(request.quality) else { throw SceneError.usage("--quality must be 1-100") }
+            guard (0...9).contains(request.pngLevel) else { throw SceneError.usage("--png-level must be 0-9") }
+            if let output = request.output, output != "-" { try OutputFile.checkCreatable(output, force: request.force) }
+        } catch {
+            return fail(SceneFailure(error))
+        }
+
+        let transcodes = format != nil && request.filters.isEmpty
+        interactor.output = self
+        await interactor.loadCat(LoadCatUseCase(
+            needsFullImage: !request.filters.isEmpty,
+            previewSize: request.previewColumns.map { (max(8, $0), max(4, request.previewRows * 2)) },
+            maxPixels: request.maxPixels))
+        if let failure { return failure.status }
+        guard let cat = loaded else { return fail(SceneFailure(status: .software, message: "no cat and no error")) }
+
+        if let output = request.output, let format {
+            if !request.filters.isEmpty {
+                let status = await edit(cat, request)
+                guard status == .ok else {
+                    view.updateLoadingState(.failed)
+                    return status
+                }
+            } else if transcodes {
+                view.updateLoadingState(.saving(output: output))
+                do {
+                    try await interactor.saveCat(cat, to: output, options: EncodeOptions(
+                        format: format, jpegQuality: request.quality, pngLevel: request.pngLevel), force: request.force)
+                } catch {
+                    return fail(SceneFailure(error))
+                }
+            }
+        }
+        view.showLoaded(LoadCatResult(provider: cat.reference.provider, id: cat.reference.id, url: cat.reference.url,
+                                      width: cat.image.fullWidth, height: cat.image.fullHeight,
+                                      bytes: cat.bytes.count, output: request.output))
+        view.updateLoadingState(.done)
+        return .ok
+    }
+
+    /// Ctrl-C: stops the transfer; the scene ends as cancelled.
+    public func cancel() { interactor.cancelLoad() }
+
+    /// Hands the decoded cat to the Edit Cat scene: no second download, no second decode.
+    public func edit(_ cat: LoadedCat, _ request: LoadRequest) async -> ExitStatus {
+        let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
+        return await makeEditor().edit(cat.image, EditRequest(
+            input: name, output: request.output ?? "-", filters: request.filters, quality: request.quality,
+            pngLevel: request.pngLevel, force: request.force, maxPixels: request.maxPixels))
+    }
+
+    private func fail(_ failure: SceneFailure) -> ExitStatus {
+        self.failure = failure
+        view.showError(failure)
+        view.updateLoadingState(failure.status == .interrupted ? .cancelled : .failed)
+        return failure.status
+    }
+
+    // MARK: LoadCatInteractorOutput
+
+    public func didLoadCatURL(_ cat: CatReference) {
+        view.updateTitle(LoadCatTitle(provider: cat.provider, id: cat.id, url: cat.url, width: cat.width,
+                                      height: cat.height, bytes: nil))
+        view.updateLoadingState(.downloading)
+    }
+
+    public func didReceiveCatBytes(_ received: Int64, expected: Int64?) {
+        view.updateProgress(LoadCatProgress(received: received, expected: expected))
+    }
+
+    public func didLoadCatImage(_ cat: LoadedCat) {
+        loaded = cat
+        view.updateLoadingState(.decoding)
+        view.updateTitle(LoadCatTitle(provider: cat.reference.provider, id: cat.reference.id, url: cat.reference.url,
+                                      width: cat.image.fullWidth, height: cat.image.fullHeight, bytes: cat.bytes.count))
+        if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
+    }
+
+    public func didFailToLoadCat(_ error: any Error) {
+        _ = fail(SceneFailure(error))
+    }
+
+    public func didCancelLoad() {
+        _ = fail(SceneFailure(status: .interrupted, message: "cancelled"))
+    }
+}

@@ -1,0 +1,78 @@
+import ImageIO
+
+/// What the Load Cat scene shows. Views implement this and hold no logic.
+@MainActor
+public protocol LoadCatView: AnyObject {
+    func updateLoadingState(_ state: LoadCatState)
+    /// Bytes of the cat received so far (and expected, when the server said).
+    func updateProgress(_ progress: LoadCatProgress)
+    /// Who the cat is: known once the provider answered, completed with its size once decoded.
+    func updateTitle(_ title: LoadCatTitle)
+    /// A small version of the cat for the terminal.
+    func updateImage(_ image: LoadCatPreview)
+    /// The end of a successful load (the last thing a script sees).
+    func showLoaded(_ result: LoadCatResult)
+    func showError(_ failure: SceneFailure)
+}
+
+public enum LoadCatState: Equatable, Sendable {
+    case loading(provider: String)
+    case downloading
+    case decoding
+    case saving(output: String)
+    case done
+    case failed
+    case cancelled
+}
+
+public struct LoadCatProgress: Equatable, Sendable {
+    public let received: Int64
+    public let expected: Int64?
+    public init(received: Int64, expected: Int64?) {
+        self.received = received
+        self.expected = expected
+    }
+}
+
+public struct LoadCatTitle: Equatable, Sendable {
+    public let provider: String
+    public let id: String?
+    public let url: String
+    public let width: Int?
+    public let height: Int?
+    public let bytes: Int?
+    public init(provider: String, id: String?, url: String, width: Int?, height: Int?, bytes: Int?) {
+        self.provider = provider
+        self.id = id
+        self.url = url
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+    }
+}
+
+public struct LoadCatPreview: @unchecked Sendable, Equatable {
+    /// Small: one pixel per terminal column, two per text row.
+    public let pixels: PixelBuffer
+    public init(pixels: PixelBuffer) { self.pixels = pixels }
+    public static func == (a: LoadCatPreview, b: LoadCatPreview) -> Bool { a.pixels === b.pixels }
+}
+
+public struct LoadCatResult: Equatable, Sendable {
+    public let provider: String
+    public let id: String?
+    public let url: String
+    public let width: Int
+    public let height: Int
+    public let bytes: Int
+    public let output: String?
+    public init(provider: String, id: String?, url: String, width: Int, height: Int, bytes: Int, output: String?) {
+        self.provider = provider
+        self.id = id
+        self.url = url
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.output = output
+    }
+}

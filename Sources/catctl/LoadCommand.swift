@@ -1,0 +1,117 @@
+import ArgumentParser
+import CatNetwork
+import CatScenes
+import Foundation
+import ImageIO
+import TerminalUI
+
+struct Load: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch a random cat, show it in the terminal, save or edit it.",
+        discussion: """
+            Providers: thecatapi (default; key from --api-key or CATCTL_API_KEY, sent as x-api-key), \
+            cataas, randomcat, and folder (a random JPEG/PNG from --endpoint DIR, by default the \
+            bundled Resources/cats: works offline).
+            Without -o the cat is only shown. With -o FILE the downloaded bytes are kept as they \
+            are when FILE's extension is the cat's format, and re-encoded otherwise. With --filter \
+            the decoded cat goes straight to the edit scene and the result is saved to -o.
+
+            Examples:
+              catctl load
+              catctl load --provider folder -o cat.jpg
+              catctl load --filter sepia -o sepia-cat.png
+            """)
+
+    @Option(help: ArgumentHelp("thecatapi, cataas, randomcat or folder.", valueName: "name"))
+    var provider = "thecatapi"
+
+    @Option(help: ArgumentHelp("The provider's URL (a folder for folder).", valueName: "URL|DIR"))
+    var endpoint: String?
+
+    @Option(name: .customLong("api-key"), help: "thecatapi key (default: CATCTL_API_KEY); never printed.")
+    var apiKey: String?
+
+    @Option(name: [.short, .customLong("output")], help: "Save the cat (or the edited cat) here (.jpg, .jpeg, .png).")
+    var output: String?
+
+    @Option(name: .customLong("filter"), help: ArgumentHelp("Edit the cat with this filter spec; repeat to chain. Needs -o.", valueName: "spec"))
+    var filters: [String] = []
+
+    @Option(help: "JPEG quality, 1-100, when encoding.")
+    var quality: Int = EncodeOptions.defaultJPEGQuality
+
+    @Option(name: .customLong("png-level"), help: "PNG compression level, 0-9, when encoding.")
+    var pngLevel: Int = EncodeOptions.defaultPNGLevel
+
+
+    @Flag(help: "Write JSON lines to stdout (last line: the result).")
+    var json = false
+
+    @Flag(name: .customLong("no-preview"), help: "Do not draw the cat in the terminal.")
+    var noPreview = false
+
+    @Option(help: "Seconds for each HTTP request, connection included.")
+    var timeout: Double = 30
+
+    @Option(help: "Retries after a connection failure, HTTP 429 or 5xx (with backoff, honouring Retry-After).")
+    var retries = 2
+
+    @Option(name: .customLong("max-pixels"), help: "Refuse cats with more pixels than this (default 100000000).")
+    var maxPixels: Int?
+
+    @Option(name: .customLong("max-bytes"), help: "Stop a download larger than this many bytes (default 52428800).")
+    var maxBytes: Int = ProviderLimits().maxImageBytes
+
+    func validate() throws {
+        guard CatProviders.names.contains(provider) else {
+            throw ValidationError("unknown provider '\(provider)'; valid providers: \(CatProviders.names.joined(separator: ", "))")
+        }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard retries >= 0 else { throw ValidationError("--retries must not be negative") }
+        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
+        if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with -o -") }
+    }
+
+    func run() async throws {
+        var options = HTTPClientOptions()
+        options.timeout = timeout
+        options.connectTimeout = min(10, timeout)
+        options.retries = retries
+        let key = apiKey ?? ProcessInfo.processInfo.environment["CATCTL_API_KEY"]
+        var limits = ProviderLimits()
+        limits.maxImageBytes = maxBytes
+        guard let catProvider = CatProviders.make(provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
+                                                  client: HTTPClient(options: options), limits: limits) else {
+            throw ValidationError("unknown provider '\(provider)'")
+        }
+        let request = LoadRequest(provider: provider, endpoint: endpoint, output: output, filters: filters,
+                                  quality: quality, pngLevel: pngLevel,
+                                  maxPixels: try Limits.maxPixels(option: maxPixels))
+        let json = self.json, noPreview = self.noPreview
+        let status = await MainActor.run {
+            let console = Console.standard()
+            var request = request
+            let view: any LoadCatView, editView: any EditCatView
+            if json {
+                view = LoadCatJSONView(console: console)
+                editView = EditCatJSONView(console: console)
+            } else if console.stdoutIsTerminal && output != "-" {
+                view = LoadCatTerminalView(console: console)
+                editView = EditCatTerminalView(console: console)
+                if !noPreview {
+                    request.previewColumns = min(console.columns - 1, 120)
+                    request.previewRows = max(4, console.rows - 6)
+                }
+            } else {
+                view = LoadCatPlainView(console: console)
+                editView = EditCatTerminalView(console: console)
+            }
+            let presenter = Router.makeLoadCat(view: view, interactor: Router.makeLoadCatInteractor(provider: catProvider),
+                                               editView: editView)
+            Interrupts.onInterrupt = { presenter.cancel() }
+            return (presenter, request)
+        }
+        let result = await status.0.load(status.1)
+        try result.finish()
+    }
+}
