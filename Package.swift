@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "TestSupport"]),
-        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "TerminalUI", "TestSupport"]),
+        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "TerminalUI", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
         .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),
     ],

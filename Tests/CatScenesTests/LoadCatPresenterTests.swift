@@ -1,0 +1,171 @@
+import CatNetwork
+import CatScenes
+import FilterCore
+import ImageIO
+import Testing
+import TestSupport
+
+@MainActor
+final class RecordingLoadCatView: LoadCatView {
+    enum Call: Equatable {
+        case state(LoadCatState)
+        case progress(LoadCatProgress)
+        case title(LoadCatTitle)
+        case image(width: Int, height: Int)
+        case loaded(LoadCatResult)
+        case error(SceneFailure)
+    }
+    private(set) var calls: [Call] = []
+    func updateLoadingState(_ state: LoadCatState) { calls.append(.state(state)) }
+    func updateProgress(_ progress: LoadCatProgress) { calls.append(.progress(progress)) }
+    func updateTitle(_ title: LoadCatTitle) { calls.append(.title(title)) }
+    func updateImage(_ image: LoadCatPreview) { calls.append(.image(width: image.pixels.width, height: image.pixels.height)) }
+    func showLoaded(_ result: LoadCatResult) { calls.append(.loaded(result)) }
+    func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
+}
+
+/// Plays a scripted load through the output, as the real interactor would.
+@MainActor
+final class FakeLoadCatInteractor: LoadCatInteractorInput {
+    enum Ending { case image(LoadedCat), failure(any Error), cancelled }
+    weak var output: (any LoadCatInteractorOutput)?
+    let reference: CatReference
+    let ending: Ending
+    private(set) var useCases: [LoadCatUseCase] = []
+    private(set) var saved: [(String, ImageFormat)] = []
+    private(set) var cancelCalls = 0
+
+    init(reference: CatReference, ending: Ending) {
+        self.reference = reference
+        self.ending = ending
+    }
+
+    func loadCat(_ useCase: LoadCatUseCase) async {
+        useCases.append(useCase)
+        output?.didLoadCatURL(reference)
+        output?.didReceiveCatBytes(100, expected: 200)
+        output?.didReceiveCatBytes(200, expected: 200)
+        switch ending {
+        case let .image(cat): output?.didLoadCatImage(cat)
+        case let .failure(error): output?.didFailToLoadCat(error)
+        case .cancelled: output?.didCancelLoad()
+        }
+    }
+
+    func cancelLoad() { cancelCalls += 1 }
+
+    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws {
+        saved.append((output, options.format))
+    }
+}
+
+@MainActor
+@Suite("Load Cat presenter: the exact sequence of view calls")
+struct LoadCatPresenterTests {
+    let reference = CatReference(provider: "thecatapi", id: "abc", url: "https://cats.example/abc.jpg", width: 640, height: 480)
+
+    func cat(preview: Bool = true) throws -> LoadedCat {
+        let pixels = try PixelBuffer(width: 64, height: 48)
+        pixels.fill(r: 100, g: 150, b: 200)
+        let small = try PixelBuffer(width: 16, height: 12)
+        return LoadedCat(reference: reference, bytes: [UInt8](repeating: 1, count: 200),
+                         image: DecodedImage(pixels: pixels, format: .jpeg), isFullSize: true,
+                         preview: preview ? small : nil)
+    }
+
+    func scene(_ interactor: FakeLoadCatInteractor, editor: FakeEditCatInteractor? = nil)
+        -> (LoadCatPresenter, RecordingLoadCatView, RecordingEditCatView) {
+        let view = RecordingLoadCatView(), editView = RecordingEditCatView()
+        let editInteractor = editor ?? FakeEditCatInteractor(image: try! makeImage(width: 1, height: 1))
+        let presenter = Router.makeLoadCat(view: view, interactor: interactor, editView: editView,
+                                           editInteractor: editInteractor)
+        return (presenter, view, editView)
+    }
+
+    @Test func success() async throws {
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
+        let (presenter, view, _) = scene(interactor)
+        let status = await presenter.load(LoadRequest(previewColumns: 80, previewRows: 20))
+        #expect(status == .ok)
+        #expect(view.calls == [
+            .state(.loading(provider: "thecatapi")),
+            .title(LoadCatTitle(provider: "thecatapi", id: "abc", url: reference.url, width: 640, height: 480, bytes: nil)),
+            .state(.downloading),
+            .progress(LoadCatProgress(received: 100, expected: 200)),
+            .progress(LoadCatProgress(received: 200, expected: 200)),
+            .state(.decoding),
+            .title(LoadCatTitle(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48, bytes: 200)),
+            .image(width: 16, height: 12),
+            .loaded(LoadCatResult(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48,
+                                  bytes: 200, output: nil)),
+            .state(.done),
+        ])
+        #expect(interactor.useCases == [LoadCatUseCase(needsFullImage: false, previewSize: (80, 40),
+                                                        maxPixels: DecodeOptions.defaultMaxPixels)])
+        #expect(interactor.saved.isEmpty)
+    }
+
+    @Test func savesWhenAskedTo() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat(preview: false)))
+        let (presenter, view, _) = scene(interactor)
+        let output = dir.appendingPathComponent("cat.png").path
+        #expect(await presenter.load(LoadRequest(output: output)) == .ok)
+        #expect(interactor.saved.map(\.0) == [output] && interactor.saved.map(\.1) == [.png])
+        #expect(view.calls.contains(.state(.saving(output: output))))
+        #expect(view.calls.suffix(2).first == .loaded(LoadCatResult(provider: "thecatapi", id: "abc", url: reference.url,
+                                                                    width: 64, height: 48, bytes: 200, output: output)))
+    }
+
+    @Test("each failure ends with the error and its exit code", arguments: [
+        (NetworkError.httpStatus(url: "https://x/y", status: 404), CatScenes.ExitStatus.unavailable),
+        (NetworkError.timedOut(url: "https://x/y", seconds: 1), .unavailable),
+        (NetworkError.badReply(provider: "cataas", url: "https://x", reason: "the reply is not JSON"), .unavailable),
+        (NetworkError.unsupportedScheme(url: "file:///etc/passwd"), .unavailable),
+        (NetworkError.notAnImage(url: "https://x/page", contentType: "text/html", head: []), .dataError),
+    ])
+    func failures(_ error: NetworkError, _ status: CatScenes.ExitStatus) async throws {
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .failure(error))
+        let (presenter, view, _) = scene(interactor)
+        #expect(await presenter.load(LoadRequest()) == status)
+        #expect(view.calls.suffix(2) == [.error(SceneFailure(status: status, message: error.description)), .state(.failed)])
+        #expect(!view.calls.contains { if case .loaded = $0 { true } else { false } })
+    }
+
+    @Test func cancelled() async throws {
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .cancelled)
+        let (presenter, view, _) = scene(interactor)
+        presenter.cancel()
+        #expect(interactor.cancelCalls == 1)
+        #expect(await presenter.load(LoadRequest()) == .interrupted)
+        #expect(view.calls.suffix(2) == [.error(SceneFailure(status: .interrupted, message: "cancelled")), .state(.cancelled)])
+    }
+
+    @Test func usageErrorsBeforeAnyNetwork() async throws {
+        for request in [LoadRequest(filters: ["sepia"]), LoadRequest(output: "cat.gif"), LoadRequest(filters: ["nope"]),
+                        LoadRequest(output: "x.jpg", quality: 0)] {
+            let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
+            let (presenter, view, _) = scene(interactor)
+            #expect(await presenter.load(request) == .usage)
+            #expect(interactor.useCases.isEmpty)
+            #expect(view.calls.count == 3)
+        }
+    }
+
+    @Test func routerHandsEditCatTheSamePixels() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let loaded = try cat()
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(loaded))
+        let editor = FakeEditCatInteractor(image: try makeImage(width: 1, height: 1))
+        let (presenter, view, editView) = scene(interactor, editor: editor)
+        let output = dir.appendingPathComponent("edited.jpg").path
+        #expect(await presenter.load(LoadRequest(output: output, filters: ["sepia"])) == .ok)
+        #expect(interactor.useCases.first?.needsFullImage == true)
+        // No second download or decode: the edit scene filtered the very buffer the load decoded.
+        #expect(editor.filtered === loaded.image.pixels)
+        #expect(editor.calls.map { "\($0)".prefix(4) } == ["prep", "filt", "save"])
+        #expect(editView.calls.last == .state(.done))
+        #expect(interactor.saved.isEmpty)
+        #expect(view.calls.last == .state(.done))
+    }
+}
