@@ -69,6 +69,21 @@ public struct FilterDefinition: Sendable {
         self.stages = { value in color(value).map { .color($0) } }
     }
 
+    /// The spec that shows off the filter (in `edit --gallery`): the default, unless the
+    /// default leaves the picture unchanged or barely changed.
+    public var showcaseSpec: String {
+        switch name {
+        case "hue-rotate": return "hue-rotate:90"
+        case "saturate": return "saturate:1.8"
+        case "brightness": return "brightness:1.3"
+        case "contrast": return "contrast:1.5"
+        case "blur": return "blur:3"
+        case "sharpen": return "sharpen:2"
+        case "vignette": return "vignette:0.8"
+        default: return name
+        }
+    }
+
     /// `sepia[:AMOUNT]`, `mono`.
     public var usage: String {
         parameter.placeholder.map { "\(name)[:\($0)]" } ?? name

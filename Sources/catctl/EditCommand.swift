@@ -6,7 +6,7 @@ import TerminalUI
 
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply a chain of filters to a JPEG or PNG and save the result.",
+        abstract: "Apply a chain of filters to a JPEG or PNG and save the result (or a gallery of every filter).",
         discussion: """
             Filters run in the order given, in one pass over the pixels. See `catctl filters` \
             for the names; a spec is NAME or NAME:VALUE (sepia, sepia:0.6, hue-rotate:90deg, \
@@ -19,10 +19,14 @@ struct Edit: AsyncParsableCommand {
               catctl edit --filter sepia Resources/cats/chelsea.jpg sepia-cat.png
               catctl edit --filter saturate:1.4 --filter contrast:1.1 in.jpg out.jpg --quality 85
               cat in.png | catctl edit --filter invert - - > out.png
+              catctl edit --gallery Resources/cats/chelsea.jpg gallery.png
             """)
 
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec, NAME or NAME:VALUE; repeat to chain.", valueName: "spec"))
     var filters: [String] = []
+
+    @Flag(help: "Write one contact sheet with every named filter applied to INPUT (in the order of `catctl filters`).")
+    var gallery = false
 
     @Argument(help: "The image to edit (JPEG or PNG), or - for standard input.")
     var input: String
@@ -53,7 +57,8 @@ struct Edit: AsyncParsableCommand {
     var threads: Int?
 
     func validate() throws {
-        if filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
+        if gallery && !filters.isEmpty { throw ValidationError("--gallery applies every filter; it takes no --filter") }
+        if !gallery && filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`), or --gallery") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with OUTPUT -") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
     }
@@ -63,12 +68,15 @@ struct Edit: AsyncParsableCommand {
             input: input, output: output, filters: filters, format: format, quality: quality, pngLevel: pngLevel,
             force: force, maxPixels: try Limits.maxPixels(option: maxPixels))
         let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let json = self.json
-        let status = await MainActor.run {
+        let json = self.json, gallery = self.gallery, output = self.output
+        let (presenter, columns) = await MainActor.run {
             let console = Console.standard()
             let view: any EditCatView = json ? EditCatJSONView(console: console) : EditCatTerminalView(console: console)
-            return Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads))
-        }.edit(request)
+            let preview = !json && console.stdoutIsTerminal && output != "-"
+            return (Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads)),
+                    preview ? min(console.columns, 160) : nil)
+        }
+        let status = gallery ? await presenter.gallery(request, previewColumns: columns) : await presenter.edit(request)
         try status.finish()
     }
 }

@@ -145,3 +145,17 @@ struct EditCommandTests {
         #expect(edit.stdoutText.contains("--filter") && edit.stdoutText.contains("--png-level"))
     }
 }
+
+@Suite("catctl edit --gallery, end to end")
+struct GalleryCommandTests {
+    @Test func writesOneContactSheet() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("sheet.png").path
+        let result = try Catctl.run(["edit", "--gallery", "--json", Fixtures.path("photos/chelsea.png"), out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let sheet = try ImageDecoder.decode(try InputFile.read(out), name: out).pixels
+        #expect(sheet.width == 6 * 212 + 12 && sheet.height == 3 * (133 + 30 + 12) + 12)
+        #expect(result.stdoutLines.last?.contains(#""event":"saved""#) == true)
+        #expect(try Catctl.run(["edit", "--gallery", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), out]).status == 64)
+    }
+}

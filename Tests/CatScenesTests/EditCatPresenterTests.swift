@@ -125,3 +125,36 @@ struct EditCatPresenterTests {
         #expect(view.calls[1] == .imageInfo(EditCatImageInfo(input: "cat 42", format: "png", width: 8, height: 2)))
     }
 }
+
+@MainActor
+@Suite("Edit Cat gallery")
+struct EditCatGalleryTests {
+    @Test func contactSheetOfEveryFilterInOrder() async throws {
+        let interactor = FakeEditCatInteractor(image: try makeImage(width: 400, height: 300))
+        let view = RecordingEditCatView()
+        let clock = SteppingClock()
+        let presenter = EditCatPresenter(view: view, interactor: interactor, now: { clock.now() })
+        let status = await presenter.gallery(EditRequest(input: "cat.jpg", output: "sheet.png", filters: []), previewColumns: 130)
+        #expect(status == .ok)
+        let specs = FilterRegistry.all.map(\.showcaseSpec)
+        #expect(specs.count == FilterRegistry.names.count && specs.first == "mono" && specs.contains("hue-rotate:90"))
+        #expect(interactor.calls.map { "\($0)".prefix(4) } == ["prep", "load", "cont", "save"])
+        #expect(interactor.calls[2] == .contactSheet(chains: specs.count, previewWidth: (130 - 6) / 6))
+        guard case let .gallery(gallery) = view.calls[2] else { Issue.record("\(view.calls)"); return }
+        #expect(gallery.specs == specs && gallery.columns == 6 && gallery.tiles.count == specs.count)
+        #expect(gallery.tiles.allSatisfy { $0.width <= (130 - 6) / 6 })
+        // 200x150 tiles, 6 columns, 3 rows, 12 px padding, 30 px labels.
+        #expect(view.calls[3] == .saved(EditCatResult(input: "cat.jpg", output: "sheet.png", width: 6 * 212 + 12,
+                                                      height: 3 * (150 + 30 + 12) + 12, filters: specs,
+                                                      milliseconds: 25, isGallery: true)))
+        #expect(view.calls.last == .state(.done))
+    }
+
+    @Test func noPreviewWithoutATerminal() async throws {
+        let interactor = FakeEditCatInteractor(image: try makeImage(width: 40, height: 30))
+        let view = RecordingEditCatView()
+        #expect(await EditCatPresenter(view: view, interactor: interactor)
+            .gallery(EditRequest(input: "a.png", output: "b.jpg", filters: []), previewColumns: nil) == .ok)
+        #expect(!view.calls.contains { if case .gallery = $0 { true } else { false } })
+    }
+}

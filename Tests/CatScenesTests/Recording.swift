@@ -9,6 +9,7 @@ final class RecordingEditCatView: EditCatView {
         case state(EditCatState)
         case progress(EditCatProgress)
         case imageInfo(EditCatImageInfo)
+        case gallery(EditCatGallery)
         case saved(EditCatResult)
         case error(SceneFailure)
     }
@@ -18,6 +19,7 @@ final class RecordingEditCatView: EditCatView {
     func updateProcessingState(_ state: EditCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: EditCatProgress) { calls.append(.progress(progress)) }
     func showImageInfo(_ info: EditCatImageInfo) { calls.append(.imageInfo(info)) }
+    func showGallery(_ gallery: EditCatGallery) { calls.append(.gallery(gallery)) }
     func showSaved(_ result: EditCatResult) { calls.append(.saved(result)) }
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
 }
@@ -30,6 +32,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         case load(String, maxPixels: Int)
         case filter([String])
         case save(output: String, format: ImageFormat, quality: Int, level: Int)
+        case contactSheet(chains: Int, previewWidth: Int?)
     }
 
     let image: DecodedImage
@@ -63,6 +66,12 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         let result = try chain.applyReference(to: image)
         filtered = result
         return result
+    }
+
+    func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
+        calls.append(.contactSheet(chains: chains.count, previewWidth: previewWidth))
+        try fail(at: .filter)
+        return try await EditCatInteractor(threads: 1).makeContactSheet(of: image, chains: chains, previewWidth: previewWidth)
     }
 
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {

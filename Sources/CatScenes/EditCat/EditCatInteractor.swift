@@ -9,6 +9,9 @@ public protocol EditCatInteractorInput: Sendable {
     func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
     func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
+    /// One contact sheet: every chain applied to a thumbnail of `image`, labelled; and a
+    /// smaller preview of each tile, `previewWidth` pixels wide, when asked for.
+    func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
 }
 
 /// The real interactor: files, libjpeg/libpng and the filter core, off the main actor.
@@ -33,6 +36,11 @@ public struct EditCatInteractor: EditCatInteractorInput {
     @concurrent
     public func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
         try chain.apply(to: image, threads: threads)
+    }
+
+    @concurrent
+    public func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
+        try ContactSheet.make(of: image, chains: chains, previewWidth: previewWidth, threads: threads)
     }
 
     @concurrent

@@ -36,6 +36,32 @@ public final class EditCatPresenter {
         await run(request) { _, _ in image }
     }
 
+    /// `edit --gallery`: one contact sheet with every named filter (in the order of
+    /// `catctl filters`) applied to `request.input`; `previewColumns`: the terminal's width
+    /// for a preview of the tiles, nil for none.
+    public func gallery(_ request: EditRequest, previewColumns: Int?) async -> ExitStatus {
+        view.updateProcessingState(.processing)
+        let start = now()
+        do {
+            let specs = FilterRegistry.all.map(\.showcaseSpec)
+            let chains = try specs.map { spec throws(FilterError) in try FilterChain(specs: [spec]) }
+            let encodeOptions = try request.encodeOptions()
+            let decoded = try await prepare(request) { interactor, options in
+                try await interactor.loadImage(from: request.input, options: options)
+            }
+            let columns = max(1, min(ContactSheet.maxColumns, chains.count))
+            let previewWidth = previewColumns.map { max(6, ($0 - columns) / columns) }
+            let contact = try await interactor.makeContactSheet(of: decoded.pixels, chains: chains, previewWidth: previewWidth)
+            if !contact.previews.isEmpty {
+                view.showGallery(EditCatGallery(specs: specs, tiles: contact.previews, columns: contact.columns))
+            }
+            try await interactor.save(contact.sheet, to: request.output, options: encodeOptions)
+            return finish(request, contact.sheet, specs: specs, start: start, gallery: true)
+        } catch {
+            return fail(error)
+        }
+    }
+
     private func run(_ request: EditRequest,
                      source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async -> ExitStatus {
         view.updateProcessingState(.processing)
@@ -43,12 +69,7 @@ public final class EditCatPresenter {
         do {
             let chain = try FilterChain(specs: request.filters)
             let encodeOptions = try request.encodeOptions()
-            try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
-
-            let decoded = try await source(interactor, DecodeOptions(maxPixels: request.maxPixels))
-            let image = decoded.pixels
-            view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
-                                                width: image.width, height: image.height))
+            let image = try await prepare(request, source: source).pixels
 
             let showsProgress = image.pixelCount >= Self.progressThreshold
             if showsProgress {
@@ -60,19 +81,36 @@ public final class EditCatPresenter {
                 view.updateProgress(EditCatProgress(step: 2, totalSteps: 2, label: "encoding \(request.output)"))
             }
             try await interactor.save(filtered, to: request.output, options: encodeOptions)
-
-            let elapsed = now() - start
-            view.showSaved(EditCatResult(
-                input: request.input, output: request.output, width: filtered.width, height: filtered.height,
-                filters: chain.specs,
-                milliseconds: Int((elapsed / .milliseconds(1)).rounded())))
-            view.updateProcessingState(.done)
-            return .ok
+            return finish(request, filtered, specs: chain.specs, start: start)
         } catch {
-            let failure = SceneFailure(error)
-            view.showError(failure)
-            view.updateProcessingState(.failed)
-            return failure.status
+            return fail(error)
         }
+    }
+
+    /// Checks the output can be written, gets the image, shows what it is.
+    private func prepare(_ request: EditRequest,
+                         source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async throws -> DecodedImage {
+        try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
+        let decoded = try await source(interactor, DecodeOptions(maxPixels: request.maxPixels))
+        view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
+                                            width: decoded.pixels.width, height: decoded.pixels.height))
+        return decoded
+    }
+
+    private func finish(_ request: EditRequest, _ image: PixelBuffer, specs: [String], start: Duration,
+                        gallery: Bool = false) -> ExitStatus {
+        let elapsed = now() - start
+        view.showSaved(EditCatResult(input: request.input, output: request.output, width: image.width,
+                                     height: image.height, filters: specs,
+                                     milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery))
+        view.updateProcessingState(.done)
+        return .ok
+    }
+
+    private func fail(_ error: any Error) -> ExitStatus {
+        let failure = SceneFailure(error)
+        view.showError(failure)
+        view.updateProcessingState(.failed)
+        return failure.status
     }
 }

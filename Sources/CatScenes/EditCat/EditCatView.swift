@@ -1,3 +1,5 @@
+import ImageIO
+
 /// What the Edit Cat scene shows. Views implement this and hold no logic: they render
 /// what they are told, in the order they are told (terminal, JSON lines, tests).
 @MainActor
@@ -7,8 +9,29 @@ public protocol EditCatView: AnyObject {
     func updateProgress(_ progress: EditCatProgress)
     /// The decoded input.
     func showImageInfo(_ info: EditCatImageInfo)
+    /// `edit --gallery`: small versions of every tile of the contact sheet, for the terminal.
+    func showGallery(_ gallery: EditCatGallery)
     func showSaved(_ result: EditCatResult)
     func showError(_ failure: SceneFailure)
+}
+
+public struct EditCatGallery: @unchecked Sendable, Equatable {
+    /// The filter spec of each tile, in the order of `catctl filters`.
+    public let specs: [String]
+    /// One small picture per tile (may be empty when no preview was asked for).
+    public let tiles: [PixelBuffer]
+    public let columns: Int
+
+    public init(specs: [String], tiles: [PixelBuffer], columns: Int) {
+        self.specs = specs
+        self.tiles = tiles
+        self.columns = columns
+    }
+
+    public static func == (a: EditCatGallery, b: EditCatGallery) -> Bool {
+        a.specs == b.specs && a.columns == b.columns && a.tiles.count == b.tiles.count
+            && zip(a.tiles, b.tiles).allSatisfy { $0 === $1 }
+    }
 }
 
 public enum EditCatState: Equatable, Sendable {
@@ -52,13 +75,17 @@ public struct EditCatResult: Equatable, Sendable {
     public let height: Int
     public let filters: [String]
     public let milliseconds: Int
+    /// A contact sheet of `filters` side by side, not a chain of them.
+    public let isGallery: Bool
 
-    public init(input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int) {
+    public init(input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int,
+                isGallery: Bool = false) {
         self.input = input
         self.output = output
         self.width = width
         self.height = height
         self.filters = filters
         self.milliseconds = milliseconds
+        self.isGallery = isGallery
     }
 }

@@ -19,9 +19,30 @@ public final class EditCatTerminalView: EditCatView {
 
     public func showImageInfo(_ info: EditCatImageInfo) {}
 
+    /// The tiles side by side, a row of the sheet at a time, each filter's spec under its tile.
+    public func showGallery(_ gallery: EditCatGallery) {
+        clearProgress()
+        var out = ""
+        for start in stride(from: 0, to: gallery.tiles.count, by: gallery.columns) {
+            let tiles = Array(gallery.tiles[start..<min(start + gallery.columns, gallery.tiles.count)])
+            let pictures = tiles.map { TerminalPicture.lines($0, depth: console.colorDepth) }
+            for line in 0..<(pictures.map(\.count).max() ?? 0) {
+                out += pictures.enumerated().map { i, rows in
+                    line < rows.count ? rows[line] : String(repeating: " ", count: tiles[i].width)
+                }.joined(separator: " ") + "\n"
+            }
+            out += tiles.enumerated().map { i, tile in
+                let name = String(gallery.specs[start + i].prefix(tile.width))
+                let left = (tile.width - name.count) / 2
+                return String(repeating: " ", count: left) + name + String(repeating: " ", count: tile.width - name.count - left)
+            }.joined(separator: " ") + "\n"
+        }
+        console.stdout.write(out)
+    }
+
     public func showSaved(_ result: EditCatResult) {
         clearProgress()
-        let filters = result.filters.joined(separator: " → ")
+        let filters = result.isGallery ? "gallery of \(result.filters.count) filters" : result.filters.joined(separator: " → ")
         let output = result.output == "-" ? "stdout" : result.output
         console.stderr.write("saved \(output): \(result.width)x\(result.height), \(filters), \(result.milliseconds) ms\n")
     }

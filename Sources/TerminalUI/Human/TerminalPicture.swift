@@ -4,8 +4,14 @@ import ImageIO
 /// upper half block "▀" in the top pixel's colour over the bottom pixel's colour.
 public enum TerminalPicture {
     public static func render(_ image: PixelBuffer, depth: ColorDepth) -> String {
-        var out = ""
+        lines(image, depth: depth).map { $0 + "\n" }.joined()
+    }
+
+    /// One string per text row (each ends with a colour reset), `image.width` cells wide.
+    public static func lines(_ image: PixelBuffer, depth: ColorDepth) -> [String] {
+        var lines: [String] = []
         for y in stride(from: 0, to: image.height, by: 2) {
+            var out = ""
             var last: (String, String) = ("", "")
             for x in 0..<image.width {
                 let top = image.pixel(x, y)
@@ -19,9 +25,10 @@ public enum TerminalPicture {
                     out += "▀"
                 }
             }
-            out += depth == .none ? "\n" : "\u{1B}[0m\n"
+            if depth != .none { out += "\u{1B}[0m" }
+            lines.append(out)
         }
-        return out
+        return lines
     }
 
     static func code(_ p: (UInt8, UInt8, UInt8, UInt8), depth: ColorDepth, foreground: Bool) -> String {

@@ -24,6 +24,11 @@ public final class EditCatJSONView: EditCatView {
                    ("width", .int(info.width)), ("height", .int(info.height))])
     }
 
+    public func showGallery(_ gallery: EditCatGallery) {
+        json.emit([("event", .string("gallery")), ("filters", .array(gallery.specs.map { .string($0) })),
+                   ("columns", .int(gallery.columns))])
+    }
+
     public func showSaved(_ result: EditCatResult) {
         json.emit([("event", .string("saved")), ("input", .string(result.input)), ("output", .string(result.output)),
                    ("width", .int(result.width)), ("height", .int(result.height)),

@@ -1,0 +1,35 @@
+import ImageIO
+import Testing
+import TestSupport
+
+@Suite("Drawing, resampling")
+struct DrawingTests {
+    @Test func drawingClipsToTheBuffer() throws {
+        let image = try PixelBuffer(width: 10, height: 6)
+        image.fill(r: 0, g: 0, b: 0)
+        image.fill(x: -5, y: -5, width: 3, height: 3, color: (255, 0, 0))  // wholly outside
+        image.fill(x: 8, y: 4, width: 10, height: 10, color: (255, 0, 0))   // partly outside
+        #expect(image.pixel(9, 5) == (255, 0, 0, 255) && image.pixel(7, 5) == (0, 0, 0, 255))
+        BitmapFont.draw("HUE-ROTATE:90", into: image, x: 2, y: -3, scale: 2, color: (1, 2, 3))
+        image.paste(try PixelBuffer.random(width: 4, height: 4, seed: 1), x: 8, y: -2)
+        #expect(BitmapFont.width("AB", scale: 2) == 22)
+    }
+
+    @Test func textIsDrawn() throws {
+        let image = try PixelBuffer(width: 40, height: 10)
+        image.fill(r: 0, g: 0, b: 0)
+        BitmapFont.draw("mono", into: image, x: 1, y: 1, scale: 1, color: (255, 255, 255))
+        let lit = image.packedRGBA().enumerated().filter { $0.offset % 4 == 0 && $0.element == 255 }.count
+        #expect(lit > 20)
+    }
+
+    @Test func downsamplingAverages() throws {
+        let image = try PixelBuffer(width: 4, height: 2)
+        for x in 0..<4 { for y in 0..<2 { let v: UInt8 = x < 2 ? 0 : 200; image.row(y)[4 * x] = v; image.row(y)[4 * x + 1] = v; image.row(y)[4 * x + 2] = v; image.row(y)[4 * x + 3] = 255 } }
+        let small = try image.downsampled(width: 2, height: 1)
+        #expect(small.pixel(0, 0) == (0, 0, 0, 255) && small.pixel(1, 0) == (200, 200, 200, 255))
+        let odd = try image.downsampled(width: 3, height: 1)
+        #expect(odd.pixel(1, 0).0 == 100)
+        #expect(image.fittingSize(maxWidth: 2, maxHeight: 100) == (2, 1))
+    }
+}
