@@ -19,12 +19,14 @@ let package = Package(
                        providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(name: "CLibZ", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CLibCURL", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG"]),
-        .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
+        .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // Pixel kernels of the filter core.
         .target(name: "CFilterKernels",

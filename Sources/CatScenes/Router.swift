@@ -18,6 +18,10 @@ public enum Router {
                          makeEditor: { makeEditCat(view: editView, interactor: editInteractor) })
     }
 
+    public static func makeBatch(view: any BatchView, interactor: any BatchInteractorInput) -> BatchPresenter {
+        BatchPresenter(view: view, interactor: interactor)
+    }
+
     /// The real Load Cat interactor for a provider.
     public static func makeLoadCatInteractor(provider: any CatProvider) -> LoadCatInteractor {
         LoadCatInteractor(provider: provider)

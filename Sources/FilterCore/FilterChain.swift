@@ -206,10 +206,3 @@ enum Strips {
         }
     }
 }
-
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    /// Returns the current value and adds one.
-    func increment() -> Int { lock.withLock { defer { value += 1 }; return value } }
-}

@@ -18,7 +18,7 @@ struct Catctl: AsyncParsableCommand {
             service failure, 73 cannot create output, 74 write error, 130 interrupted.
             """,
         version: version,
-        subcommands: [Load.self, Edit.self, Filters.self, Bench.self]
+        subcommands: [Load.self, Edit.self, Batch.self, Filters.self, Bench.self]
     )
 
     static func main() async {

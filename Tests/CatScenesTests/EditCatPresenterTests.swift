@@ -29,7 +29,7 @@ struct EditCatPresenterTests {
             .prepare(output: "out.png", input: "cat.jpg", force: false),
             .load("cat.jpg", maxPixels: DecodeOptions.defaultMaxPixels),
             .filter(["sepia", "invert:0.5"]),
-            .save(output: "out.png", format: .png, quality: 90, level: 6),
+            .save(output: "out.png", format: .png, quality: 90, level: 3),
         ])
         // sepia then invert(0.5) of (100,150,200): everything becomes 127.5 → 128
         let pixel = try #require(interactor.filtered).pixel(0, 0)
@@ -51,7 +51,7 @@ struct EditCatPresenterTests {
                                  filters: ["mono"], milliseconds: 25)),
             .state(.done),
         ])
-        #expect(interactor.calls.last == .save(output: "big.jpg", format: .jpeg, quality: 80, level: 6))
+        #expect(interactor.calls.last == .save(output: "big.jpg", format: .jpeg, quality: 80, level: 3))
         #expect(interactor.calls.first == .prepare(output: "big.jpg", input: "big.jpg", force: true))
     }
 
@@ -90,7 +90,7 @@ struct EditCatPresenterTests {
             let interactor = FakeEditCatInteractor(image: try makeImage(width: 4, height: 4))
             let (presenter, _) = scene(interactor)
             #expect(await presenter.edit(EditRequest(input: "a.png", output: output, filters: ["mono"], format: format)) == .ok)
-            #expect(interactor.calls.last == .save(output: output, format: expected, quality: 90, level: 6))
+            #expect(interactor.calls.last == .save(output: output, format: expected, quality: 90, level: 3))
         }
     }
 

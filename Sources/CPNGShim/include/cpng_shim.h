@@ -12,7 +12,6 @@ enum {
     CP_ERR_CORRUPT = 1,     // libpng reported an error in the data
     CP_ERR_TRUNCATED = 2,   // the data ended early
     CP_ERR_NOMEM = 4,
-    CP_ERR_IO = 5,          // a write to the output descriptor failed (see cp_encoder_errno)
     CP_ERR_STATE = 6,
 };
 
@@ -39,15 +38,31 @@ int cp_decoder_read_image(cp_decoder *decoder, uint8_t *dst, size_t stride);
 int cp_decoder_finish(cp_decoder *decoder);
 const char *cp_decoder_message(const cp_decoder *decoder);
 
-typedef struct cp_encoder cp_encoder;
 
-cp_encoder *cp_encoder_create(void);
-// Starts an 8-bit RGB or RGBA PNG of RGBA8 rows written to `fd`; level 0-9.
-int cp_encoder_start(cp_encoder *encoder, int fd, uint32_t width, uint32_t height, int keep_alpha, int level);
-int cp_encoder_write_rows(cp_encoder *encoder, const uint8_t *src, size_t stride, uint32_t rows);
-int cp_encoder_finish(cp_encoder *encoder);
-void cp_encoder_destroy(cp_encoder *encoder);
-const char *cp_encoder_message(const cp_encoder *encoder);
-int cp_encoder_errno(const cp_encoder *encoder);
+// ---------------------------------------------------------------- parallel PNG encoding
+// The pieces of a pigz-style PNG encoder: the image is cut into stripes of rows that are
+// filtered and deflated independently (on several threads), each stripe ending with a
+// sync flush, so their outputs joined are one zlib stream; the Adler-32 values are
+// combined. The Swift side (ImageIO/ParallelPNGEncoder.swift) runs and joins them.
+
+// Bytes of filtered scanlines for `rows` rows: a filter byte + width*channels bytes each.
+size_t cp_scanline_bytes(uint32_t width, int channels, uint32_t rows);
+
+// Filters rows [first, first + count) of an RGBA8 image (channels 4: RGBA, 3: RGB, alpha
+// dropped) into `out`, choosing for each row the filter (None, Sub, Up, Average, Paeth)
+// whose output has the smallest sum of absolute values, as libpng's adaptive filtering
+// does. Row first - 1 is read when first > 0.
+void cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,
+                    int channels, uint8_t *out);
+
+// Raw-deflates `length` bytes at `level` (0-9) with `dictionary` (the up to 32 KiB of
+// stream data before this piece, or NULL), ending with a sync flush, or with the final
+// block when `last`. *out is malloc'd (free it); *adler is the Adler-32 of the input.
+// Returns CP_OK or CP_ERR_NOMEM.
+int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictionary, size_t dictionary_length,
+                     int level, int last, uint8_t **out, size_t *out_length, uint32_t *adler);
+
+uint32_t cp_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
+uint32_t cp_crc32(uint32_t crc, const uint8_t *data, size_t length);
 
 #endif

@@ -1,0 +1,64 @@
+/// What the Batch scene shows. Views implement this and hold no logic.
+@MainActor
+public protocol BatchView: AnyObject {
+    /// The inputs are known: how many files this run (this shard) will process.
+    func showPlan(_ plan: BatchPlan)
+    func updateProgress(_ progress: BatchProgress)
+    /// One file finished, written or failed.
+    func showFileResult(_ result: BatchFileResult)
+    /// The end: the last thing a script sees.
+    func showSummary(_ summary: BatchSummary)
+    /// The batch could not run at all (usage, output folder).
+    func showError(_ failure: SceneFailure)
+}
+
+public struct BatchPlan: Equatable, Sendable {
+    public let files: Int
+    /// Inputs left to other shards.
+    public let skipped: Int
+    public init(files: Int, skipped: Int) {
+        self.files = files
+        self.skipped = skipped
+    }
+}
+
+public struct BatchProgress: Equatable, Sendable {
+    public let done: Int
+    public let total: Int
+    public let megapixelsPerSecond: Double
+    /// Seconds left at this pace; nil until a file is done.
+    public let remainingSeconds: Double?
+    public init(done: Int, total: Int, megapixelsPerSecond: Double, remainingSeconds: Double?) {
+        self.done = done
+        self.total = total
+        self.megapixelsPerSecond = megapixelsPerSecond
+        self.remainingSeconds = remainingSeconds
+    }
+}
+
+public struct BatchFileResult: Equatable, Sendable {
+    public let input: String
+    public let output: String
+    public let error: String?
+    public let milliseconds: Int
+    public var ok: Bool { error == nil }
+    public init(input: String, output: String, error: String?, milliseconds: Int) {
+        self.input = input
+        self.output = output
+        self.error = error
+        self.milliseconds = milliseconds
+    }
+}
+
+public struct BatchSummary: Equatable, Sendable {
+    public let ok: Int
+    public let failed: Int
+    public let seconds: Double
+    public let interrupted: Bool
+    public init(ok: Int, failed: Int, seconds: Double, interrupted: Bool) {
+        self.ok = ok
+        self.failed = failed
+        self.seconds = seconds
+        self.interrupted = interrupted
+    }
+}

@@ -1,0 +1,36 @@
+import CatScenes
+import Foundation
+
+/// `batch --json`: one `file` line per file, then `summary` (CLI.md).
+@MainActor
+public final class BatchJSONView: BatchView {
+    private let json: JSONLineWriter
+    private let stderr: any TextSink
+
+    public init(console: Console) {
+        json = JSONLineWriter(sink: console.stdout)
+        stderr = console.stderr
+    }
+
+    public func showPlan(_ plan: BatchPlan) {}
+    public func updateProgress(_ progress: BatchProgress) {}
+
+    public func showFileResult(_ result: BatchFileResult) {
+        var pairs: [(String, JSONValue)] = [("event", .string("file")), ("input", .string(result.input)),
+                                            ("output", .string(result.output)), ("ok", .bool(result.ok))]
+        if let error = result.error { pairs.append(("error", .string(error))) }
+        pairs.append(("ms", .int(result.milliseconds)))
+        json.emit(pairs)
+    }
+
+    public func showSummary(_ summary: BatchSummary) {
+        json.emit([("event", .string("summary")), ("ok", .int(summary.ok)), ("failed", .int(summary.failed)),
+                   ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+                   ("interrupted", .bool(summary.interrupted))])
+    }
+
+    public func showError(_ failure: SceneFailure) {
+        stderr.write("catctl: \(failure.message)\n")
+        json.emitError(code: failure.status.rawValue, message: failure.message)
+    }
+}
