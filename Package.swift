@@ -44,7 +44,7 @@ let package = Package(
 
         // Fixture paths, random images, a process runner: shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ImageIO"], path: "Tests/TestSupport"),
-        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "TestSupport"]),
         .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "TerminalUI", "TestSupport"]),

@@ -40,8 +40,8 @@ struct cp_decoder {
     cp_error err;
     uint8_t *data;
     size_t length, offset;
-    int header_read, image_read;
-    uint32_t height;
+    int header_read, image_read, interlaced;
+    uint32_t height, next_row;
     png_bytep *rows;
 };
 
@@ -106,6 +106,7 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
 
     d->header_read = 1;
     d->height = height;
+    d->interlaced = interlace != PNG_INTERLACE_NONE;
     out->width = width;
     out->height = height;
     out->bit_depth = bit_depth;
@@ -125,6 +126,18 @@ int cp_decoder_read_image(cp_decoder *d, uint8_t *dst, size_t stride) {
     for (uint32_t y = 0; y < d->height; y++) d->rows[y] = dst + (size_t)y * stride;
     png_read_image(d->png, d->rows);
     d->image_read = 1;
+    return CP_OK;
+}
+
+int cp_decoder_read_rows(cp_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
+    if (!d->header_read || d->image_read || d->interlaced || d->next_row + rows > d->height) {
+        cp_record(&d->err, CP_ERR_STATE, "out of order");
+        return CP_ERR_STATE;
+    }
+    if (setjmp(png_jmpbuf(d->png))) return d->err.code;
+    for (uint32_t y = 0; y < rows; y++) png_read_row(d->png, dst + (size_t)y * stride, NULL);
+    d->next_row += rows;
+    if (d->next_row == d->height) d->image_read = 1;
     return CP_OK;
 }
 

@@ -53,11 +53,14 @@ public enum ImageDecoder {
     /// `name` is the file name used in error messages.
     public static func decode(_ bytes: [UInt8], name: String,
                               options: DecodeOptions = DecodeOptions()) throws(ImageIOError) -> DecodedImage {
-        switch ImageFormat.sniff(bytes) {
-        case .jpeg?: return try decodeJPEG(bytes, name: name, options: options)
-        case .png?: return try decodePNG(bytes, name: name, options: options)
-        case nil: throw .notAnImage(file: name, head: Array(bytes.prefix(4)))
-        }
+        let reader = try ImageReader(bytes: bytes, name: name, options: options)
+        let buffer = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+        try reader.readAll(into: buffer)
+        let upright = options.applyOrientation ? try ExifOrientation.apply(reader.orientation, to: buffer) : buffer
+        let swaps = options.applyOrientation && reader.orientation >= 5
+        return DecodedImage(pixels: upright, format: reader.format, orientation: reader.orientation,
+                            fullWidth: swaps ? reader.fullHeight : reader.fullWidth,
+                            fullHeight: swaps ? reader.fullWidth : reader.fullHeight)
     }
 
     static func checkLimit(_ width: Int, _ height: Int, name: String, limit: Int) throws(ImageIOError) {
@@ -69,37 +72,132 @@ public enum ImageDecoder {
             throw .tooLarge(file: name, width: width, height: height, limit: limit)
         }
     }
+}
 
-    // MARK: JPEG
+/// Decodes a JPEG or PNG row by row: the headers are read (and the pixel limit checked)
+/// when it is made, rows come out as RGBA8 on demand. The one decoding path: ImageDecoder
+/// reads all rows at once, the streaming pipeline a strip at a time.
+public final class ImageReader {
+    public let format: ImageFormat
+    /// Size of the rows this reader produces (smaller than the image with DCT scaling).
+    public let width: Int
+    public let height: Int
+    /// The image's stored size (before DCT scaling and orientation).
+    public let fullWidth: Int
+    public let fullHeight: Int
+    public let hasAlpha: Bool
+    /// EXIF orientation (JPEG), not applied by the reader.
+    public let orientation: Int
+    /// Adam7: the rows cannot come out one strip at a time.
+    public let interlaced: Bool
+    public private(set) var rowsRead = 0
+    let name: String
+    private let jpeg: OpaquePointer?
+    private let png: OpaquePointer?
 
-    static func decodeJPEG(_ bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> DecodedImage {
-        let decoder = bytes.withUnsafeBufferPointer { cj_decoder_create($0.baseAddress, $0.count) }
-        guard let decoder else { throw .outOfMemory(bytes: bytes.count) }
-        defer { cj_decoder_destroy(decoder) }
-        func fail(_ code: Int32) -> ImageIOError {
-            jpegError(code, message: String(cString: cj_decoder_message(decoder)), name: name)
+    /// Rows can be read a strip at a time and come out upright.
+    public var canStream: Bool { !interlaced && orientation == 1 }
+
+    public init(bytes: [UInt8], name: String, options: DecodeOptions = DecodeOptions()) throws(ImageIOError) {
+        self.name = name
+        switch ImageFormat.sniff(bytes) {
+        case .jpeg?:
+            guard let d = bytes.withUnsafeBufferPointer({ cj_decoder_create($0.baseAddress, $0.count) }) else {
+                throw .outOfMemory(bytes: bytes.count)
+            }
+            func fail(_ code: Int32) -> ImageIOError {
+                defer { cj_decoder_destroy(d) }
+                return Self.jpegError(code, message: String(cString: cj_decoder_message(d)), name: name)
+            }
+            var info = cj_info()
+            var code = cj_decoder_read_header(d, &info)
+            guard code == Int32(CJ_OK) else { throw fail(code) }
+            do { try ImageDecoder.checkLimit(Int(info.width), Int(info.height), name: name, limit: options.maxPixels) } catch {
+                cj_decoder_destroy(d)
+                throw error
+            }
+            orientation = info.exif_length > 0
+                ? ExifOrientation.parse(UnsafeBufferPointer(start: info.exif, count: info.exif_length)) : 1
+            code = cj_decoder_start(d, Int32(options.scaleDenominator), Int32(options.maxProgressiveScans), &info)
+            guard code == Int32(CJ_OK) else { throw fail(code) }
+            format = .jpeg
+            (width, height) = (Int(info.output_width), Int(info.output_height))
+            (fullWidth, fullHeight) = (Int(info.width), Int(info.height))
+            hasAlpha = false
+            interlaced = false
+            jpeg = d
+            png = nil
+        case .png?:
+            guard let d = bytes.withUnsafeBufferPointer({ cp_decoder_create($0.baseAddress, $0.count) }) else {
+                throw .outOfMemory(bytes: bytes.count)
+            }
+            var info = cp_info()
+            let code = cp_decoder_read_header(d, &info)
+            guard code == Int32(CP_OK) else {
+                defer { cp_decoder_destroy(d) }
+                throw Self.pngError(code, message: String(cString: cp_decoder_message(d)), name: name)
+            }
+            do { try ImageDecoder.checkLimit(Int(info.width), Int(info.height), name: name, limit: options.maxPixels) } catch {
+                cp_decoder_destroy(d)
+                throw error
+            }
+            format = .png
+            (width, height) = (Int(info.width), Int(info.height))
+            (fullWidth, fullHeight) = (width, height)
+            hasAlpha = info.has_alpha != 0
+            orientation = 1
+            interlaced = info.interlaced != 0
+            jpeg = nil
+            png = d
+        case nil:
+            throw .notAnImage(file: name, head: Array(bytes.prefix(4)))
         }
+    }
 
-        var info = cj_info()
-        var code = cj_decoder_read_header(decoder, &info)
-        guard code == Int32(CJ_OK) else { throw fail(code) }
-        try checkLimit(Int(info.width), Int(info.height), name: name, limit: options.maxPixels)
-        let orientation = info.exif_length > 0
-            ? ExifOrientation.parse(UnsafeBufferPointer(start: info.exif, count: info.exif_length)) : 1
+    deinit {
+        if let jpeg { cj_decoder_destroy(jpeg) }
+        if let png { cp_decoder_destroy(png) }
+    }
 
-        code = cj_decoder_start(decoder, Int32(options.scaleDenominator), Int32(options.maxProgressiveScans), &info)
-        guard code == Int32(CJ_OK) else { throw fail(code) }
-        let buffer = try PixelBuffer(width: Int(info.output_width), height: Int(info.output_height))
-        var rows: UInt32 = 0
-        code = cj_decoder_read_rows(decoder, buffer.base, buffer.stride, UInt32(buffer.height), &rows)
-        guard code == Int32(CJ_OK) else { throw fail(code) }
-        code = cj_decoder_finish(decoder)
-        guard code == Int32(CJ_OK) else { throw fail(code) }
+    /// Decodes the next `count` rows into rows `at...` of `buffer`; after the last row the
+    /// rest of the file is checked.
+    public func readRows(into buffer: PixelBuffer, at row: Int = 0, count: Int) throws(ImageIOError) {
+        precondition(count >= 0 && rowsRead + count <= height && row + count <= buffer.height && buffer.width == width)
+        guard count > 0 else { return }
+        if let jpeg {
+            var read: UInt32 = 0
+            let code = cj_decoder_read_rows(jpeg, buffer.row(row), buffer.stride, UInt32(count), &read)
+            guard code == Int32(CJ_OK) else {
+                throw Self.jpegError(code, message: String(cString: cj_decoder_message(jpeg)), name: name)
+            }
+        } else if let png {
+            let code = cp_decoder_read_rows(png, buffer.row(row), buffer.stride, UInt32(count))
+            guard code == Int32(CP_OK) else { throw Self.pngError(code, message: String(cString: cp_decoder_message(png)), name: name) }
+        }
+        rowsRead += count
+        if rowsRead == height { try finish() }
+    }
 
-        let upright = options.applyOrientation ? try ExifOrientation.apply(orientation, to: buffer) : buffer
-        let swaps = options.applyOrientation && orientation >= 5
-        return DecodedImage(pixels: upright, format: .jpeg, orientation: orientation,
-                            fullWidth: Int(swaps ? info.height : info.width), fullHeight: Int(swaps ? info.width : info.height))
+    /// Decodes the whole image (any interlace) into `buffer`.
+    public func readAll(into buffer: PixelBuffer) throws(ImageIOError) {
+        if let png, interlaced {
+            var code = cp_decoder_read_image(png, buffer.base, buffer.stride)
+            if code == Int32(CP_OK) { code = cp_decoder_finish(png) }
+            guard code == Int32(CP_OK) else { throw Self.pngError(code, message: String(cString: cp_decoder_message(png)), name: name) }
+            rowsRead = height
+            return
+        }
+        try readRows(into: buffer, at: 0, count: height - rowsRead)
+    }
+
+    private func finish() throws(ImageIOError) {
+        if let jpeg {
+            let code = cj_decoder_finish(jpeg)
+            guard code == Int32(CJ_OK) else { throw Self.jpegError(code, message: String(cString: cj_decoder_message(jpeg)), name: name) }
+        } else if let png {
+            let code = cp_decoder_finish(png)
+            guard code == Int32(CP_OK) else { throw Self.pngError(code, message: String(cString: cp_decoder_message(png)), name: name) }
+        }
     }
 
     static func jpegError(_ code: Int32, message: String, name: String) -> ImageIOError {
@@ -116,31 +214,11 @@ public enum ImageDecoder {
         }
     }
 
-    // MARK: PNG
-
-    static func decodePNG(_ bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> DecodedImage {
-        let decoder = bytes.withUnsafeBufferPointer { cp_decoder_create($0.baseAddress, $0.count) }
-        guard let decoder else { throw .outOfMemory(bytes: bytes.count) }
-        defer { cp_decoder_destroy(decoder) }
-        func fail(_ code: Int32) -> ImageIOError {
-            let message = String(cString: cp_decoder_message(decoder))
-            switch code {
-            case Int32(CP_ERR_TRUNCATED): return .truncated(file: name)
-            case Int32(CP_ERR_NOMEM): return .outOfMemory(bytes: 0)
-            default: return .corrupt(file: name, reason: message)
-            }
+    static func pngError(_ code: Int32, message: String, name: String) -> ImageIOError {
+        switch code {
+        case Int32(CP_ERR_TRUNCATED): return .truncated(file: name)
+        case Int32(CP_ERR_NOMEM): return .outOfMemory(bytes: 0)
+        default: return .corrupt(file: name, reason: message)
         }
-
-        var info = cp_info()
-        var code = cp_decoder_read_header(decoder, &info)
-        guard code == Int32(CP_OK) else { throw fail(code) }
-        try checkLimit(Int(info.width), Int(info.height), name: name, limit: options.maxPixels)
-        let buffer = try PixelBuffer(width: Int(info.width), height: Int(info.height),
-                                     hasAlpha: info.has_alpha != 0)
-        code = cp_decoder_read_image(decoder, buffer.base, buffer.stride)
-        guard code == Int32(CP_OK) else { throw fail(code) }
-        code = cp_decoder_finish(decoder)
-        guard code == Int32(CP_OK) else { throw fail(code) }
-        return DecodedImage(pixels: buffer, format: .png, orientation: 1)
     }
 }

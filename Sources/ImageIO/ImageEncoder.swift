@@ -1,5 +1,4 @@
 import CJPEGShim
-import CPNGShim
 import Foundation
 
 /// How to encode.
@@ -28,38 +27,76 @@ public struct EncodeOptions: Sendable, Equatable {
 }
 
 public enum ImageEncoder {
-    /// Rows handed to the C encoder per call.
-    static let rowBatch = 64
-
     /// Encodes `image` to the open descriptor `fd`. `path` names the destination in errors.
-    /// PNG keeps the alpha channel when the image has one (ParallelPNGEncoder); JPEG has none.
+    /// PNG keeps the alpha channel when the image has one; JPEG has none.
     public static func encode(_ image: PixelBuffer, to fd: Int32, path: String,
                               options: EncodeOptions) throws(ImageIOError) {
+        let writer = try ImageWriter(fd: fd, path: path, width: image.width, height: image.height,
+                                     hasAlpha: image.hasAlpha, options: options)
+        try writer.write(image, rows: 0..<image.height)
+        try writer.finish()
+    }
+}
+
+/// Encodes rows as they come (top to bottom) to a file descriptor: JPEG through
+/// libjpeg-turbo (baseline 4:2:0), PNG through ParallelPNGEncoder. The one encoding path:
+/// ImageEncoder writes all rows at once, the streaming pipeline a strip at a time, so
+/// both give the same bytes.
+public final class ImageWriter {
+    private let path: String
+    private let jpeg: OpaquePointer?
+    private let png: PNGStreamWriter?
+    public let height: Int
+    public private(set) var rowsWritten = 0
+
+    public init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+                options: EncodeOptions) throws(ImageIOError) {
+        self.path = path
+        self.height = height
         switch options.format {
-        case .jpeg: try encodeJPEG(image, fd: fd, path: path, quality: options.jpegQuality)
-        case .png: try ParallelPNGEncoder.encode(image, to: fd, path: path, level: options.pngLevel, threads: options.threads)
+        case .jpeg:
+            guard let e = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
+            jpeg = e
+            png = nil
+            try check(cj_encoder_start(e, fd, UInt32(width), UInt32(height), Int32(options.jpegQuality)))
+        case .png:
+            jpeg = nil
+            png = PNGStreamWriter(fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
+                                  level: options.pngLevel, threads: options.threads)
         }
     }
 
-    static func encodeJPEG(_ image: PixelBuffer, fd: Int32, path: String, quality: Int) throws(ImageIOError) {
-        guard let encoder = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
-        defer { cj_encoder_destroy(encoder) }
-        func check(_ code: Int32) throws(ImageIOError) {
-            guard code != Int32(CJ_OK) else { return }
-            let message = String(cString: cj_encoder_message(encoder))
-            if code == Int32(CJ_ERR_IO) {
-                throw .writeFailed(path: path, reason: errnoReason(cj_encoder_errno(encoder), fallback: message))
+    deinit { if let jpeg { cj_encoder_destroy(jpeg) } }
+
+    /// Encodes `rows` of `buffer` as the next rows of the image.
+    public func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
+        if let jpeg {
+            var y = rows.lowerBound
+            while y < rows.upperBound {
+                let n = min(64, rows.upperBound - y)
+                try check(cj_encoder_write_rows(jpeg, buffer.row(y), buffer.stride, UInt32(n)))
+                y += n
             }
-            throw .writeFailed(path: path, reason: "JPEG encoder: \(message)")
+        } else if let png {
+            try png.write(buffer, rows: rows)
         }
-        try check(cj_encoder_start(encoder, fd, UInt32(image.width), UInt32(image.height), Int32(quality)))
-        var y = 0
-        while y < image.height {
-            let n = min(rowBatch, image.height - y)
-            try check(cj_encoder_write_rows(encoder, image.row(y), image.stride, UInt32(n)))
-            y += n
+        rowsWritten += rows.count
+    }
+
+    /// Ends the file; every row must have been written.
+    public func finish() throws(ImageIOError) {
+        precondition(rowsWritten == height, "\(rowsWritten) of \(height) rows written")
+        if let jpeg { try check(cj_encoder_finish(jpeg)) }
+        if let png { try png.finish() }
+    }
+
+    private func check(_ code: Int32) throws(ImageIOError) {
+        guard code != Int32(CJ_OK), let jpeg else { return }
+        let message = String(cString: cj_encoder_message(jpeg))
+        if code == Int32(CJ_ERR_IO) {
+            throw .writeFailed(path: path, reason: errnoReason(cj_encoder_errno(jpeg), fallback: message))
         }
-        try check(cj_encoder_finish(encoder))
+        throw .writeFailed(path: path, reason: "JPEG encoder: \(message)")
     }
 }
 

@@ -3,63 +3,148 @@ import Dispatch
 import Foundation
 
 /// A PNG encoder that filters and deflates stripes of rows on several threads (as pigz
-/// does for gzip): every stripe but the last ends with a zlib sync flush and is primed
-/// with the 32 KiB before it, so the joined pieces form one zlib stream as good as a
-/// serial one; the Adler-32 checksums are combined. The file is an ordinary PNG: 8-bit
-/// RGB, or RGBA when the image has alpha, no interlacing, adaptive row filters.
-enum ParallelPNGEncoder {
-    static func encode(_ image: PixelBuffer, to fd: Int32, path: String, level: Int, threads: Int) throws(ImageIOError) {
-        let channels: Int32 = image.hasAlpha ? 4 : 3
-        let width = UInt32(image.width), height = image.height
-        let rowBytes = cp_scanline_bytes(width, channels, 1)
-        let stripeRows = max(16, min(512, (height + 4 * threads - 1) / max(1, 4 * threads)))
-        let stripes = (height + stripeRows - 1) / stripeRows
-        let dictionaryRows = (32768 + rowBytes - 1) / rowBytes
+/// does for gzip) while rows keep arriving: every stripe but the last ends with a zlib
+/// sync flush and is primed with the 32 KiB of data before it, so the joined pieces form
+/// one zlib stream nearly as small as a serial one; the Adler-32 checksums are combined.
+/// The file is an ordinary PNG: 8-bit RGB, or RGBA when the image has alpha, no
+/// interlacing, adaptive row filters. Stripe boundaries depend only on the image height
+/// and the thread count, so the same image always gives the same bytes.
+final class PNGStreamWriter {
+    private let fd: Int32
+    private let path: String
+    private let width: Int, height: Int, hasAlpha: Bool, level: Int
+    private let channels: Int32
+    private let stripeRows: Int
+    /// Rows before a stripe that are filtered to prime the deflate dictionary (32 KiB).
+    private let primerRows: Int
+    /// The rows of the stripe being filled, after the primer rows (and the row before them).
+    private let window: PixelBuffer
+    private var rowsInWindow = 0
+    private var nextRow = 0
+    private var stripe = 0
+    private let stripes: Int
+    private let threads: Int
+    /// Stripes filled but not yet compressed: compressed `threads` at a time with
+    /// concurrentPerform, so the calling thread works too (it may be one of the only
+    /// two threads of Swift's cooperative pool: blocking it would idle a core).
+    private var pending: [@Sendable () -> Void] = []
+    private let pieces: [Piece]
+    private var piecesWritten = 0
+    private var adler: UInt32 = 1
+    private var started = false
 
-        final class Piece: @unchecked Sendable { var bytes: [UInt8] = []; var adler: UInt32 = 1; var length = 0; var failed = false }
-        let pieces = (0..<stripes).map { _ in Piece() }
-        let next = Counter()
-        DispatchQueue.concurrentPerform(iterations: min(max(1, threads), stripes)) { _ in
-            while true {
-                let s = next.increment()
-                guard s < stripes else { return }
-                let first = s * stripeRows, count = min(stripeRows, height - first)
-                let primer = min(first, dictionaryRows)
-                // The primer rows are filtered only to serve as the deflate dictionary.
-                var filtered = [UInt8](repeating: 0, count: cp_scanline_bytes(width, channels, UInt32(primer + count)))
-                filtered.withUnsafeMutableBufferPointer {
-                    cp_filter_rows(image.base, image.stride, width, UInt32(first - primer), UInt32(primer + count), channels, $0.baseAddress)
-                }
-                let dictionaryLength = primer * rowBytes
-                var out: UnsafeMutablePointer<UInt8>?
-                var outLength = 0
-                var adler: UInt32 = 1
-                let rc = filtered.withUnsafeBufferPointer { f in
-                    cp_deflate_piece(f.baseAddress! + dictionaryLength, f.count - dictionaryLength,
-                                     dictionaryLength > 0 ? f.baseAddress : nil, dictionaryLength,
-                                     Int32(level), s == stripes - 1 ? 1 : 0, &out, &outLength, &adler)
-                }
-                let piece = pieces[s]
-                if rc != Int32(CP_OK) || out == nil { piece.failed = true; continue }
-                piece.bytes = Array(UnsafeBufferPointer(start: out, count: outLength))
-                piece.adler = adler
-                piece.length = filtered.count - dictionaryLength
-                free(out)
-            }
+    final class Piece: @unchecked Sendable {
+        var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false, done = false
+        let lock = NSLock()
+    }
+
+    init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int) {
+        self.fd = fd
+        self.path = path
+        self.width = width
+        self.height = height
+        self.hasAlpha = hasAlpha
+        self.level = level
+        channels = hasAlpha ? 4 : 3
+        let threads = max(1, threads)
+        stripeRows = max(16, min(512, (height + 4 * threads - 1) / (4 * threads)))
+        stripes = (height + stripeRows - 1) / stripeRows
+        let rowBytes = cp_scanline_bytes(UInt32(width), channels, 1)
+        primerRows = (32768 + rowBytes - 1) / rowBytes
+        // The window keeps primer rows + one more (the filter's previous row) + a stripe.
+        window = try! PixelBuffer(width: width, height: primerRows + 1 + stripeRows, hasAlpha: hasAlpha)
+        self.threads = threads
+        pieces = (0..<stripes).map { _ in Piece() }
+    }
+
+    func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
+        if !started { try writeHead() }
+        for y in rows {
+            window.row(primerRows + 1 + rowsInWindow).update(from: buffer.row(y), count: width * 4)
+            rowsInWindow += 1
+            nextRow += 1
+            if rowsInWindow == stripeRows || nextRow == height { try submitStripe() }
         }
-        if pieces.contains(where: \.failed) { throw .outOfMemory(bytes: image.byteCount) }
+    }
 
-        var adler: UInt32 = 1
-        for piece in pieces { adler = cp_adler32_combine(adler, piece.adler, piece.length) }
-        let zlibHeader: [UInt8] = level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
+    func finish() throws(ImageIOError) {
+        if !started { try writeHead() }
+        try compressPending()
+        try OutputFile.writeAll(Self.chunk("IDAT", Self.bigEndian(adler)) + Self.chunk("IEND", []), to: fd, path: path)
+    }
 
+    private func writeHead() throws(ImageIOError) {
+        started = true
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        head += chunk("IHDR", bigEndian(width) + bigEndian(UInt32(height)) + [8, image.hasAlpha ? 6 : 2, 0, 0, 0])
+        head += Self.chunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, hasAlpha ? 6 : 2, 0, 0, 0])
         try OutputFile.writeAll(head, to: fd, path: path)
-        for (i, piece) in pieces.enumerated() {
-            try OutputFile.writeAll(chunk("IDAT", (i == 0 ? zlibHeader : []) + piece.bytes), to: fd, path: path)
+    }
+
+    /// Hands the filled stripe to a thread, then slides the window: its last primer+1
+    /// rows become what comes before the next stripe.
+    private func submitStripe() throws(ImageIOError) {
+        let s = stripe, count = rowsInWindow, last = s == stripes - 1
+        let first = s * stripeRows
+        // Window rows [primerRows + 1 - available, primerRows + 1) hold the image rows just
+        // before this stripe: the deflate primer, and one more for the filters of its first row.
+        let available = min(primerRows + 1, first)
+        let primer = min(primerRows, first)
+        let hasPrevious = available > primer
+        let rows = try PixelBuffer(width: width, height: available + count, hasAlpha: hasAlpha)
+        for y in 0..<rows.height { rows.row(y).update(from: window.row(primerRows + 1 - available + y), count: width * 4) }
+        let (width, channels, level, piece) = (UInt32(self.width), self.channels, Int32(self.level), pieces[s])
+        let dictionary = primer * cp_scanline_bytes(width, channels, 1)
+        pending.append {
+            var filtered = [UInt8](repeating: 0, count: cp_scanline_bytes(width, channels, UInt32(primer + count)))
+            filtered.withUnsafeMutableBufferPointer {
+                cp_filter_rows(rows.base, rows.stride, width, hasPrevious ? 1 : 0, UInt32(primer + count), channels, $0.baseAddress)
+            }
+            var out: UnsafeMutablePointer<UInt8>?
+            var outLength = 0
+            var adler: UInt32 = 1
+            let rc = filtered.withUnsafeBufferPointer { f in
+                cp_deflate_piece(f.baseAddress! + dictionary, f.count - dictionary, dictionary > 0 ? f.baseAddress : nil,
+                                 dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
+            }
+            piece.lock.withLock {
+                if rc != Int32(CP_OK) || out == nil {
+                    piece.failed = true
+                } else {
+                    piece.bytes = Array(UnsafeBufferPointer(start: out, count: outLength))
+                    piece.adler = adler
+                    piece.length = filtered.count - dictionary
+                }
+                piece.done = true
+            }
+            free(out)
         }
-        try OutputFile.writeAll(chunk("IDAT", bigEndian(adler)) + chunk("IEND", []), to: fd, path: path)
+        stripe += 1
+        let keep = primerRows + 1, total = primerRows + 1 + count
+        for y in 0..<keep { window.row(y).update(from: window.row(total - keep + y), count: self.width * 4) }
+        rowsInWindow = 0
+        if pending.count == threads { try compressPending() }
+    }
+
+    private func compressPending() throws(ImageIOError) {
+        let jobs = pending
+        pending = []
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { jobs[$0]() }
+        try writeFinishedPieces()
+    }
+
+    /// Writes the pieces finished so far, in order.
+    private func writeFinishedPieces() throws(ImageIOError) {
+        while piecesWritten < stripes {
+            let piece = pieces[piecesWritten]
+            let (done, failed) = piece.lock.withLock { (piece.done, piece.failed) }
+            guard done else { return }
+            if failed { throw .outOfMemory(bytes: width * 4 * stripeRows) }
+            let zlibHeader: [UInt8] = level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
+            try OutputFile.writeAll(Self.chunk("IDAT", (piecesWritten == 0 ? zlibHeader : []) + piece.bytes), to: fd, path: path)
+            adler = cp_adler32_combine(adler, piece.adler, piece.length)
+            piece.lock.withLock { piece.bytes = [] }
+            piecesWritten += 1
+        }
     }
 
     static func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }

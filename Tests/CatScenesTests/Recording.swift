@@ -68,6 +68,9 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         return result
     }
 
+    func streamEdit(from input: String, to output: String, chain: FilterChain, options: EncodeOptions,
+                    maxPixels: Int) async throws -> DecodedInfo? { nil }
+
     func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
         calls.append(.contactSheet(chains: chains.count, previewWidth: previewWidth))
         try fail(at: .filter)

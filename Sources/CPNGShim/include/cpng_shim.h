@@ -34,6 +34,9 @@ void cp_decoder_destroy(cp_decoder *decoder);
 int cp_decoder_read_header(cp_decoder *decoder, cp_info *info);
 // Decodes the whole image (any interlace) into `dst` (height rows of stride bytes).
 int cp_decoder_read_image(cp_decoder *decoder, uint8_t *dst, size_t stride);
+// Decodes the next `rows` rows of a non-interlaced image (streaming); the last call
+// completes the image (then call cp_decoder_finish).
+int cp_decoder_read_rows(cp_decoder *decoder, uint8_t *dst, size_t stride, uint32_t rows);
 // Reads the chunks after the image data, up to IEND.
 int cp_decoder_finish(cp_decoder *decoder);
 const char *cp_decoder_message(const cp_decoder *decoder);

@@ -70,6 +70,9 @@ public struct BatchInteractor: BatchInteractorInput {
     public func process(_ input: String, to output: String, chain: FilterChain, options: EncodeOptions,
                         maxPixels: Int) async throws -> Double {
         try OutputFile.checkCreatable(output, input: input)
+        if let info = try await edit.streamEdit(from: input, to: output, chain: chain, options: options, maxPixels: maxPixels) {
+            return Double(info.width * info.height) / 1_000_000
+        }
         let decoded = try await edit.loadImage(from: input, options: DecodeOptions(maxPixels: maxPixels))
         let filtered = try await edit.applyFilters(chain, to: decoded.pixels)
         try await edit.save(filtered, to: output, options: options)

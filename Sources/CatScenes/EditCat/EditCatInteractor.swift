@@ -9,9 +9,25 @@ public protocol EditCatInteractorInput: Sendable {
     func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
     func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
+    /// Decode → filter → encode a strip at a time (StreamingPipeline), when the chain and
+    /// the file allow it; returns what was decoded, or nil (nothing done) when they do not.
+    func streamEdit(from input: String, to output: String, chain: FilterChain, options: EncodeOptions,
+                    maxPixels: Int) async throws -> DecodedInfo?
     /// One contact sheet: every chain applied to a thumbnail of `image`, labelled; and a
     /// smaller preview of each tile, `previewWidth` pixels wide, when asked for.
     func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
+}
+
+/// What a streaming edit decoded.
+public struct DecodedInfo: Sendable, Equatable {
+    public let format: ImageFormat
+    public let width: Int
+    public let height: Int
+    public init(format: ImageFormat, width: Int, height: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+    }
 }
 
 /// The real interactor: files, libjpeg/libpng and the filter core, off the main actor.
@@ -36,6 +52,22 @@ public struct EditCatInteractor: EditCatInteractorInput {
     @concurrent
     public func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
         try chain.apply(to: image, threads: threads)
+    }
+
+    @concurrent
+    public func streamEdit(from input: String, to output: String, chain: FilterChain, options: EncodeOptions,
+                           maxPixels: Int) async throws -> DecodedInfo? {
+        let bytes = try InputFile.read(input)
+        let reader = try ImageReader(bytes: bytes, name: input == "-" ? "(stdin)" : input,
+                                     options: DecodeOptions(maxPixels: maxPixels))
+        guard StreamingPipeline.canStream(chain, reader) else { return nil }
+        let name = output == "-" ? "(stdout)" : output
+        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+            let writer = try ImageWriter(fd: fd, path: name, width: reader.width, height: reader.height,
+                                         hasAlpha: reader.hasAlpha, options: options)
+            try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
+        }
+        return DecodedInfo(format: reader.format, width: reader.width, height: reader.height)
     }
 
     @concurrent

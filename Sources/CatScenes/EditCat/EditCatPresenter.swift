@@ -23,9 +23,10 @@ public final class EditCatPresenter {
         self.now = now ?? { ContinuousClock.now - origin }
     }
 
-    /// Decodes `request.input`, filters, saves. Returns how the scene ended.
+    /// Decodes `request.input`, filters, saves — streaming a strip at a time when the chain
+    /// and the file allow it. Returns how the scene ended.
     public func edit(_ request: EditRequest) async -> ExitStatus {
-        await run(request) { interactor, options in
+        await run(request, streams: true) { interactor, options in
             try await interactor.loadImage(from: request.input, options: options)
         }
     }
@@ -62,14 +63,23 @@ public final class EditCatPresenter {
         }
     }
 
-    private func run(_ request: EditRequest,
+    private func run(_ request: EditRequest, streams: Bool = false,
                      source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async -> ExitStatus {
         view.updateProcessingState(.processing)
         let start = now()
         do {
             let chain = try FilterChain(specs: request.filters)
             let encodeOptions = try request.encodeOptions()
-            let image = try await prepare(request, source: source).pixels
+            if streams {
+                try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
+                if let info = try await interactor.streamEdit(from: request.input, to: request.output, chain: chain,
+                                                              options: encodeOptions, maxPixels: request.maxPixels) {
+                    view.showImageInfo(EditCatImageInfo(input: request.input, format: info.format.rawValue,
+                                                        width: info.width, height: info.height))
+                    return finish(request, width: info.width, height: info.height, specs: chain.specs, start: start)
+                }
+            }
+            let image = try await prepare(request, outputChecked: streams, source: source).pixels
 
             let showsProgress = image.pixelCount >= Self.progressThreshold
             if showsProgress {
@@ -88,9 +98,9 @@ public final class EditCatPresenter {
     }
 
     /// Checks the output can be written, gets the image, shows what it is.
-    private func prepare(_ request: EditRequest,
+    private func prepare(_ request: EditRequest, outputChecked: Bool = false,
                          source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async throws -> DecodedImage {
-        try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
+        if !outputChecked { try await interactor.prepareOutput(request.output, input: request.input, force: request.force) }
         let decoded = try await source(interactor, DecodeOptions(maxPixels: request.maxPixels))
         view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
                                             width: decoded.pixels.width, height: decoded.pixels.height))
@@ -99,9 +109,14 @@ public final class EditCatPresenter {
 
     private func finish(_ request: EditRequest, _ image: PixelBuffer, specs: [String], start: Duration,
                         gallery: Bool = false) -> ExitStatus {
+        finish(request, width: image.width, height: image.height, specs: specs, start: start, gallery: gallery)
+    }
+
+    private func finish(_ request: EditRequest, width: Int, height: Int, specs: [String], start: Duration,
+                        gallery: Bool = false) -> ExitStatus {
         let elapsed = now() - start
-        view.showSaved(EditCatResult(input: request.input, output: request.output, width: image.width,
-                                     height: image.height, filters: specs,
+        view.showSaved(EditCatResult(input: request.input, output: request.output, width: width,
+                                     height: height, filters: specs,
                                      milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery))
         view.updateProcessingState(.done)
         return .ok

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# catctl against libvips on the same photos, in the same run: decode -> sepia -> encode.
+# Installs what it needs (libvips-tools, plasma-workspace-wallpapers, pngcheck; Pillow and
+# numpy from PyPI to make the 12 MP test cat), builds catctl in release mode, makes the
+# inputs, runs catctl and vips alternately, and prints medians, ratios and peak memory.
+#   Benchmarks/compare-vips.sh [runs]        (default 5 runs per case)
+# Targets (issue 5): JPEG->JPEG <= 0.7x vips; JPEG->PNG <= 0.5x and size <= 1.05x;
+# progressive 14.7 MP JPEG->JPEG <= 0.85x; batch of 8 with 2 jobs <= 0.7x xargs -P2 vips;
+# peak memory of one 12 MP JPEG->JPEG <= 1.5x vips's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+
+need=()
+command -v vips >/dev/null || need+=(libvips-tools)
+command -v pngcheck >/dev/null || need+=(pngcheck)
+ls /usr/share/wallpapers/Volna/contents/images/*.jpg >/dev/null 2>&1 || need+=(plasma-workspace-wallpapers)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+python3 -c "import PIL, numpy" 2>/dev/null || python3 -m pip install -q pillow numpy
+scripts/install-deps
+swift build -c release --product catctl >/dev/null
+catctl=$PWD/.build/release/catctl
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The 12 MP cat: Chelsea (CC0) upscaled to 4032x3024 with a little grain, 4:2:0, quality 92.
+python3 - "$work/cat12.jpg" <<'PY'
+import sys
+import numpy as np
+from PIL import Image
+im = Image.open("Tests/Fixtures/photos/chelsea.png").convert("RGB").resize((4032, 3024), Image.LANCZOS)
+a = np.asarray(im).astype(np.int16) + np.random.default_rng(7).normal(0, 4, (3024, 4032, 3)).round().astype(np.int16)
+Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(sys.argv[1], quality=92, subsampling=2)
+PY
+volna=$(ls -S /usr/share/wallpapers/Volna/contents/images/*.jpg | head -1)
+printf '3 3\n0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' > "$work/sepia.mat"
+mkdir -p "$work/batch-in"
+for i in 1 2 3 4 5 6 7 8; do cp "$work/cat12.jpg" "$work/batch-in/cat$i.jpg"; done
+
+# measure NAME CMD...: appends "seconds peak_kib" of one run to $work/NAME.
+measure() {
+  local name=$1; shift
+  /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>&1
+  cat "$work/t" >> "$work/$name"
+}
+median() { sort -n "$work/$1" | awk -v c="${2:-1}" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'; }
+median_col() { awk -v c="$2" '{print $c}' "$work/$1" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+for r in $(seq "$runs"); do
+  measure cat_jpg "$catctl" edit --filter sepia --quality 90 --force "$work/cat12.jpg" "$work/c.jpg"
+  measure vips_jpg vips recomb "$work/cat12.jpg" "$work/v.jpg[Q=90]" "$work/sepia.mat"
+  measure cat_png "$catctl" edit --filter sepia --force "$work/cat12.jpg" "$work/c.png"
+  measure vips_png vips recomb "$work/cat12.jpg" "$work/v.png" "$work/sepia.mat"
+  measure cat_prog "$catctl" edit --filter sepia --quality 90 --force "$volna" "$work/p.jpg"
+  measure vips_prog vips recomb "$volna" "$work/vp.jpg[Q=90]" "$work/sepia.mat"
+  rm -rf "$work/bc" "$work/bv"; mkdir -p "$work/bv"
+  measure cat_batch "$catctl" batch --jobs 2 --filter sepia --quality 90 --output-dir "$work/bc" "$work/batch-in"
+  measure vips_batch sh -c "cd '$work/batch-in' && ls | xargs -P2 -I{} vips recomb {} '$work/bv/{}[Q=90]' '$work/sepia.mat'"
+done
+
+pngcheck -q "$work/c.png" && echo "pngcheck: catctl's PNG is valid"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+row() {  # label catctl-file vips-file target
+  local c v; c=$(median_col "$2" 1); v=$(median_col "$3" 1)
+  printf '%-34s catctl %6.3f s  vips %6.3f s  ratio %s  (target <= %s)\n' "$1" "$c" "$v" "$(ratio "$c" "$v")" "$4"
+}
+echo "machine: $(nproc) cores, $(vips --version), $(basename "$volna") $(vipsheader "$volna" 2>/dev/null | sed 's/.*: //')"
+row "12 MP JPEG->JPEG sepia q90" cat_jpg vips_jpg 0.7
+row "12 MP JPEG->PNG sepia" cat_png vips_png 0.5
+row "14.7 MP progressive JPEG->JPEG" cat_prog vips_prog 0.85
+row "batch of 8, 2 jobs" cat_batch vips_batch 0.7
+cs=$(stat -c %s "$work/c.png"); vs=$(stat -c %s "$work/v.png")
+printf '%-34s catctl %d  vips %d  ratio %s  (target <= 1.05)\n' "PNG size (bytes)" "$cs" "$vs" "$(ratio "$cs" "$vs")"
+cm=$(median_col cat_jpg 2); vm=$(median_col vips_jpg 2)
+printf '%-34s catctl %d KiB  vips %d KiB  ratio %s  (target <= 1.5)\n' "peak RSS, 12 MP JPEG->JPEG" "$cm" "$vm" "$(ratio "$cm" "$vm")"

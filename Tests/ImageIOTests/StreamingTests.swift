@@ -1,0 +1,100 @@
+import FilterCore
+import Foundation
+import ImageIO
+import Testing
+import TestSupport
+
+/// Streaming (a strip at a time, decoder on its own thread) against the whole-image path.
+@Suite("Streaming pipeline and parallel PNG")
+struct StreamingTests {
+    /// Encodes with the whole-image path: decode all, filter all, encode all.
+    func wholeImage(_ bytes: [UInt8], _ specs: [String], _ options: EncodeOptions) throws -> [UInt8] {
+        let image = try ImageDecoder.decode(bytes, name: "in").pixels
+        let filtered = try FilterChain(specs: specs).apply(to: image, threads: 2)
+        return try encodeToBytes { fd in try ImageEncoder.encode(filtered, to: fd, path: "out", options: options) }
+    }
+
+    func streamed(_ bytes: [UInt8], _ specs: [String], _ options: EncodeOptions) throws -> [UInt8]? {
+        let reader = try ImageReader(bytes: bytes, name: "in")
+        let chain = try FilterChain(specs: specs)
+        guard StreamingPipeline.canStream(chain, reader) else { return nil }
+        return try encodeToBytes { fd in
+            let writer = try ImageWriter(fd: fd, path: "out", width: reader.width, height: reader.height,
+                                         hasAlpha: reader.hasAlpha, options: options)
+            try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
+        }
+    }
+
+    func encodeToBytes(_ body: (Int32) throws -> Void) throws -> [UInt8] {
+        let dir = try Fixtures.temporaryDirectory()
+        let path = dir.appendingPathComponent("o").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try body(fd)
+        close(fd)
+        return try InputFile.read(path)
+    }
+
+    static let colourSpecs = FilterRegistry.all.filter { $0.kind == .color }.map(\.showcaseSpec) + ["sepia:0.3", "hue-rotate:-45"]
+
+    @Test("streamed output is byte-identical", arguments: colourSpecs)
+    func identical(_ spec: String) throws {
+        for input in ["jpeg/chelsea-420.jpg", "jpeg/testimgint.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png"] {
+            let bytes = try Fixtures.bytes(input)
+            for options in [EncodeOptions(format: .jpeg, jpegQuality: 85), EncodeOptions(format: .png, threads: 2),
+                            EncodeOptions(format: .png, pngLevel: 0, threads: 3)] {
+                let streamed = try #require(try streamed(bytes, [spec, "contrast:1.1"], options), "\(input) streams")
+                #expect(streamed == (try wholeImage(bytes, [spec, "contrast:1.1"], options)), "\(spec) \(input) \(options.format)")
+            }
+        }
+    }
+
+    @Test func whatCannotStream() throws {
+        let rotated = try ImageReader(bytes: try Fixtures.bytes("jpeg/orient-6.jpg"), name: "o")
+        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia"]), rotated))
+        let interlaced = try ImageReader(bytes: try Fixtures.bytes("pngsuite/basi2c08.png"), name: "i")
+        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia"]), interlaced))
+        let plain = try ImageReader(bytes: try Fixtures.bytes("jpeg/chelsea-420.jpg"), name: "p")
+        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia", "blur:2"]), plain))
+    }
+
+    @Test func truncatedInputFailsTheStream() throws {
+        let bytes = try Fixtures.bytes("jpeg/testorig.jpg")
+        #expect(throws: ImageIOError.truncated(file: "in")) {
+            _ = try streamed(Array(bytes.prefix(bytes.count * 2 / 3)), ["sepia"], EncodeOptions(format: .png))
+        }
+    }
+
+    @Test("parallel PNG round-trips through libpng exactly", arguments: [(1, 1), (5, 1), (1, 7), (33, 17), (300, 541), (97, 1025)])
+    func pngRoundTrip(_ size: (Int, Int)) throws {
+        for alpha in [false, true] {
+            let image = try PixelBuffer.random(width: size.0, height: size.1, seed: UInt64(size.0 * 7 + size.1))
+            image.hasAlpha = alpha
+            if !alpha { for y in 0..<image.height { for x in 0..<image.width { image.row(y)[4 * x + 3] = 255 } } }
+            for (threads, level) in [(1, 3), (2, 6), (5, 9), (3, 0)] {
+                let bytes = try encodeToBytes { fd in
+                    try ImageEncoder.encode(image, to: fd, path: "o", options: EncodeOptions(format: .png, pngLevel: level, threads: threads))
+                }
+                let back = try ImageDecoder.decode(bytes, name: "o").pixels
+                #expect(back.packedRGBA() == image.packedRGBA(), "\(size) alpha \(alpha) threads \(threads) level \(level)")
+                #expect(back.hasAlpha == alpha)
+            }
+        }
+    }
+
+    @Test func pngcheckAcceptsTheOutput() throws {
+        guard let pngcheck = ["/usr/bin/pngcheck", "/usr/local/bin/pngcheck"].first(where: FileManager.default.isExecutableFile)
+        else { return }  // scripts/test installs it; elsewhere libpng's own checks above must do
+        let dir = try Fixtures.temporaryDirectory()
+        let image = try PixelBuffer.random(width: 640, height: 481, seed: 9)
+        let path = dir.appendingPathComponent("p.png").path
+        try OutputFile.write(to: path) { (fd: Int32) throws(ImageIOError) in
+            try ImageEncoder.encode(image, to: fd, path: path, options: EncodeOptions(format: .png, threads: 4))
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pngcheck)
+        process.arguments = ["-q", path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
