@@ -67,3 +67,29 @@ struct BatchCommandTests {
         #expect(result.status == 73)
     }
 }
+
+@Suite("catctl batch interrupted")
+struct BatchInterruptTests {
+    @Test func ctrlCKeepsFinishedFilesAndLeavesNoPartialOnes() throws {
+        let src = try Fixtures.temporaryDirectory(), out = try Fixtures.temporaryDirectory()
+        for i in 0..<150 {
+            try FileManager.default.copyItem(atPath: Fixtures.path("photos/chelsea.png"), toPath: src.appendingPathComponent("cat\(i).png").path)
+        }
+        let process = Process()
+        process.executableURL = try #require(Catctl.executable)
+        process.arguments = ["batch", "--jobs", "1", "--filter", "blur:4", "--png-level", "9", "--output-dir", out.path, src.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<500 where Fixtures.contents(of: out).filter({ !$0.hasPrefix(".") }).count < 2 { usleep(10_000) }
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let written = Fixtures.contents(of: out)
+        #expect(!written.isEmpty && written.count < 150)
+        #expect(written.allSatisfy { !$0.hasPrefix(".") }, "no temporary files: \(written)")
+        for name in written {
+            #expect(throws: Never.self) { _ = try ImageDecoder.decode(try InputFile.read(out.path + "/" + name), name: name) }
+        }
+    }
+}
