@@ -63,12 +63,17 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    /// Only http:// and https:// URLs.
+    /// Only http:// and https:// URLs (any case); anything else with a scheme is refused,
+    /// anything malformed ("https:/x://y", "http:x") is invalid.
     public static func checkScheme(_ url: String) throws(NetworkError) {
-        guard let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased(), url.contains("://") else {
+        let lower = url.prefix(8).lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
+        if lower.hasPrefix("http:") || lower.hasPrefix("https:") { throw .invalidURL(url) }
+        guard let colon = url.firstIndex(of: ":"), colon != url.startIndex,
+              url[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
             throw .invalidURL(url)
         }
-        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(url: url) }
+        throw .unsupportedScheme(url: url)
     }
 
     enum Outcome { case success(HTTPResponse), failure(NetworkError, retryAfter: Double?) }

@@ -23,7 +23,7 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .timedOut(url, seconds): return "timed out after \(Self.format(seconds)) s fetching \(url)"
         case let .connectionFailed(url, reason): return "cannot reach \(url): \(reason)"
         case let .httpStatus(url, status): return "\(url) answered HTTP \(status)"
-        case let .tooLarge(url, limit): return "\(url) is larger than \(limit / 1_048_576) MiB; refused"
+        case let .tooLarge(url, limit): return "\(url) is larger than \(Self.size(limit)); refused (see --max-bytes, --max-reply-bytes)"
         case let .tooManyRedirects(url): return "too many redirects fetching \(url)"
         case let .tls(url, reason): return "TLS failure for \(url): \(reason)"
         case let .transfer(url, reason): return "fetching \(url) failed: \(reason)"
@@ -33,6 +33,12 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(url) is not a JPEG or PNG image (\(what))"
         case .cancelled: return "cancelled"
         }
+    }
+
+    private static func size(_ bytes: Int) -> String {
+        if bytes >= 1_048_576 && bytes % 1_048_576 == 0 { return "\(bytes / 1_048_576) MiB" }
+        if bytes >= 1024 && bytes % 1024 == 0 { return "\(bytes / 1024) KiB" }
+        return "\(bytes) bytes"
     }
 
     private static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

@@ -62,6 +62,9 @@ struct Load: AsyncParsableCommand {
     @Option(name: .customLong("max-bytes"), help: "Stop a download larger than this many bytes (default 52428800).")
     var maxBytes: Int = ProviderLimits().maxImageBytes
 
+    @Option(name: .customLong("max-reply-bytes"), help: "Refuse an API reply larger than this many bytes (default 1048576).")
+    var maxReplyBytes: Int = ProviderLimits().maxJSONBytes
+
     func validate() throws {
         guard CatProviders.names.contains(provider) else {
             throw ValidationError("unknown provider '\(provider)'; valid providers: \(CatProviders.names.joined(separator: ", "))")
@@ -69,6 +72,7 @@ struct Load: AsyncParsableCommand {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard retries >= 0 else { throw ValidationError("--retries must not be negative") }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
+        guard maxReplyBytes > 0 else { throw ValidationError("--max-reply-bytes must be positive") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with -o -") }
     }
 
@@ -80,13 +84,14 @@ struct Load: AsyncParsableCommand {
         let key = apiKey ?? ProcessInfo.processInfo.environment["CATCTL_API_KEY"]
         var limits = ProviderLimits()
         limits.maxImageBytes = maxBytes
+        limits.maxJSONBytes = maxReplyBytes
         guard let catProvider = CatProviders.make(provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
                                                   client: HTTPClient(options: options), limits: limits) else {
             throw ValidationError("unknown provider '\(provider)'")
         }
         let request = LoadRequest(provider: provider, endpoint: endpoint, output: output, filters: filters,
                                   quality: quality, pngLevel: pngLevel,
-                                  maxPixels: try Limits.maxPixels(option: maxPixels))
+                                  maxPixels: try Limits.maxPixels(option: maxPixels), secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview
         let status = await MainActor.run {
             let console = Console.standard()

@@ -53,20 +53,24 @@ public enum CatProviders {
     }
 }
 
-/// Shared by the HTTP providers: a JSON reply, and an image download.
+/// Shared by the HTTP providers: ask `requestURL` for JSON, read a cat from it
+/// (CatReplies), download the image.
 protocol HTTPCatProvider: CatProvider {
     var client: HTTPClient { get }
     var limits: ProviderLimits { get }
+    var requestURL: String { get }
+    var headers: [String] { get }
+    /// What relative URLs in a reply are relative to.
+    var base: String { get }
 }
 
 extension HTTPCatProvider {
-    func fetchJSON(_ url: String, headers: [String] = []) async throws -> Any {
-        let reply = try await client.get(url, headers: headers, maxBytes: limits.maxJSONBytes)
-        guard let json = try? JSONSerialization.jsonObject(with: Data(reply.body), options: [.fragmentsAllowed]) else {
-            let kind = reply.contentType.map { " (\($0))" } ?? ""
-            throw NetworkError.badReply(provider: name, url: reply.url, reason: "the reply is not JSON\(kind)")
-        }
-        return json
+    var headers: [String] { [] }
+
+    public func locateCat() async throws -> CatReference {
+        let reply = try await client.get(requestURL, headers: headers, maxBytes: limits.maxJSONBytes)
+        return try CatReplies.parse(provider: name, body: reply.body, contentType: reply.contentType, base: base,
+                                    replyURL: reply.url)
     }
 
     public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
@@ -75,19 +79,57 @@ extension HTTPCatProvider {
         try ImageBytes.check(reply.body, url: reply.url, contentType: reply.contentType)
         return reply.body
     }
+}
 
-    func bad(_ url: String, _ reason: String) -> NetworkError { .badReply(provider: name, url: url, reason: reason) }
+/// Reading a cat out of a provider's JSON reply: pure functions of the bytes (fuzzed in
+/// Fuzz/). Whatever the bytes, the result is a CatReference with an http(s) URL or a
+/// NetworkError.
+public enum CatReplies {
+    public static func parse(provider: String, body: [UInt8], contentType: String?, base: String,
+                             replyURL: String) throws(NetworkError) -> CatReference {
+        func bad(_ reason: String) -> NetworkError { .badReply(provider: provider, url: replyURL, reason: reason) }
+        guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+            throw bad("the reply is not JSON" + (contentType.map { " (\($0))" } ?? ""))
+        }
+        switch provider {
+        case "thecatapi":
+            guard let list = json as? [Any], let first = list.first as? [String: Any] else {
+                throw bad("expected a JSON array of cats")
+            }
+            return CatReference(provider: provider, id: first["id"] as? String,
+                                url: try imageURL(first["url"], base: base, bad: bad),
+                                width: dimension(first["width"]), height: dimension(first["height"]))
+        case "cataas":
+            guard let reply = json as? [String: Any] else { throw bad("expected a JSON object") }
+            let id = (reply["_id"] as? String) ?? (reply["id"] as? String)
+            return CatReference(provider: provider, id: id, url: try imageURL(reply["url"], base: base, bad: bad),
+                                width: dimension(reply["width"]), height: dimension(reply["height"]))
+        case "randomcat":
+            guard let reply = json as? [String: Any] else { throw bad("expected a JSON object with \"file\"") }
+            let url = try imageURL(reply["file"], base: base, bad: bad)
+            let id = url.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) }
+            return CatReference(provider: provider, id: id, url: url)
+        default:
+            throw bad("unknown provider")
+        }
+    }
+
+    /// A size in pixels: a positive whole number that fits, else nil.
+    static func dimension(_ value: Any?) -> Int? {
+        guard let n = value as? Int, n > 0, n <= 1_000_000 else { return nil }
+        return n
+    }
 
     /// A URL string from a reply, made absolute against `base`, http(s) only.
-    func imageURL(_ value: Any?, base: String, replyURL: String) throws -> String {
-        guard let text = value as? String, !text.isEmpty else { throw bad(replyURL, "no image URL in the reply") }
+    static func imageURL(_ value: Any?, base: String, bad: (String) -> NetworkError) throws(NetworkError) -> String {
+        guard let text = value as? String, !text.isEmpty, text.utf8.count <= 8192 else { throw bad("no image URL in the reply") }
         let absolute: String
         if text.contains("://") {
             absolute = text
         } else if let resolved = URL(string: text, relativeTo: URL(string: base.hasSuffix("/") ? base : base + "/")) {
             absolute = resolved.absoluteString
         } else {
-            throw NetworkError.invalidURL(text)
+            throw .invalidURL(text)
         }
         try HTTPClient.checkScheme(absolute)
         return absolute

@@ -16,11 +16,6 @@ struct CataasProvider: HTTPCatProvider {
         self.limits = limits
     }
 
-    func locateCat() async throws -> CatReference {
-        let url = root + "/cat?json=true"
-        guard let reply = try await fetchJSON(url) as? [String: Any] else { throw bad(url, "expected a JSON object") }
-        let id = (reply["_id"] as? String) ?? (reply["id"] as? String)
-        return CatReference(provider: name, id: id, url: try imageURL(reply["url"], base: root, replyURL: url),
-                            width: reply["width"] as? Int, height: reply["height"] as? Int)
-    }
+    var requestURL: String { root + "/cat?json=true" }
+    var base: String { root }
 }

@@ -13,12 +13,6 @@ struct RandomCatProvider: HTTPCatProvider {
         self.limits = limits
     }
 
-    func locateCat() async throws -> CatReference {
-        guard let reply = try await fetchJSON(endpoint) as? [String: Any] else {
-            throw bad(endpoint, "expected a JSON object with \"file\"")
-        }
-        let url = try imageURL(reply["file"], base: endpoint, replyURL: endpoint)
-        let id = url.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) }
-        return CatReference(provider: name, id: id, url: url)
-    }
+    var requestURL: String { endpoint }
+    var base: String { endpoint }
 }

@@ -17,14 +17,7 @@ struct TheCatAPIProvider: HTTPCatProvider {
         self.limits = limits
     }
 
-    func locateCat() async throws -> CatReference {
-        let headers = apiKey.map { ["x-api-key: \($0)"] } ?? []
-        let json = try await fetchJSON(endpoint, headers: headers)
-        guard let list = json as? [Any], let first = list.first as? [String: Any] else {
-            throw bad(endpoint, "expected a JSON array of cats")
-        }
-        return CatReference(provider: name, id: first["id"] as? String,
-                            url: try imageURL(first["url"], base: endpoint, replyURL: endpoint),
-                            width: first["width"] as? Int, height: first["height"] as? Int)
-    }
+    var requestURL: String { endpoint }
+    var base: String { endpoint }
+    var headers: [String] { apiKey.map { ["x-api-key: \($0)"] } ?? [] }
 }

@@ -14,6 +14,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     private let makeEditor: () -> EditCatPresenter
     private var loaded: LoadedCat?
     private var failure: SceneFailure?
+    private var secrets: [String] = []
 
     public init(view: any LoadCatView, interactor: any LoadCatInteractorInput,
                 makeEditor: @escaping () -> EditCatPresenter) {
@@ -27,6 +28,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         view.updateLoadingState(.loading(provider: request.provider))
         loaded = nil
         failure = nil
+        secrets = request.secrets
         let format: ImageFormat?
         do {
             _ = try FilterChain(specs: request.filters)
@@ -64,7 +66,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
                 }
             }
         }
-        view.showLoaded(LoadCatResult(provider: cat.reference.provider, id: cat.reference.id, url: cat.reference.url,
+        view.showLoaded(LoadCatResult(provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
                                       width: cat.image.fullWidth, height: cat.image.fullHeight,
                                       bytes: cat.bytes.count, output: request.output))
         view.updateLoadingState(.done)
@@ -82,7 +84,13 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
             pngLevel: request.pngLevel, force: request.force, maxPixels: request.maxPixels))
     }
 
+    /// The text with every secret (the API key) replaced.
+    private func redact(_ text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") }
+    }
+
     private func fail(_ failure: SceneFailure) -> ExitStatus {
+        let failure = SceneFailure(status: failure.status, message: redact(failure.message))
         self.failure = failure
         view.showError(failure)
         view.updateLoadingState(failure.status == .interrupted ? .cancelled : .failed)
@@ -92,7 +100,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     // MARK: LoadCatInteractorOutput
 
     public func didLoadCatURL(_ cat: CatReference) {
-        view.updateTitle(LoadCatTitle(provider: cat.provider, id: cat.id, url: cat.url, width: cat.width,
+        view.updateTitle(LoadCatTitle(provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
                                       height: cat.height, bytes: nil))
         view.updateLoadingState(.downloading)
     }
@@ -104,7 +112,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     public func didLoadCatImage(_ cat: LoadedCat) {
         loaded = cat
         view.updateLoadingState(.decoding)
-        view.updateTitle(LoadCatTitle(provider: cat.reference.provider, id: cat.reference.id, url: cat.reference.url,
+        view.updateTitle(LoadCatTitle(provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
                                       width: cat.image.fullWidth, height: cat.image.fullHeight, bytes: cat.bytes.count))
         if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
     }

@@ -19,11 +19,14 @@ public struct LoadRequest: Sendable, Equatable {
     public var previewColumns: Int?
     /// Text rows the preview may take.
     public var previewRows: Int
+    /// Strings that must never be shown (the API key): replaced by "[redacted]" in every
+    /// message, title and URL the scene shows.
+    public var secrets: [String]
 
     public init(provider: String = "thecatapi", endpoint: String? = nil, output: String? = nil, filters: [String] = [],
                 quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
                 force: Bool = false, maxPixels: Int = DecodeOptions.defaultMaxPixels,
-                previewColumns: Int? = nil, previewRows: Int = 24) {
+                previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []) {
         self.provider = provider
         self.endpoint = endpoint
         self.output = output
@@ -34,6 +37,7 @@ public struct LoadRequest: Sendable, Equatable {
         self.maxPixels = maxPixels
         self.previewColumns = previewColumns
         self.previewRows = previewRows
+        self.secrets = secrets.filter { !$0.isEmpty }
     }
 
     /// The output's format, when there is an output.

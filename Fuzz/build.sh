@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Fuzz/Fuzz*.swift) into .build-fuzz/: the package's C
+# shims with clang and its Swift modules with swiftc, all with AddressSanitizer and
+# libFuzzer's coverage, the drivers with -sanitize=fuzzer (libFuzzer's own main).
+#   Fuzz/build.sh            -> .build-fuzz/fuzz-jpeg, fuzz-png, fuzz-json, fuzz-filter-spec
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$PWD/.build-fuzz
+mkdir -p "$out/obj" "$out/modules" "$out/lib"
+
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib)"
+objs=()
+maps=()
+for target in CJPEGShim CPNGShim CFilterKernels CCURLShim; do
+  for c in Sources/$target/*.c; do
+    o="$out/obj/$target-$(basename "$c" .c).o"
+    clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -c "$c" -o "$o"
+    objs+=("$o")
+  done
+  mkdir -p "$out/modules/$target"
+  header=$(ls "Sources/$target/include/"*.h)
+  printf 'module %s {\n    header "%s"\n    export *\n}\n' "$target" "$PWD/$header" > "$out/modules/$target/module.modulemap"
+  maps+=(-Xcc "-fmodule-map-file=$out/modules/$target/module.modulemap" -I "Sources/$target/include")
+done
+
+swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
+            -I "$out/modules" "${maps[@]}")
+# Swift modules, in dependency order.
+for module in ImageIO FilterCore CatNetwork; do
+  swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
+    -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
+done
+
+libs=(-L "$out/lib" -lFilterCore -lCatNetwork -lImageIO $(pkg-config --libs libpng libjpeg libcurl zlib))
+for driver in JPEG PNG JSON FilterSpec; do
+  name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')
+  swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \
+    -I "$out/modules" "${maps[@]}" "Fuzz/Fuzz$driver.swift" "${objs[@]}" "${libs[@]}" -o "$out/$name" 2>&1 \
+    | { grep -v "Cannot export local symbol" || true; }
+  echo "built $out/$name"
+done

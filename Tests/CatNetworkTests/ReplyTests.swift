@@ -1,0 +1,44 @@
+import CatNetwork
+import Testing
+import TestSupport
+
+/// CatReplies on odd and hostile replies; the fixtures under fuzz/ are inputs the fuzzers
+/// found (Fuzz/run.sh), kept as regression tests.
+@Suite("Cat API replies")
+struct ReplyTests {
+    func parse(_ provider: String, _ text: String) throws(NetworkError) -> CatReference {
+        try CatReplies.parse(provider: provider, body: Array(text.utf8), contentType: nil,
+                             base: "https://cats.example/api", replyURL: "https://cats.example/api")
+    }
+
+    @Test func fuzzFoundMalformedHTTPS() throws {
+        // {"file":"https:/tps://purrpg"} was taken for an https URL.
+        let body = try Fixtures.bytes("fuzz/json-malformed-https.json")
+        #expect(throws: NetworkError.invalidURL("https:/tps://purrpg")) {
+            try CatReplies.parse(provider: "randomcat", body: body, contentType: nil, base: "https://x", replyURL: "https://x")
+        }
+    }
+
+    @Test func schemes() throws {
+        #expect(try parse("randomcat", #"{"file":"HTTPS://cats.example/a.jpg"}"#).url == "HTTPS://cats.example/a.jpg")
+        #expect(try parse("randomcat", #"{"file":"img/a.png"}"#).url == "https://cats.example/api/img/a.png")
+        #expect(try parse("randomcat", #"{"file":"/a.png"}"#).url == "https://cats.example/a.png")
+        for bad in ["file:///etc/passwd", "ftp://x/y", "gopher://x", "javascript:alert(1)", "data:image/png;base64,AAAA"] {
+            #expect(throws: NetworkError.unsupportedScheme(url: bad)) { try parse("randomcat", #"{"file":"\#(bad)"}"#) }
+        }
+        for bad in ["http:x", "https:/x://y", "https:"] {
+            #expect(throws: NetworkError.invalidURL(bad)) { try parse("randomcat", #"{"file":"\#(bad)"}"#) }
+        }
+    }
+
+    @Test func shapes() throws {
+        let cat = try parse("thecatapi", #"[{"id":"a","url":"https://c/a.jpg","width":-5,"height":1e99}]"#)
+        #expect(cat.width == nil && cat.height == nil, "nonsense sizes are dropped")
+        #expect(throws: NetworkError.self) { try parse("thecatapi", "[]") }
+        #expect(throws: NetworkError.self) { try parse("thecatapi", #"[{"url":42}]"#) }
+        #expect(throws: NetworkError.self) { try parse("cataas", #""just a string""#) }
+        #expect(throws: NetworkError.self) { try parse("cataas", String(repeating: "[", count: 100_000)) }
+        #expect(throws: NetworkError.self) { try parse("randomcat", #"{"file":""}"#) }
+        #expect(throws: NetworkError.self) { try parse("randomcat", "\u{0}\u{1}garbage") }
+    }
+}
