@@ -33,17 +33,17 @@ public enum BenchListing {
             ("threads", .int(report.threads)),
             ("kernels", .string(report.kernels)),
             ("repetitions", .int(report.repetitions)),
-            ("baseline_copy_mpix_s", .double(round1(report.baselineCopyMegapixelsPerSecond))),
+            ("baseline_copy_mpix_s", .double(round3(report.baselineCopyMegapixelsPerSecond))),
             ("results", .array(report.results.map { r in
                 .object([
                     ("filter", .string(r.filter)),
-                    ("mpix_s", .double(round1(r.megapixelsPerSecond))),
-                    ("scalar_mpix_s", r.scalarMegapixelsPerSecond.map { .double(round1($0)) } ?? .null),
+                    ("mpix_s", .double(round3(r.megapixelsPerSecond))),
+                    ("scalar_mpix_s", r.scalarMegapixelsPerSecond.map { .double(round3($0)) } ?? .null),
                 ])
             })),
         ])
     }
 
     static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
-    static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+    static func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 }

@@ -30,7 +30,6 @@ public final class BatchJSONView: BatchView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        stderr.write("catctl: \(failure.message)\n")
-        json.emitError(code: failure.status.rawValue, message: failure.message)
+        json.emitFailure(failure, stderr: stderr)
     }
 }

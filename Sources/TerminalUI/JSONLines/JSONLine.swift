@@ -1,3 +1,5 @@
+import CatScenes
+
 /// A JSON value with object keys kept in the order written, so JSON lines read the
 /// way CLI.md documents them.
 public indirect enum JSONValue: Sendable, Equatable {
@@ -75,5 +77,11 @@ public struct JSONLineWriter: Sendable {
     /// The `{"event":"error","code":..,"message":..}` line every command ends with on failure.
     public func emitError(code: Int32, message: String) {
         emit([("event", .string("error")), ("code", .int(Int(code))), ("message", .string(message))])
+    }
+
+    /// A scene's failure: the human sentence on stderr, the error line on stdout.
+    public func emitFailure(_ failure: SceneFailure, stderr: any TextSink) {
+        stderr.write("catctl: \(failure.message)\n")
+        emitError(code: failure.status.rawValue, message: failure.message)
     }
 }

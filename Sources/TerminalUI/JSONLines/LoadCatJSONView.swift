@@ -29,7 +29,6 @@ public final class LoadCatJSONView: LoadCatView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        stderr.write("catctl: \(failure.message)\n")
-        json.emitError(code: failure.status.rawValue, message: failure.message)
+        json.emitFailure(failure, stderr: stderr)
     }
 }
