@@ -86,7 +86,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
     set_string(h, CURLOPT_URL, r->url);
     set_pointer(h, CURLOPT_ERRORBUFFER, errbuf);
     set_long(h, CURLOPT_NOSIGNAL, 1L);
-    set_long(h, CURLOPT_FOLLOWLOCATION, 1L);
+    set_long(h, CURLOPT_FOLLOWLOCATION, r->max_redirects > 0 ? 1L : 0L);
     set_long(h, CURLOPT_MAXREDIRS, r->max_redirects);
 #if LIBCURL_VERSION_NUM >= 0x075500  // 7.85.0
     set_string(h, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -38,11 +38,11 @@ static inline unsigned cp_cost(const uint8_t *row, size_t n) {
     return sum;
 }
 
-void cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,
-                    int channels, uint8_t *out) {
+int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,
+                   int channels, uint8_t *out) {
     const size_t n = (size_t)width * (size_t)channels, bpp = (size_t)channels;
     uint8_t *buffer = malloc(n * 7 + 16);
-    if (!buffer) return;
+    if (!buffer) return CP_ERR_NOMEM;
     uint8_t *prev = buffer, *cur = buffer + n, *cand[5];
     for (int f = 0; f < 5; f++) cand[f] = buffer + (2 + (size_t)f) * n;
     if (first > 0) cp_pack_row(image + (size_t)(first - 1) * stride, width, channels, prev);
@@ -77,6 +77,7 @@ void cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_
         uint8_t *t = prev; prev = cur; cur = t;
     }
     free(buffer);
+    return CP_OK;
 }
 
 int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictionary, size_t dictionary_length,
@@ -117,7 +118,11 @@ int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictiona
             return CP_ERR_NOMEM;
         }
     } while (done < length);
-    if (length == 0) deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+    if (z.avail_out == 0) {  // cannot happen within deflateBound, but never write a cut stream
+        free(buffer);
+        deflateEnd(&z);
+        return CP_ERR_NOMEM;
+    }
     *out_length = capacity - z.avail_out;
     *out = buffer;
     *adler = (uint32_t)a;

@@ -43,7 +43,8 @@ public final class HTTPClient: Sendable {
     }
 
     /// Fetches `url`; throws for transport failures and for any status but 2xx.
-    /// `progress(received, expected)` runs on the transfer's thread.
+    /// `progress(received, expected)` runs on the transfer's thread. A request with headers
+    /// (they carry the API key) follows no redirect: libcurl would send them on to any host.
     public func get(_ url: String, headers: [String] = [], maxBytes: Int,
                     progress: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }) async throws(NetworkError) -> HTTPResponse {
         try Self.checkScheme(url)
@@ -102,8 +103,8 @@ public final class HTTPClient: Sendable {
                     headerPointers.withUnsafeBufferPointer { hp in
                         var request = cc_request(
                             url: cURL, headers: hp.baseAddress, header_count: hp.count, user_agent: agent,
-                            connect_timeout_ms: Int(options.connectTimeout * 1000), timeout_ms: Int(options.timeout * 1000),
-                            max_redirects: options.maxRedirects, max_bytes: Int64(transfer.maxBytes),
+                            connect_timeout_ms: max(1, Int(options.connectTimeout * 1000)), timeout_ms: max(1, Int(options.timeout * 1000)),
+                            max_redirects: headers.isEmpty ? options.maxRedirects : 0, max_bytes: Int64(transfer.maxBytes),
                             on_data: { context, data, length in
                                 Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().append(data, length) ? 1 : 0
                             },

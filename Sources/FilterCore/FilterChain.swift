@@ -51,7 +51,7 @@ protocol Kernels {
     /// `coefficients`: stages of ColorMatrix.kernelCoefficients, back to back. dst may be src.
     func color(_ coefficients: [Float], from src: PixelBuffer, into dst: PixelBuffer)
     /// dst must not be src.
-    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer)
+    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
     /// `blurred` holds a blur of src and receives the result.
     func unsharp(amount: Float, source src: PixelBuffer, blurred: PixelBuffer)
     /// dst may be src.
@@ -88,12 +88,12 @@ enum Executor {
                 let kernel = GaussianKernel(sigma: sigma)
                 guard kernel.radius > 0 else { continue }
                 let dst = try target(inPlace: false)
-                kernels.blur(kernel, from: current, into: dst)
+                try kernels.blur(kernel, from: current, into: dst)
                 current = dst
             case let .sharpen(amount):
                 try flush()
                 let dst = try target(inPlace: false)
-                kernels.blur(GaussianKernel(sigma: FilterDefinition.sharpenSigma), from: current, into: dst)
+                try kernels.blur(GaussianKernel(sigma: FilterDefinition.sharpenSigma), from: current, into: dst)
                 kernels.unsharp(amount: Float(amount), source: current, blurred: dst)
                 current = dst
             case let .vignette(amount):
@@ -127,14 +127,22 @@ struct FastKernels: Kernels {
         }
     }
 
-    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) {
+    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
         // One tall strip per thread: each strip recomputes 2·radius rows at its edges.
         let rows = max(Strips.targetRows, (src.height + threads - 1) / max(1, threads))
+        let strips = (src.height + rows - 1) / rows
         let scratchBytes = ck_blur_scratch_bytes(src.width, Int32(kernel.radius))
-        Strips.run(height: src.height, threads: threads, rowsPerStrip: rows) { strip in
+        // Scratch for every strip up front, so running out of memory is an error, not a crash.
+        var scratches: [UnsafeMutableRawPointer] = []
+        defer { scratches.forEach { free($0) } }
+        for _ in 0..<strips {
             var scratch: UnsafeMutableRawPointer?
-            guard posix_memalign(&scratch, 64, scratchBytes) == 0, let scratch else { fatalError("out of memory") }
-            defer { free(scratch) }
+            guard posix_memalign(&scratch, 64, scratchBytes) == 0, let scratch else { throw .outOfMemory(bytes: scratchBytes) }
+            scratches.append(scratch)
+        }
+        let pointers = UncheckedPointers(scratches)
+        Strips.run(height: src.height, threads: threads, rowsPerStrip: rows) { strip in
+            let scratch = pointers.values[strip.lowerBound / rows]
             kernel.weights.withUnsafeBufferPointer { w in
                 ck_blur_rows(src.base, src.stride, dst.base, dst.stride, src.width, src.height,
                              strip.lowerBound, strip.upperBound, w.baseAddress, Int32(kernel.radius), scratch)
@@ -160,6 +168,11 @@ struct FastKernels: Kernels {
             }
         }
     }
+}
+
+struct UncheckedPointers: @unchecked Sendable {
+    let values: [UnsafeMutableRawPointer]
+    init(_ values: [UnsafeMutableRawPointer]) { self.values = values }
 }
 
 /// Which build of the C kernels runs: the best the CPU has, or a lower one on request.

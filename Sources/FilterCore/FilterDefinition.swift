@@ -44,8 +44,12 @@ public struct FilterDefinition: Sendable {
     public let description: String
     /// The stages for a value (the default when none is given).
     let stages: @Sendable (Double) -> [FilterStage]
-    /// The largest value accepted, if any.
+    /// The largest value accepted (FilterDefinition.maximumFactor when nil).
     let maximum: Double?
+
+    /// The largest factor any filter takes unless it says otherwise: far past any useful
+    /// look, and small enough that every matrix entry stays finite.
+    static let maximumFactor = 1000.0
 
     /// A spatial filter.
     init(name: String, parameter: FilterParameter, maximum: Double? = nil, description: String,

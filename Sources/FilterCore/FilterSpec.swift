@@ -60,19 +60,20 @@ public struct Filter: Sendable {
             }
             guard number >= 0 else { throw bad("must not be negative") }
             let value = percent ? number / 100 : number
-            if let maximum = definition.maximum, value > maximum { throw bad("at most \(Int(maximum))") }
+            let maximum = definition.maximum ?? FilterDefinition.maximumFactor
+            if value > maximum { throw bad("at most \(Int(maximum))") }
             if case .amount = definition.parameter { return min(value, 1) }
             return value
         case .angle:
             let units: [(String, Double)] = [("deg", 1), ("grad", 0.9), ("rad", 180 / .pi), ("turn", 360)]
             for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-                guard let number = Self.number(String(trimmed.dropLast(suffix.count))) else {
+                guard let number = Self.number(String(trimmed.dropLast(suffix.count))), (number * scale).isFinite else {
                     throw bad("not an angle")
                 }
-                return number * scale
+                return (number * scale).truncatingRemainder(dividingBy: 360)
             }
             guard let number = Self.number(trimmed) else { throw bad("not an angle") }
-            return number
+            return number.truncatingRemainder(dividingBy: 360)
         }
     }
 

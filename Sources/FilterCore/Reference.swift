@@ -32,7 +32,7 @@ struct Reference: Kernels {
     /// sums mulhrs(left + right, w[k]) over the symmetric taps (edges repeat the border
     /// pixel) and caps the result at 255·64; the vertical pass does the same down the
     /// columns (edge rows repeated) and rounds back to 8 bits.
-    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) {
+    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
         let w = src.width, h = src.height, r = kernel.radius, weights = kernel.weights
         var horizontal = [Int16](repeating: 0, count: w * h * 4)
         for y in 0..<h {

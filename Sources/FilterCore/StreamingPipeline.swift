@@ -18,7 +18,11 @@ public enum StreamingPipeline {
         precondition(canStream(chain, reader))
         let channel = StripChannel(depth: depth)
         var free: [PixelBuffer] = []
-        for _ in 0..<depth { free.append(try PixelBuffer(width: reader.width, height: stripRows, hasAlpha: reader.hasAlpha)) }
+        for _ in 0..<depth {
+            let strip = try PixelBuffer(width: reader.width, height: stripRows, hasAlpha: reader.hasAlpha)
+            strip.base.initialize(repeating: 0, count: strip.byteCount)  // the last strip's unused rows are filtered too
+            free.append(strip)
+        }
         let spare = StripPool(free)
         let reader = UncheckedSendable(reader)
         let decoder = Thread {

@@ -45,8 +45,10 @@ public enum OutputFile {
     public static let pending = PendingFiles()
 
     /// Throws `cannotCreate` when `path` cannot be created: its folder is missing or not
-    /// writable, it is a folder, or it is the same file as `input` (unless `force`).
-    public static func checkCreatable(_ path: String, input: String? = nil, force: Bool = false) throws(ImageIOError) {
+    /// writable, it is a folder, or it is the same file as `input` (unless `force`; `hint`
+    /// says how to force it).
+    public static func checkCreatable(_ path: String, input: String? = nil, force: Bool = false,
+                                      hint: String = " (use --force to overwrite it)") throws(ImageIOError) {
         if path == "-" { return }
         let dir = directory(of: path)
         var st = stat()
@@ -63,7 +65,7 @@ public enum OutputFile {
         if stat(path, &out) == 0 {
             if (out.st_mode & S_IFMT) == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a folder") }
             if !force, let input, input != "-", isSameFile(path, input) {
-                throw .cannotCreate(path: path, reason: "it is the input file (use --force to overwrite it)")
+                throw .cannotCreate(path: path, reason: "it is the input file\(hint)")
             }
         }
     }
@@ -84,8 +86,9 @@ public enum OutputFile {
             return
         }
         let (fd, temp) = try createTemporary(near: path)
-        pending.add(temp)
         defer { pending.remove(temp) }
+        var existing = stat()
+        if stat(path, &existing) == 0 { fchmod(fd, existing.st_mode & 0o7777) }  // keep an existing file's permissions
         do throws(ImageIOError) {
             try body(fd)
         } catch {
@@ -130,8 +133,10 @@ public enum OutputFile {
         for _ in 0..<16 {
             let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
             let temp = "\(dir)/.\(base).catctl-\(suffix).tmp"
+            pending.add(temp)  // before it exists, so an interrupt can never miss it
             let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             if fd >= 0 { return (fd, temp) }
+            pending.remove(temp)
             if errno != EEXIST { throw .cannotCreate(path: path, reason: errnoReason(errno)) }
         }
         throw .cannotCreate(path: path, reason: "no free temporary name in \(dir)")

@@ -53,7 +53,11 @@ public enum ImageDecoder {
     /// `name` is the file name used in error messages.
     public static func decode(_ bytes: [UInt8], name: String,
                               options: DecodeOptions = DecodeOptions()) throws(ImageIOError) -> DecodedImage {
-        let reader = try ImageReader(bytes: bytes, name: name, options: options)
+        try decode(ImageReader(bytes: bytes, name: name, options: options), options: options)
+    }
+
+    /// Reads every row of a reader that has not read any yet (made with the same options).
+    public static func decode(_ reader: ImageReader, options: DecodeOptions) throws(ImageIOError) -> DecodedImage {
         let buffer = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
         try reader.readAll(into: buffer)
         let upright = options.applyOrientation ? try ExifOrientation.apply(reader.orientation, to: buffer) : buffer

@@ -55,14 +55,17 @@ public final class ImageWriter {
         self.height = height
         switch options.format {
         case .jpeg:
+            guard width <= 65500, height <= 65500 else {
+                throw .cannotCreate(path: path, reason: "JPEG cannot hold \(width)x\(height) pixels (65500 at most); use .png")
+            }
             guard let e = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
             jpeg = e
             png = nil
             try check(cj_encoder_start(e, fd, UInt32(width), UInt32(height), Int32(options.jpegQuality)))
         case .png:
             jpeg = nil
-            png = PNGStreamWriter(fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
-                                  level: options.pngLevel, threads: options.threads)
+            png = try PNGStreamWriter(fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
+                                      level: options.pngLevel, threads: options.threads)
         }
     }
 

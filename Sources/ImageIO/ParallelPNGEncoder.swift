@@ -33,12 +33,12 @@ final class PNGStreamWriter {
     private var adler: UInt32 = 1
     private var started = false
 
+    /// One stripe's deflated bytes, written by one worker (concurrentPerform is the barrier).
     final class Piece: @unchecked Sendable {
-        var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false, done = false
-        let lock = NSLock()
+        var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false
     }
 
-    init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int) {
+    init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int) throws(ImageIOError) {
         self.fd = fd
         self.path = path
         self.width = width
@@ -52,7 +52,7 @@ final class PNGStreamWriter {
         let rowBytes = cp_scanline_bytes(UInt32(width), channels, 1)
         primerRows = (32768 + rowBytes - 1) / rowBytes
         // The window keeps primer rows + one more (the filter's previous row) + a stripe.
-        window = try! PixelBuffer(width: width, height: primerRows + 1 + stripeRows, hasAlpha: hasAlpha)
+        window = try PixelBuffer(width: width, height: primerRows + 1 + stripeRows, hasAlpha: hasAlpha)
         self.threads = threads
         pieces = (0..<stripes).map { _ in Piece() }
     }
@@ -96,25 +96,24 @@ final class PNGStreamWriter {
         let dictionary = primer * cp_scanline_bytes(width, channels, 1)
         pending.append {
             var filtered = [UInt8](repeating: 0, count: cp_scanline_bytes(width, channels, UInt32(primer + count)))
-            filtered.withUnsafeMutableBufferPointer {
+            var rc = filtered.withUnsafeMutableBufferPointer {
                 cp_filter_rows(rows.base, rows.stride, width, hasPrevious ? 1 : 0, UInt32(primer + count), channels, $0.baseAddress)
             }
             var out: UnsafeMutablePointer<UInt8>?
             var outLength = 0
             var adler: UInt32 = 1
-            let rc = filtered.withUnsafeBufferPointer { f in
-                cp_deflate_piece(f.baseAddress! + dictionary, f.count - dictionary, dictionary > 0 ? f.baseAddress : nil,
-                                 dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
-            }
-            piece.lock.withLock {
-                if rc != Int32(CP_OK) || out == nil {
-                    piece.failed = true
-                } else {
-                    piece.bytes = Array(UnsafeBufferPointer(start: out, count: outLength))
-                    piece.adler = adler
-                    piece.length = filtered.count - dictionary
+            if rc == Int32(CP_OK) {
+                rc = filtered.withUnsafeBufferPointer { f in
+                    cp_deflate_piece(f.baseAddress! + dictionary, f.count - dictionary, dictionary > 0 ? f.baseAddress : nil,
+                                     dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
                 }
-                piece.done = true
+            }
+            if rc != Int32(CP_OK) || out == nil {
+                piece.failed = true
+            } else {
+                piece.bytes = Array(UnsafeBufferPointer(start: out, count: outLength))
+                piece.adler = adler
+                piece.length = filtered.count - dictionary
             }
             free(out)
         }
@@ -132,17 +131,15 @@ final class PNGStreamWriter {
         try writeFinishedPieces()
     }
 
-    /// Writes the pieces finished so far, in order.
+    /// Writes the pieces compressed so far, in order.
     private func writeFinishedPieces() throws(ImageIOError) {
-        while piecesWritten < stripes {
+        while piecesWritten < stripe {
             let piece = pieces[piecesWritten]
-            let (done, failed) = piece.lock.withLock { (piece.done, piece.failed) }
-            guard done else { return }
-            if failed { throw .outOfMemory(bytes: width * 4 * stripeRows) }
+            if piece.failed { throw .outOfMemory(bytes: width * 4 * stripeRows) }
             let zlibHeader: [UInt8] = level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
             try OutputFile.writeAll(Self.chunk("IDAT", (piecesWritten == 0 ? zlibHeader : []) + piece.bytes), to: fd, path: path)
             adler = cp_adler32_combine(adler, piece.adler, piece.length)
-            piece.lock.withLock { piece.bytes = [] }
+            piece.bytes = []
             piecesWritten += 1
         }
     }
@@ -155,13 +152,4 @@ final class PNGStreamWriter {
         let crc = body.withUnsafeBufferPointer { cp_crc32(0, $0.baseAddress, $0.count) }
         return bigEndian(UInt32(data.count)) + body + bigEndian(crc)
     }
-}
-
-/// Hands out work items to threads: 0, 1, 2, ...
-package final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    package init() {}
-    /// Returns the current value and adds one.
-    package func increment() -> Int { lock.withLock { defer { value += 1 }; return value } }
 }

@@ -42,7 +42,9 @@ struct Bench: ParsableCommand {
 
     var parsedSize: (Int, Int)? {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] * parts[1] <= 400_000_000 else { return nil }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return nil }
+        let (pixels, overflow) = parts[0].multipliedReportingOverflow(by: parts[1])
+        guard !overflow, pixels <= 400_000_000 else { return nil }
         return (parts[0], parts[1])
     }
 

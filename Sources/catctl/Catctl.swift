@@ -55,7 +55,8 @@ struct Catctl: AsyncParsableCommand {
 /// A closed stdout pipe must not kill us with SIGPIPE: writes then fail with EPIPE.
 enum Interrupts {
     nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
-    @MainActor static var onInterrupt: (@MainActor () -> Void)?
+    /// Returns false when there was nothing to stop gracefully.
+    @MainActor static var onInterrupt: (@MainActor () -> Bool)?
     @MainActor static var interrupted = false
 
     static func install() {
@@ -65,9 +66,8 @@ enum Interrupts {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             source.setEventHandler {
                 MainActor.assumeIsolated {
-                    if let graceful = onInterrupt, !interrupted {
+                    if let graceful = onInterrupt, !interrupted, graceful() {
                         interrupted = true
-                        graceful()
                         return
                     }
                     OutputFile.pending.removeAll()

@@ -69,7 +69,9 @@ struct Load: AsyncParsableCommand {
         guard CatProviders.names.contains(provider) else {
             throw ValidationError("unknown provider '\(provider)'; valid providers: \(CatProviders.names.joined(separator: ", "))")
         }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard timeout.isFinite, (0.001...86_400).contains(timeout) else {
+            throw ValidationError("--timeout must be between 0.001 and 86400 seconds")
+        }
         guard retries >= 0 else { throw ValidationError("--retries must not be negative") }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard maxReplyBytes > 0 else { throw ValidationError("--max-reply-bytes must be positive") }
@@ -113,7 +115,7 @@ struct Load: AsyncParsableCommand {
             }
             let presenter = Router.makeLoadCat(view: view, interactor: Router.makeLoadCatInteractor(provider: catProvider),
                                                editView: editView)
-            Interrupts.onInterrupt = { presenter.cancel() }
+            Interrupts.onInterrupt = { presenter.cancel() }  // false once the load is over: then a hard stop
             return (presenter, request)
         }
         let result = await status.0.load(status.1)

@@ -51,6 +51,12 @@ struct EditCommandTests {
         #expect(image.format == .png && image.pixels.width == 451)
         let jpeg = try Catctl.run(["edit", "--filter", "invert", "--format", "jpg", "-", "-"], stdinFile: cat)
         #expect(ImageFormat.sniff(Array(jpeg.stdout)) == .jpeg)
+        // Filters that cannot stream read standard input once too.
+        let blurred = try Catctl.run(["edit", "--filter", "blur:2", "-", "-"], stdinFile: Fixtures.path("photos/chelsea.png"))
+        #expect(blurred.status == 0, "\(blurred.stderr)")
+        #expect(try ImageDecoder.decode(Array(blurred.stdout), name: "stdout").pixels.width == 451)
+        let rotated = try Catctl.run(["edit", "--filter", "mono", "-", "-"], stdinFile: Fixtures.path("jpeg/orient-6.jpg"))
+        #expect(try ImageDecoder.decode(Array(rotated.stdout), name: "stdout").pixels.width == 16)
     }
 
     @Test func exitCodes() throws {

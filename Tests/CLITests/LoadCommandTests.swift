@@ -93,6 +93,15 @@ struct LoadCommandTests {
         #expect(server.requests.first?.headers["x-api-key"] == "k3y-on-the-command-line")
     }
 
+    @Test func theKeyIsNeverForwardedByARedirect() throws {
+        let server = try CatServer.start()
+        defer { server.stop() }
+        let result = try load(server, "/redirect", ["--api-key", "k3y"])
+        #expect(result.status == 69 && result.stderr.contains("answered HTTP 302"), "\(result.stderr)")
+        #expect(server.requests.map(\.path) == ["/redirect"])
+        #expect(try load(server, "/redirect", ["--json"]).status == 0, "without a key, redirects are followed")
+    }
+
     @Test func interruptMidDownloadLeavesNothing() throws {
         let server = try CatServer.start()
         defer { server.stop() }

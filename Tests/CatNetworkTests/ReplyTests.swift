@@ -8,20 +8,22 @@ import TestSupport
 struct ReplyTests {
     func parse(_ provider: String, _ text: String) throws(NetworkError) -> CatReference {
         try CatReplies.parse(provider: provider, body: Array(text.utf8), contentType: nil,
-                             base: "https://cats.example/api", replyURL: "https://cats.example/api")
+                             replyURL: "https://cats.example/api/meow?x=1")
     }
 
     @Test func fuzzFoundMalformedHTTPS() throws {
         // {"file":"https:/tps://purrpg"} was taken for an https URL.
         let body = try Fixtures.bytes("fuzz/json-malformed-https.json")
         #expect(throws: NetworkError.invalidURL("https:/tps://purrpg")) {
-            try CatReplies.parse(provider: "randomcat", body: body, contentType: nil, base: "https://x", replyURL: "https://x")
+            try CatReplies.parse(provider: "randomcat", body: body, contentType: nil, replyURL: "https://x")
         }
     }
 
     @Test func schemes() throws {
         #expect(try parse("randomcat", #"{"file":"HTTPS://cats.example/a.jpg"}"#).url == "HTTPS://cats.example/a.jpg")
+        // Relative to the reply's URL (RFC 3986): its last segment and query are replaced.
         #expect(try parse("randomcat", #"{"file":"img/a.png"}"#).url == "https://cats.example/api/img/a.png")
+        #expect(try parse("randomcat", #"{"file":"../a.png"}"#).url == "https://cats.example/a.png")
         #expect(try parse("randomcat", #"{"file":"/a.png"}"#).url == "https://cats.example/a.png")
         for bad in ["file:///etc/passwd", "ftp://x/y", "gopher://x", "javascript:alert(1)", "data:image/png;base64,AAAA"] {
             #expect(throws: NetworkError.unsupportedScheme(url: bad)) { try parse("randomcat", #"{"file":"\#(bad)"}"#) }

@@ -52,9 +52,12 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
         }
     }
 
-    func cancelLoad() { cancelCalls += 1 }
+    func cancelLoad() -> Bool {
+        cancelCalls += 1
+        return true
+    }
 
-    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws {
+    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {
         saved.append((output, options.format))
     }
 }

@@ -68,8 +68,11 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         return result
     }
 
-    func streamEdit(from input: String, to output: String, chain: FilterChain, options: EncodeOptions,
-                    maxPixels: Int) async throws -> DecodedInfo? { nil }
+    /// Never streams: records a load and hands back the image.
+    func open(_ input: String, streamingTo output: String, chain: FilterChain, options: EncodeOptions,
+              decode: DecodeOptions) async throws -> EditSource {
+        .decoded(try await loadImage(from: input, options: decode))
+    }
 
     func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
         calls.append(.contactSheet(chains: chains.count, previewWidth: previewWidth))

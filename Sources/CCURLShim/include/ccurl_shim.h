@@ -19,7 +19,7 @@ typedef struct cc_request {
     const char *user_agent;
     long connect_timeout_ms;
     long timeout_ms;             // the whole transfer
-    long max_redirects;
+    long max_redirects;          // 0: redirects are not followed (a 3xx is the reply)
     int64_t max_bytes;           // refuse a larger body (announced or received); 0: no limit
     cc_data_fn on_data;
     cc_progress_fn on_progress;

@@ -54,8 +54,8 @@ size_t cp_scanline_bytes(uint32_t width, int channels, uint32_t rows);
 // Filters rows [first, first + count) of an RGBA8 image (channels 4: RGBA, 3: RGB, alpha
 // dropped) into `out`, choosing for each row the filter (None, Sub, Up, Average, Paeth)
 // whose output has the smallest sum of absolute values, as libpng's adaptive filtering
-// does. Row first - 1 is read when first > 0.
-void cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,
+// does. Row first - 1 is read when first > 0. Returns CP_OK or CP_ERR_NOMEM.
+int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,
                     int channels, uint8_t *out);
 
 // Raw-deflates `length` bytes at `level` (0-9) with `dictionary` (the up to 32 KiB of

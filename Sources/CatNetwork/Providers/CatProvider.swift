@@ -47,7 +47,8 @@ public enum CatProviders {
         case "thecatapi": return TheCatAPIProvider(endpoint: endpoint, apiKey: apiKey, client: client, limits: limits)
         case "cataas": return CataasProvider(root: endpoint, client: client, limits: limits)
         case "randomcat": return RandomCatProvider(endpoint: endpoint, client: client, limits: limits)
-        case "folder": return FolderProvider(directory: endpoint ?? BundledCats.directory() ?? "Resources/cats")
+        case "folder": return FolderProvider(directory: endpoint ?? BundledCats.directory() ?? "Resources/cats",
+                                             maxBytes: limits.maxImageBytes)
         default: return nil
         }
     }
@@ -60,8 +61,6 @@ protocol HTTPCatProvider: CatProvider {
     var limits: ProviderLimits { get }
     var requestURL: String { get }
     var headers: [String] { get }
-    /// What relative URLs in a reply are relative to.
-    var base: String { get }
 }
 
 extension HTTPCatProvider {
@@ -69,8 +68,7 @@ extension HTTPCatProvider {
 
     public func locateCat() async throws -> CatReference {
         let reply = try await client.get(requestURL, headers: headers, maxBytes: limits.maxJSONBytes)
-        return try CatReplies.parse(provider: name, body: reply.body, contentType: reply.contentType, base: base,
-                                    replyURL: reply.url)
+        return try CatReplies.parse(provider: name, body: reply.body, contentType: reply.contentType, replyURL: reply.url)
     }
 
     public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
@@ -85,8 +83,11 @@ extension HTTPCatProvider {
 /// Fuzz/). Whatever the bytes, the result is a CatReference with an http(s) URL or a
 /// NetworkError.
 public enum CatReplies {
-    public static func parse(provider: String, body: [UInt8], contentType: String?, base: String,
+    /// `replyURL`: where the reply came from (after redirects): relative URLs in it are
+    /// resolved against it, as RFC 3986 says.
+    public static func parse(provider: String, body: [UInt8], contentType: String?,
                              replyURL: String) throws(NetworkError) -> CatReference {
+        let base = replyURL
         func bad(_ reason: String) -> NetworkError { .badReply(provider: provider, url: replyURL, reason: reason) }
         guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
             throw bad("the reply is not JSON" + (contentType.map { " (\($0))" } ?? ""))
@@ -126,7 +127,7 @@ public enum CatReplies {
         let absolute: String
         if text.contains("://") {
             absolute = text
-        } else if let resolved = URL(string: text, relativeTo: URL(string: base.hasSuffix("/") ? base : base + "/")) {
+        } else if let resolved = URL(string: text, relativeTo: URL(string: base)) {
             absolute = resolved.absoluteString
         } else {
             throw .invalidURL(text)

@@ -17,5 +17,4 @@ struct CataasProvider: HTTPCatProvider {
     }
 
     var requestURL: String { root + "/cat?json=true" }
-    var base: String { root }
 }

@@ -5,6 +5,7 @@ import Foundation
 struct FolderProvider: CatProvider {
     let name = "folder"
     let directory: String
+    var maxBytes = ProviderLimits().maxImageBytes
 
     func locateCat() async throws -> CatReference {
         var isDir: ObjCBool = false
@@ -23,6 +24,8 @@ struct FolderProvider: CatProvider {
     }
 
     func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
+        let size = (try? FileManager.default.attributesOfItem(atPath: cat.url)[.size] as? Int) ?? nil
+        if let size, size > maxBytes { throw NetworkError.tooLarge(url: cat.url, limit: maxBytes) }
         guard let data = FileManager.default.contents(atPath: cat.url) else {
             throw NetworkError.badReply(provider: name, url: cat.url, reason: "cannot read the file")
         }

@@ -14,5 +14,4 @@ struct RandomCatProvider: HTTPCatProvider {
     }
 
     var requestURL: String { endpoint }
-    var base: String { endpoint }
 }

@@ -18,6 +18,5 @@ struct TheCatAPIProvider: HTTPCatProvider {
     }
 
     var requestURL: String { endpoint }
-    var base: String { endpoint }
     var headers: [String] { apiKey.map { ["x-api-key: \($0)"] } ?? [] }
 }

@@ -69,11 +69,13 @@ public struct BatchInteractor: BatchInteractorInput {
     @concurrent
     public func process(_ input: String, to output: String, chain: FilterChain, options: EncodeOptions,
                         maxPixels: Int) async throws -> Double {
-        try OutputFile.checkCreatable(output, input: input)
-        if let info = try await edit.streamEdit(from: input, to: output, chain: chain, options: options, maxPixels: maxPixels) {
-            return Double(info.width * info.height) / 1_000_000
+        try OutputFile.checkCreatable(output, input: input, hint: "")
+        let decoded: DecodedImage
+        switch try await edit.open(input, streamingTo: output, chain: chain, options: options,
+                                   decode: DecodeOptions(maxPixels: maxPixels)) {
+        case let .streamed(info): return Double(info.width * info.height) / 1_000_000
+        case let .decoded(image): decoded = image
         }
-        let decoded = try await edit.loadImage(from: input, options: DecodeOptions(maxPixels: maxPixels))
         let filtered = try await edit.applyFilters(chain, to: decoded.pixels)
         try await edit.save(filtered, to: output, options: options)
         return Double(filtered.pixelCount) / 1_000_000

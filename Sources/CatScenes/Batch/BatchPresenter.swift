@@ -26,8 +26,14 @@ public final class BatchPresenter {
         return await task.value
     }
 
-    /// Ctrl-C: no new file starts; files in flight finish; the run ends with 130.
-    public func cancel() { task?.cancel() }
+    /// Ctrl-C: no new file starts; files in flight finish; the run ends with 130. False
+    /// when no run is under way.
+    @discardableResult
+    public func cancel() -> Bool {
+        guard let task, !task.isCancelled else { return false }
+        task.cancel()
+        return true
+    }
 
     private func batch(_ request: BatchRequest) async -> ExitStatus {
         let start = now()

@@ -9,13 +9,22 @@ public protocol EditCatInteractorInput: Sendable {
     func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
     func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
-    /// Decode → filter → encode a strip at a time (StreamingPipeline), when the chain and
-    /// the file allow it; returns what was decoded, or nil (nothing done) when they do not.
-    func streamEdit(from input: String, to output: String, chain: FilterChain, options: EncodeOptions,
-                    maxPixels: Int) async throws -> DecodedInfo?
+    /// Reads `input` once. When the chain and the file allow it, streams it through the
+    /// chain into `output` a strip at a time (StreamingPipeline) and returns `.streamed`;
+    /// otherwise decodes it whole and returns `.decoded` for the caller to filter and save.
+    func open(_ input: String, streamingTo output: String, chain: FilterChain, options: EncodeOptions,
+              decode: DecodeOptions) async throws -> EditSource
     /// One contact sheet: every chain applied to a thumbnail of `image`, labelled; and a
     /// smaller preview of each tile, `previewWidth` pixels wide, when asked for.
     func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
+}
+
+/// What `open` did with the input.
+public enum EditSource: Sendable {
+    /// Filtered and saved already, a strip at a time.
+    case streamed(DecodedInfo)
+    /// Decoded whole: still to be filtered and saved.
+    case decoded(DecodedImage)
 }
 
 /// What a streaming edit decoded.
@@ -55,19 +64,20 @@ public struct EditCatInteractor: EditCatInteractorInput {
     }
 
     @concurrent
-    public func streamEdit(from input: String, to output: String, chain: FilterChain, options: EncodeOptions,
-                           maxPixels: Int) async throws -> DecodedInfo? {
+    public func open(_ input: String, streamingTo output: String, chain: FilterChain, options: EncodeOptions,
+                     decode: DecodeOptions) async throws -> EditSource {
         let bytes = try InputFile.read(input)
-        let reader = try ImageReader(bytes: bytes, name: input == "-" ? "(stdin)" : input,
-                                     options: DecodeOptions(maxPixels: maxPixels))
-        guard StreamingPipeline.canStream(chain, reader) else { return nil }
+        let reader = try ImageReader(bytes: bytes, name: input == "-" ? "(stdin)" : input, options: decode)
+        guard StreamingPipeline.canStream(chain, reader) else {
+            return .decoded(try ImageDecoder.decode(reader, options: decode))
+        }
         let name = output == "-" ? "(stdout)" : output
         try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
             let writer = try ImageWriter(fd: fd, path: name, width: reader.width, height: reader.height,
                                          hasAlpha: reader.hasAlpha, options: options)
             try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
         }
-        return DecodedInfo(format: reader.format, width: reader.width, height: reader.height)
+        return .streamed(DecodedInfo(format: reader.format, width: reader.width, height: reader.height))
     }
 
     @concurrent

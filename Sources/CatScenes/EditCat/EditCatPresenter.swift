@@ -26,15 +26,13 @@ public final class EditCatPresenter {
     /// Decodes `request.input`, filters, saves — streaming a strip at a time when the chain
     /// and the file allow it. Returns how the scene ended.
     public func edit(_ request: EditRequest) async -> ExitStatus {
-        await run(request, streams: true) { interactor, options in
-            try await interactor.loadImage(from: request.input, options: options)
-        }
+        await run(request, source: nil)
     }
 
     /// Edits an image already decoded by another scene (Load Cat → Edit Cat): no
     /// re-read, no re-decode. `request.input` names it in messages.
     public func edit(_ image: DecodedImage, _ request: EditRequest) async -> ExitStatus {
-        await run(request) { _, _ in image }
+        await run(request, source: image)
     }
 
     /// `edit --gallery`: one contact sheet with every named filter (in the order of
@@ -63,23 +61,31 @@ public final class EditCatPresenter {
         }
     }
 
-    private func run(_ request: EditRequest, streams: Bool = false,
-                     source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async -> ExitStatus {
+    /// `source`: an image in hand, or nil to open `request.input` (streaming when possible).
+    private func run(_ request: EditRequest, source: DecodedImage?) async -> ExitStatus {
         view.updateProcessingState(.processing)
         let start = now()
         do {
             let chain = try FilterChain(specs: request.filters)
             let encodeOptions = try request.encodeOptions()
-            if streams {
-                try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
-                if let info = try await interactor.streamEdit(from: request.input, to: request.output, chain: chain,
-                                                              options: encodeOptions, maxPixels: request.maxPixels) {
+            try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
+            let decoded: DecodedImage
+            if let source {
+                decoded = source
+            } else {
+                switch try await interactor.open(request.input, streamingTo: request.output, chain: chain,
+                                                 options: encodeOptions, decode: DecodeOptions(maxPixels: request.maxPixels)) {
+                case let .streamed(info):
                     view.showImageInfo(EditCatImageInfo(input: request.input, format: info.format.rawValue,
                                                         width: info.width, height: info.height))
                     return finish(request, width: info.width, height: info.height, specs: chain.specs, start: start)
+                case let .decoded(image):
+                    decoded = image
                 }
             }
-            let image = try await prepare(request, outputChecked: streams, source: source).pixels
+            let image = decoded.pixels
+            view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
+                                                width: image.width, height: image.height))
 
             let showsProgress = image.pixelCount >= Self.progressThreshold
             if showsProgress {
@@ -98,9 +104,9 @@ public final class EditCatPresenter {
     }
 
     /// Checks the output can be written, gets the image, shows what it is.
-    private func prepare(_ request: EditRequest, outputChecked: Bool = false,
+    private func prepare(_ request: EditRequest,
                          source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async throws -> DecodedImage {
-        if !outputChecked { try await interactor.prepareOutput(request.output, input: request.input, force: request.force) }
+        try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
         let decoded = try await source(interactor, DecodeOptions(maxPixels: request.maxPixels))
         view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
                                             width: decoded.pixels.width, height: decoded.pixels.height))

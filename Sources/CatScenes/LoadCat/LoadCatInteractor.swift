@@ -47,10 +47,12 @@ public protocol LoadCatInteractorInput: AnyObject {
     /// Finds, downloads and decodes a cat, telling the output as it goes; returns once the
     /// output has heard the end (image, failure or cancel).
     func loadCat(_ useCase: LoadCatUseCase) async
-    /// Stops a load under way: the transfer is aborted at once.
-    func cancelLoad()
-    /// Saves the cat: its bytes unchanged when `options.format` is its format, else re-encoded.
-    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws
+    /// Stops a load under way: the transfer is aborted at once. False when none was.
+    @discardableResult
+    func cancelLoad() -> Bool
+    /// Saves the cat: its bytes unchanged when `options.format` is its format, else re-encoded
+    /// (decoded again at full size when needed, within `maxPixels`).
+    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws
 }
 
 /// What the interactor reports, in order.
@@ -79,7 +81,12 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
         self.task = nil
     }
 
-    public func cancelLoad() { task?.cancel() }
+    @discardableResult
+    public func cancelLoad() -> Bool {
+        guard let task else { return false }
+        task.cancel()
+        return true
+    }
 
     private func run(_ useCase: LoadCatUseCase) async {
         let provider = self.provider
@@ -152,20 +159,22 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
         return LoadedCat(reference: reference, bytes: bytes, image: image, isFullSize: full, preview: preview)
     }
 
-    public func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws {
-        try await Self.save(cat, to: output, options: options, force: force)
+    public func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {
+        try await Self.save(cat, to: output, options: options, maxPixels: maxPixels)
     }
 
     @concurrent
-    private static func save(_ cat: LoadedCat, to output: String, options: EncodeOptions, force: Bool) async throws {
-        try OutputFile.checkCreatable(output, force: force)
+    private static func save(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {
+        try OutputFile.checkCreatable(output)
         let name = output == "-" ? "(stdout)" : output
         if cat.image.format == options.format {
             try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                 try OutputFile.writeAll(cat.bytes, to: fd, path: name)
             }
         } else {
-            let image = cat.isFullSize ? cat.image : try ImageDecoder.decode(cat.bytes, name: name)
+            let image = cat.isFullSize ? cat.image
+                : try ImageDecoder.decode(cat.bytes, name: cat.reference.id.map { "cat \($0)" } ?? cat.reference.url,
+                                          options: DecodeOptions(maxPixels: maxPixels))
             try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                 try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options)
             }

@@ -40,7 +40,6 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
             return fail(SceneFailure(error))
         }
 
-        let transcodes = format != nil && request.filters.isEmpty
         interactor.output = self
         await interactor.loadCat(LoadCatUseCase(
             needsFullImage: !request.filters.isEmpty,
@@ -56,11 +55,11 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
                     view.updateLoadingState(.failed)
                     return status
                 }
-            } else if transcodes {
+            } else {
                 view.updateLoadingState(.saving(output: output))
                 do {
                     try await interactor.saveCat(cat, to: output, options: EncodeOptions(
-                        format: format, jpegQuality: request.quality, pngLevel: request.pngLevel), force: request.force)
+                        format: format, jpegQuality: request.quality, pngLevel: request.pngLevel), maxPixels: request.maxPixels)
                 } catch {
                     return fail(SceneFailure(error))
                 }
@@ -73,8 +72,10 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         return .ok
     }
 
-    /// Ctrl-C: stops the transfer; the scene ends as cancelled.
-    public func cancel() { interactor.cancelLoad() }
+    /// Ctrl-C: stops the transfer; the scene ends as cancelled. False when no load is under
+    /// way (the caller must then stop the process itself).
+    @discardableResult
+    public func cancel() -> Bool { interactor.cancelLoad() }
 
     /// Hands the decoded cat to the Edit Cat scene: no second download, no second decode.
     public func edit(_ cat: LoadedCat, _ request: LoadRequest) async -> ExitStatus {
