@@ -9,7 +9,7 @@
                                  const float *, int);                                                   \
     size_t ck_blur_scratch_bytes_##suffix(size_t, int);                                                 \
     void ck_blur_rows_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, size_t,      \
-                               size_t, const int16_t *, int, void *);                                   \
+                               size_t, size_t, size_t, const int16_t *, int, void *);                   \
     void ck_unsharp_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, float);        \
     void ck_vignette_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t,               \
                               const float *, const float *, float);
@@ -82,7 +82,7 @@ const char *ck_isa_name(int isa) {
 typedef void (*ck_color_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, const float *, int);
 typedef size_t (*ck_scratch_fn)(size_t, int);
 typedef void (*ck_blur_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, size_t, size_t,
-                           const int16_t *, int, void *);
+                           size_t, size_t, const int16_t *, int, void *);
 typedef void (*ck_unsharp_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, float);
 typedef void (*ck_vignette_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, const float *,
                                const float *, float);
@@ -101,9 +101,9 @@ void ck_color_chain(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t 
 size_t ck_blur_scratch_bytes(size_t width, int radius) { return scratch_fn()(width, radius); }
 
 void ck_blur_rows(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                  size_t width, size_t height, size_t y0, size_t y1,
+                  size_t width, size_t height, size_t y0, size_t y1, size_t src_row0, size_t dst_row0,
                   const int16_t *weights, int radius, void *scratch) {
-    blur_fn()(src, src_stride, dst, dst_stride, width, height, y0, y1, weights, radius, scratch);
+    blur_fn()(src, src_stride, dst, dst_stride, width, height, y0, y1, src_row0, dst_row0, weights, radius, scratch);
 }
 
 void ck_unsharp(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,

@@ -262,7 +262,7 @@ size_t CK_FN(ck_blur_scratch_bytes)(size_t width, int radius) {
 }
 
 void CK_FN(ck_blur_rows)(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                         size_t width, size_t height, size_t y0, size_t y1,
+                         size_t width, size_t height, size_t y0, size_t y1, size_t src_row0, size_t dst_row0,
                          const int16_t *weights, int radius, void *scratch) {
     const size_t lanes_per_row = ck_blur_row_lanes(width, radius);
     const int taps = 2 * radius + 1;
@@ -273,7 +273,7 @@ void CK_FN(ck_blur_rows)(const uint8_t *src, size_t src_stride, uint8_t *dst, si
     // Virtual input row v (may be outside the image: clamped) lives in ring slot (v - first) % taps.
     const long first = (long)y0 - radius;
     #define CK_SLOT(v) (ring + (size_t)(((v) - first) % taps) * lanes_per_row)
-    #define CK_SRC_ROW(v) (src + (size_t)((v) < 0 ? 0 : (v) >= (long)height ? (long)height - 1 : (v)) * src_stride)
+    #define CK_SRC_ROW(v) (src + ((size_t)((v) < 0 ? 0 : (v) >= (long)height ? (long)height - 1 : (v)) - src_row0) * src_stride)
     for (long v = first; v < (long)y0 + radius; v++)
         CK_FN(blur_horizontal)(CK_SRC_ROW(v), width, weights, radius, pad, CK_SLOT(v));
 
@@ -288,7 +288,7 @@ void CK_FN(ck_blur_rows)(const uint8_t *src, size_t src_stride, uint8_t *dst, si
             above[k] = CK_SLOT((long)y - k);
             below[k] = CK_SLOT((long)y + k);
         }
-        uint8_t *d = dst + y * dst_stride;
+        uint8_t *d = dst + (y - dst_row0) * dst_stride;
         for (size_t l = 0; l < lanes; l += CK_HLANES) {
             ck_i16x16 acc = CK_FN(mulhrs)(CK_FN(load16)(above[0] + l), w[0]);
             for (int k = 1; k <= radius; k++) {

@@ -145,7 +145,7 @@ struct FastKernels: Kernels {
             let scratch = pointers.values[strip.lowerBound / rows]
             kernel.weights.withUnsafeBufferPointer { w in
                 ck_blur_rows(src.base, src.stride, dst.base, dst.stride, src.width, src.height,
-                             strip.lowerBound, strip.upperBound, w.baseAddress, Int32(kernel.radius), scratch)
+                             strip.lowerBound, strip.upperBound, 0, 0, w.baseAddress, Int32(kernel.radius), scratch)
             }
         }
     }

@@ -36,6 +36,23 @@ struct StreamingTests {
 
     static let colourSpecs = FilterRegistry.all.filter { $0.kind == .color }.map(\.showcaseSpec) + ["sepia:0.3", "hue-rotate:-45"]
 
+    /// One spatial stage, alone or between colour stages; radii below, around and above a strip.
+    static let spatialChains: [[String]] = [
+        ["blur:3"], ["blur:0.5"], ["blur:20"], ["sharpen:2"], ["vignette:0.7"], ["sepia", "blur:1.5", "contrast:1.2"],
+        ["mono", "sharpen:1", "invert:0.3"], ["fade", "vignette"], ["blur:0.1", "noir"],
+    ]
+
+    @Test("spatial chains stream byte-identically", arguments: spatialChains)
+    func spatialIdentical(_ specs: [String]) throws {
+        for input in ["jpeg/chelsea-420.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png", "jpeg/testorig.jpg"] {
+            let bytes = try Fixtures.bytes(input)
+            for options in [EncodeOptions(format: .jpeg, jpegQuality: 85), EncodeOptions(format: .png, threads: 2)] {
+                let streamed = try #require(try streamed(bytes, specs, options), "\(input) streams")
+                #expect(streamed == (try wholeImage(bytes, specs, options)), "\(specs) \(input) \(options.format)")
+            }
+        }
+    }
+
     @Test("streamed output is byte-identical", arguments: colourSpecs)
     func identical(_ spec: String) throws {
         for input in ["jpeg/chelsea-420.jpg", "jpeg/testimgint.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png"] {
@@ -54,7 +71,8 @@ struct StreamingTests {
         let interlaced = try ImageReader(bytes: try Fixtures.bytes("pngsuite/basi2c08.png"), name: "i")
         #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia"]), interlaced))
         let plain = try ImageReader(bytes: try Fixtures.bytes("jpeg/chelsea-420.jpg"), name: "p")
-        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia", "blur:2"]), plain))
+        #expect(StreamingPipeline.canStream(try FilterChain(specs: ["sepia", "blur:2", "mono"]), plain))
+        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "sharpen"]), plain), "two spatial stages")
     }
 
     @Test func truncatedInputFailsTheStream() throws {

@@ -90,7 +90,7 @@ int main(void) {
                 wt[0] = (int16_t)(32768 - total);
                 void *scratch = aligned_alloc(64, (ck_blur_scratch_bytes((size_t)w, r) + 63) / 64 * 64);
                 memcpy(a, src, n); memcpy(b, src, n);
-                ck_blur_rows(src, stride, a, stride, (size_t)w, (size_t)h, 0, (size_t)h, wt, r, scratch);
+                ck_blur_rows(src, stride, a, stride, (size_t)w, (size_t)h, 0, (size_t)h, 0, 0, wt, r, scratch);
                 ref_blur(src, b, stride, w, h, wt, r);
                 for (int y = 0; y < h; y++) failures += compare("blur", a + y * stride, b + y * stride, (size_t)w * 4);
                 checks++;

@@ -49,13 +49,15 @@ void ck_color_chain(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t 
 size_t ck_blur_scratch_bytes(size_t width, int radius);
 
 // Separable Gaussian blur of output rows [y0, y1) of a width x height image, src -> dst
-// (they must not overlap). `weights` holds radius+1 Q15 taps (centre first); edges
+// (they must not overlap). `src` holds image rows from `src_row0` on (all of the rows
+// y0 - radius ... y1 + radius - 1 that lie in the image), `dst` rows from `dst_row0` on:
+// 0 and 0 for whole images, a window of rows when streaming. `weights` holds radius+1 Q15 taps (centre first); edges
 // repeat the border pixel. Fixed point: samples are Q6 (value << 6); each pass sums
 // mulhrs(sample pair, weight) = (a*w + 2^14) >> 15 over the symmetric pairs; the
 // vertical result is rounded back to 8 bits. All four channels are blurred.
 // `scratch` must hold ck_blur_scratch_bytes(width, radius) bytes, 32-byte aligned.
 void ck_blur_rows(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                  size_t width, size_t height, size_t y0, size_t y1,
+                  size_t width, size_t height, size_t y0, size_t y1, size_t src_row0, size_t dst_row0,
                   const int16_t *weights, int radius, void *scratch);
 
 // ---------------------------------------------------------------- sharpen, vignette
