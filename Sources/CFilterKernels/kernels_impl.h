@@ -321,6 +321,8 @@ void CK_FN(ck_unsharp)(const uint8_t *src, size_t src_stride, uint8_t *dst, size
         uint8_t *d = dst + y * dst_stride;
         size_t x = 0;
         for (; x + CK_LANES <= width; x += CK_LANES) {
+            __builtin_prefetch(s + 4 * x + CK_PREFETCH);
+            __builtin_prefetch(d + 4 * x + CK_PREFETCH);
             ck_u32x8 p = CK_FN(load8)(s + 4 * x), q = CK_FN(load8)(d + 4 * x);
             ck_f32x8 out[3];
             for (int c = 0; c < 3; c++) {
@@ -349,6 +351,7 @@ void CK_FN(ck_vignette)(const uint8_t *src, size_t src_stride, uint8_t *dst, siz
         const float dy = dy2[y];
         size_t x = 0;
         for (; x + CK_LANES <= width; x += CK_LANES) {
+            __builtin_prefetch(s + 4 * x + CK_PREFETCH);
             ck_f32x8 dx;
             memcpy(&dx, dx2 + x, sizeof dx);
             ck_f32x8 t = ((dx + dy) * 0.5f - 0.2f) * 1.25f;
