@@ -32,11 +32,7 @@ struct Batch: AsyncParsableCommand {
     @Option(help: "Files in flight at once (default: cores).")
     var jobs: Int?
 
-    @Option(help: "JPEG quality, 1-100.")
-    var quality: Int = EncodeOptions.defaultJPEGQuality
-
-    @Option(name: .customLong("png-level"), help: "PNG compression level, 0-9.")
-    var pngLevel: Int = EncodeOptions.defaultPNGLevel
+    @OptionGroup var encoding: EncodingOptions
 
     @Option(help: ArgumentHelp("Process only shard K of N (1-based).", valueName: "K/N"))
     var shard: String?
@@ -67,7 +63,7 @@ struct Batch: AsyncParsableCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? cores
         let request = BatchRequest(inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format,
-                                   jobs: jobs, quality: quality, pngLevel: pngLevel,
+                                   jobs: jobs, quality: encoding.quality, pngLevel: encoding.pngLevel,
                                    maxPixels: try Limits.maxPixels(option: maxPixels), shard: parsedShard)
         let json = self.json
         let presenter = await MainActor.run {

@@ -34,11 +34,7 @@ struct Edit: AsyncParsableCommand {
     @Argument(help: "Where to save: .jpg, .jpeg or .png, or - for standard output.")
     var output: String
 
-    @Option(help: "JPEG quality, 1-100.")
-    var quality: Int = EncodeOptions.defaultJPEGQuality
-
-    @Option(name: .customLong("png-level"), help: "PNG compression level, 0 (fast) to 9 (small).")
-    var pngLevel: Int = EncodeOptions.defaultPNGLevel
+    @OptionGroup var encoding: EncodingOptions
 
     @Option(help: ArgumentHelp("Output format, jpg or png (default: from OUTPUT's extension; png for -).", valueName: "jpg|png"))
     var format: String?
@@ -65,7 +61,7 @@ struct Edit: AsyncParsableCommand {
 
     func run() async throws {
         let request = EditRequest(
-            input: input, output: output, filters: filters, format: format, quality: quality, pngLevel: pngLevel,
+            input: input, output: output, filters: filters, format: format, quality: encoding.quality, pngLevel: encoding.pngLevel,
             force: force, maxPixels: try Limits.maxPixels(option: maxPixels))
         let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
         let json = self.json, gallery = self.gallery, output = self.output

@@ -37,11 +37,7 @@ struct Load: AsyncParsableCommand {
     @Option(name: .customLong("filter"), help: ArgumentHelp("Edit the cat with this filter spec; repeat to chain. Needs -o.", valueName: "spec"))
     var filters: [String] = []
 
-    @Option(help: "JPEG quality, 1-100, when encoding.")
-    var quality: Int = EncodeOptions.defaultJPEGQuality
-
-    @Option(name: .customLong("png-level"), help: "PNG compression level, 0-9, when encoding.")
-    var pngLevel: Int = EncodeOptions.defaultPNGLevel
+    @OptionGroup var encoding: EncodingOptions
 
 
     @Flag(help: "Write JSON lines to stdout (last line: the result).")
@@ -92,7 +88,7 @@ struct Load: AsyncParsableCommand {
             throw ValidationError("unknown provider '\(provider)'")
         }
         let request = LoadRequest(provider: provider, endpoint: endpoint, output: output, filters: filters,
-                                  quality: quality, pngLevel: pngLevel,
+                                  quality: encoding.quality, pngLevel: encoding.pngLevel,
                                   maxPixels: try Limits.maxPixels(option: maxPixels), secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview
         let status = await MainActor.run {
