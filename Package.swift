@@ -1,9 +1,14 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers (arrows point to what a module may import):
-//   catctl ─► TerminalUI ─► CatScenes ─► CatNetwork, FilterCore ─► ImageIO ─► C shims
-// (FilterCore works on ImageIO's PixelBuffer, the one pixel format of the core.)
+// Layers (arrows point to what a module imports; nothing points up):
+//   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, ImageIO, ArgumentParser
+//   TerminalUI ─► CatScenes, FilterCore, ImageIO
+//   CatScenes ─► CatNetwork, FilterCore, ImageIO
+//   FilterCore ─► ImageIO (its PixelBuffer is the one pixel format), CFilterKernels
+//   ImageIO ─► CJPEGShim, CPNGShim;  CatNetwork ─► CCURLShim (it knows no image format:
+//   the codec registry's recognizer is handed to it)
+// C shims are imported with `internal import`: no C type reaches a public API.
 let package = Package(
     name: "catctl",
     platforms: [.macOS(.v14)],
@@ -38,16 +43,17 @@ let package = Package(
         .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),
         .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO"]),
         .executableTarget(name: "catctl", dependencies: [
-            "CatScenes", "TerminalUI", "FilterCore", "ImageIO",
+            "CatScenes", "TerminalUI", "FilterCore", "ImageIO", "CatNetwork",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Fixture paths, random images, a process runner: shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "FilterCore", "TestSupport"]),
-        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "TestSupport"]),
-        .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "TestSupport"]),
-        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "TerminalUI", "TestSupport"]),
+        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "ImageIO", "TestSupport"]),
+        .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),
+        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "FilterCore", "ImageIO", "TestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CatScenes", "FilterCore", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
         .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),
     ],

@@ -42,7 +42,6 @@ static int cc_xferinfo(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
 
 int cc_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? CC_OK : CC_ERR_OTHER; }
 
-const char *cc_version(void) { return curl_version(); }
 
 static int cc_classify(CURLcode code, const cc_transfer *t) {
     switch (code) {

@@ -1,10 +1,8 @@
-import CCURLShim
+internal import CCURLShim
 import Foundation
 
 /// How the client behaves; the defaults suit a one-off command-line fetch.
 public struct HTTPClientOptions: Sendable {
-    public static let version = "0.1.0"
-
     public var connectTimeout: Double = 10
     /// For each attempt, the whole transfer.
     public var timeout: Double = 30
@@ -15,7 +13,8 @@ public struct HTTPClientOptions: Sendable {
     /// Longest wait between attempts, whatever Retry-After says.
     public var maxBackoff: Double = 30
     public var maxRedirects: Int = 5
-    public var userAgent = "catctl/\(HTTPClientOptions.version)"
+    /// The command line sets `catctl/<version>`.
+    public var userAgent = "catctl"
 
     public init() {}
 }

@@ -12,8 +12,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
     case transfer(url: String, reason: String)
     /// The provider answered, but not with what a cat API answers.
     case badReply(provider: String, url: String, reason: String)
-    /// The "image" is not a JPEG or PNG (HTML, JSON, ...).
-    case notAnImage(url: String, contentType: String?, head: [UInt8])
+    /// The "image" is in no format catctl reads (HTML, JSON, ...); `expected` names those
+    /// it does ("JPEG or PNG").
+    case notAnImage(url: String, contentType: String?, head: [UInt8], expected: String)
     case cancelled
 
     public var description: String {
@@ -23,14 +24,14 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .timedOut(url, seconds): return "timed out after \(Self.format(seconds)) s fetching \(url)"
         case let .connectionFailed(url, reason): return "cannot reach \(url): \(reason)"
         case let .httpStatus(url, status): return "\(url) answered HTTP \(status)"
-        case let .tooLarge(url, limit): return "\(url) is larger than \(Self.size(limit)); refused (see --max-bytes, --max-reply-bytes)"
+        case let .tooLarge(url, limit): return "\(url) is larger than \(Self.size(limit)); refused"
         case let .tooManyRedirects(url): return "too many redirects fetching \(url)"
         case let .tls(url, reason): return "TLS failure for \(url): \(reason)"
         case let .transfer(url, reason): return "fetching \(url) failed: \(reason)"
         case let .badReply(provider, url, reason): return "\(provider) at \(url) did not answer with a cat: \(reason)"
-        case let .notAnImage(url, type, head):
+        case let .notAnImage(url, type, head, expected):
             let what = type.map { "\($0)" } ?? "starts with " + head.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
-            return "\(url) is not a JPEG or PNG image (\(what))"
+            return "\(url) is not a \(expected) image (\(what))"
         case .cancelled: return "cancelled"
         }
     }

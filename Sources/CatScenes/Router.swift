@@ -1,4 +1,5 @@
 import CatNetwork
+import ImageIO
 
 /// Builds scenes: view + presenter + interactor, wired, and moves from Load Cat to Edit
 /// Cat with the decoded cat in hand. The commands call this and nothing else of a
@@ -21,6 +22,11 @@ public enum Router {
     public static func makeBatch(view: any BatchView, interactor: any BatchInteractorInput) -> BatchPresenter {
         BatchPresenter(view: view, interactor: interactor)
     }
+
+    /// What the providers accept as a cat picture: whatever the codec registry reads.
+    public nonisolated static let catImageFormats = CatImageFormats(
+        recognize: { ImageFormat.sniff($0)?.name }, fileExtensions: Set(ImageFormat.all.flatMap(\.fileExtensions)),
+        names: ImageFormat.names)
 
     /// The real Load Cat interactor for a provider.
     public static func makeLoadCatInteractor(provider: any CatProvider) -> LoadCatInteractor {

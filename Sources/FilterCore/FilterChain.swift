@@ -1,4 +1,4 @@
-import CFilterKernels
+internal import CFilterKernels
 import Dispatch
 import Foundation
 import ImageIO
@@ -6,8 +6,6 @@ import ImageIO
 /// The filters of one command line, in order, ready to run over a PixelBuffer.
 public struct FilterChain: Sendable {
     public let filters: [Filter]
-
-    public init(filters: [Filter]) { self.filters = filters }
 
     /// Parses `--filter` arguments; throws on the first bad one.
     public init(specs: [String]) throws(FilterError) {
@@ -46,16 +44,12 @@ public struct FilterChain: Sendable {
     }
 }
 
-/// What a set of kernels provides: the fast C kernels, or the Swift reference.
+/// What a set of kernels provides: the fast C kernels, or the scalar reference.
 protocol Kernels {
     /// `coefficients`: stages of ColorMatrix.kernelCoefficients, back to back. dst may be src.
     func color(_ coefficients: [Float], from src: PixelBuffer, into dst: PixelBuffer)
-    /// dst must not be src.
-    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
-    /// `blurred` holds a blur of src and receives the result.
-    func unsharp(amount: Float, source src: PixelBuffer, blurred: PixelBuffer)
-    /// dst may be src.
-    func vignette(amount: Float, from src: PixelBuffer, into dst: PixelBuffer)
+    /// Runs a spatial stage over the whole image. dst may be src only when it has no halo.
+    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
 }
 
 /// Runs stages with one set of kernels: consecutive colour stages fused into one pass,
@@ -65,16 +59,17 @@ enum Executor {
                     kernels: some Kernels) throws(ImageIOError) -> PixelBuffer {
         var current = source
         var pending: [Float] = []
-        /// Where a pass writes: the destination (or the image itself), unless that is
-        /// what it reads and the pass cannot work in place.
-        func target(inPlace: Bool) throws(ImageIOError) -> PixelBuffer {
+        /// Where a pass of `width`×`height` writes: the destination (or the image itself),
+        /// unless that is what it reads and the pass cannot work in place.
+        func target(width: Int, height: Int, inPlace: Bool) throws(ImageIOError) -> PixelBuffer {
             let dst = destination ?? current
-            if dst !== current || inPlace { return dst }
-            return try PixelBuffer(width: current.width, height: current.height, hasAlpha: current.hasAlpha)
+            let fits = dst.width == width && dst.height == height
+            if fits && (dst !== current || inPlace) { return dst }
+            return try PixelBuffer(width: width, height: height, hasAlpha: current.hasAlpha)
         }
         func flush() throws(ImageIOError) {
             guard !pending.isEmpty else { return }
-            let dst = try target(inPlace: true)
+            let dst = try target(width: current.width, height: current.height, inPlace: true)
             kernels.color(pending, from: current, into: dst)
             current = dst
             pending = []
@@ -83,23 +78,13 @@ enum Executor {
             switch stage {
             case let .color(matrix):
                 pending += matrix.kernelCoefficients
-            case let .blur(sigma):
+            case let .spatial(spatial):
+                guard !spatial.isIdentity else { continue }
                 try flush()
-                let kernel = GaussianKernel(sigma: sigma)
-                guard kernel.radius > 0 else { continue }
-                let dst = try target(inPlace: false)
-                try kernels.blur(kernel, from: current, into: dst)
-                current = dst
-            case let .sharpen(amount):
-                try flush()
-                let dst = try target(inPlace: false)
-                try kernels.blur(GaussianKernel(sigma: FilterDefinition.sharpenSigma), from: current, into: dst)
-                kernels.unsharp(amount: Float(amount), source: current, blurred: dst)
-                current = dst
-            case let .vignette(amount):
-                try flush()
-                let dst = try target(inPlace: true)
-                kernels.vignette(amount: Float(amount), from: current, into: dst)
+                let size = spatial.outputSize(width: current.width, height: current.height)
+                let sameSize = size == (current.width, current.height)
+                let dst = try target(width: size.width, height: size.height, inPlace: sameSize && spatial.halo == 0)
+                try kernels.spatial(spatial, from: current, into: dst)
                 current = dst
             }
         }
@@ -127,52 +112,18 @@ struct FastKernels: Kernels {
         }
     }
 
-    func blur(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
-        // One tall strip per thread: each strip recomputes 2·radius rows at its edges.
-        let rows = max(Strips.targetRows, (src.height + threads - 1) / max(1, threads))
-        let strips = (src.height + rows - 1) / rows
-        let scratchBytes = ck_blur_scratch_bytes(src.width, Int32(kernel.radius))
-        // Scratch for every strip up front, so running out of memory is an error, not a crash.
-        var scratches: [UnsafeMutableRawPointer] = []
-        defer { scratches.forEach { free($0) } }
-        for _ in 0..<strips {
-            var scratch: UnsafeMutableRawPointer?
-            guard posix_memalign(&scratch, 64, scratchBytes) == 0, let scratch else { throw .outOfMemory(bytes: scratchBytes) }
-            scratches.append(scratch)
-        }
-        let pointers = UncheckedPointers(scratches)
-        Strips.run(height: src.height, threads: threads, rowsPerStrip: rows) { strip in
-            let scratch = pointers.values[strip.lowerBound / rows]
-            kernel.weights.withUnsafeBufferPointer { w in
-                ck_blur_rows(src.base, src.stride, dst.base, dst.stride, src.width, src.height,
-                             strip.lowerBound, strip.upperBound, 0, 0, w.baseAddress, Int32(kernel.radius), scratch)
-            }
+    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+        // With a halo, one tall strip per thread: each strip recomputes the halo at its edges.
+        let rows = stage.halo > 0 ? max(Strips.targetRows, (dst.height + threads - 1) / max(1, threads)) : Strips.targetRows
+        let workers = max(1, min(threads, (dst.height + rows - 1) / rows))
+        // One kernel (scratch memory) per thread, made up front: running out of memory is an error, not a crash.
+        var kernels: [any SpatialKernel] = []
+        for _ in 0..<workers { kernels.append(try stage.makeKernel(width: src.width, height: src.height)) }
+        let perThread = UncheckedSendable(kernels)
+        Strips.run(height: dst.height, threads: workers, rowsPerStrip: rows) { worker, strip in
+            perThread.value[worker].run(strip, from: src, firstRow: 0, into: dst, firstRow: 0)
         }
     }
-
-    func unsharp(amount: Float, source src: PixelBuffer, blurred: PixelBuffer) {
-        Strips.run(height: src.height, threads: threads) { rows in
-            ck_unsharp(src.row(rows.lowerBound), src.stride, blurred.row(rows.lowerBound), blurred.stride,
-                       src.width, rows.count, amount)
-        }
-    }
-
-    func vignette(amount: Float, from src: PixelBuffer, into dst: PixelBuffer) {
-        let dx2 = VignetteTables.squaredDistances(src.width), dy2 = VignetteTables.squaredDistances(src.height)
-        Strips.run(height: src.height, threads: threads) { rows in
-            dx2.withUnsafeBufferPointer { dx in
-                dy2.withUnsafeBufferPointer { dy in
-                    ck_vignette(src.row(rows.lowerBound), src.stride, dst.row(rows.lowerBound), dst.stride,
-                                src.width, rows.count, dx.baseAddress, dy.baseAddress! + rows.lowerBound, amount)
-                }
-            }
-        }
-    }
-}
-
-struct UncheckedPointers: @unchecked Sendable {
-    let values: [UnsafeMutableRawPointer]
-    init(_ values: [UnsafeMutableRawPointer]) { self.values = values }
 }
 
 /// Which build of the C kernels runs: the best the CPU has, or a lower one on request.
@@ -201,20 +152,26 @@ enum Strips {
     static let targetRows = 16
 
     static func run(height: Int, threads: Int, rowsPerStrip: Int = targetRows, _ body: @Sendable (Range<Int>) -> Void) {
+        run(height: height, threads: threads, rowsPerStrip: rowsPerStrip) { _, rows in body(rows) }
+    }
+
+    /// The same, telling `body` which of the `threads` workers (0-based) runs the strip.
+    static func run(height: Int, threads: Int, rowsPerStrip: Int = targetRows,
+                    _ body: @Sendable (_ worker: Int, _ rows: Range<Int>) -> Void) {
         let threads = max(1, threads)
         let strips = (height + rowsPerStrip - 1) / rowsPerStrip
         if threads == 1 || strips < 2 {
-            body(0..<height)
+            body(0, 0..<height)
             return
         }
         // Strips are handed out as threads become free, so uneven cores finish together.
         let next = Counter()
-        DispatchQueue.concurrentPerform(iterations: min(threads, strips)) { _ in
+        DispatchQueue.concurrentPerform(iterations: min(threads, strips)) { worker in
             while true {
                 let strip = next.increment()
                 guard strip < strips else { return }
                 let start = strip * rowsPerStrip
-                body(start..<min(height, start + rowsPerStrip))
+                body(worker, start..<min(height, start + rowsPerStrip))
             }
         }
     }

@@ -24,8 +24,8 @@ public enum FilterParameter: Sendable, Equatable {
         }
     }
 
-    /// How the value is written, for help and error messages.
-    public var placeholder: String? {
+    /// How the value is written, unless the filter names it (`SIGMA`).
+    var placeholder: String? {
         switch self {
         case .none: return nil
         case .amount: return "AMOUNT"
@@ -46,20 +46,23 @@ public struct FilterDefinition: Sendable {
     let stages: @Sendable (Double) -> [FilterStage]
     /// The largest value accepted (FilterDefinition.maximumFactor when nil).
     let maximum: Double?
+    /// How the value is written in help and messages: `SIGMA`, `AMOUNT`; nil when it takes none.
+    public let valueName: String?
 
     /// The largest factor any filter takes unless it says otherwise: far past any useful
     /// look, and small enough that every matrix entry stays finite.
     static let maximumFactor = 1000.0
 
-    /// A spatial filter.
-    init(name: String, parameter: FilterParameter, maximum: Double? = nil, description: String,
-         stages: @escaping @Sendable (Double) -> [FilterStage]) {
+    /// A spatial filter: one spatial stage for a value.
+    init(name: String, parameter: FilterParameter, valueName: String? = nil, maximum: Double? = nil,
+         description: String, stage: @escaping @Sendable (Double) -> any SpatialStage) {
         self.name = name
         self.kind = .spatial
         self.parameter = parameter
+        self.valueName = valueName ?? parameter.placeholder
         self.maximum = maximum
         self.description = description
-        self.stages = stages
+        self.stages = { [.spatial(stage($0))] }
     }
 
     /// A colour filter: a chain of colour matrices.
@@ -68,6 +71,7 @@ public struct FilterDefinition: Sendable {
         self.name = name
         self.kind = .color
         self.parameter = parameter
+        self.valueName = parameter.placeholder
         self.maximum = nil
         self.description = description
         self.stages = { value in color(value).map { .color($0) } }
@@ -88,9 +92,9 @@ public struct FilterDefinition: Sendable {
         }
     }
 
-    /// `sepia[:AMOUNT]`, `mono`.
+    /// `sepia[:AMOUNT]`, `blur[:SIGMA]`, `mono`.
     public var usage: String {
-        parameter.placeholder.map { "\(name)[:\($0)]" } ?? name
+        valueName.map { "\(name)[:\($0)]" } ?? name
     }
 }
 
@@ -107,5 +111,30 @@ public enum FilterRegistry {
 
     public static func definition(named name: String) -> FilterDefinition? {
         all.first { $0.name == name }
+    }
+
+    /// The name closest to a mistyped one (two edits off, or a third of its letters), for
+    /// "did you mean sepia?".
+    public static func nearestName(to name: String) -> String? {
+        let typed = Array(name.lowercased())
+        let scored = names.map { ($0, editDistance(typed, Array($0))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 > 0, best.1 < typed.count,
+              best.1 <= max(2, best.0.count / 3) else {
+            return nil
+        }
+        return best.0
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

@@ -8,7 +8,8 @@ public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .unknownFilter(name):
-            return "unknown filter '\(name)'; valid filters: \(FilterRegistry.names.joined(separator: ", "))"
+            let suggestion = FilterRegistry.nearestName(to: name).map { " (did you mean \($0)?)" } ?? ""
+            return "unknown filter '\(name)'\(suggestion); valid filters: \(FilterRegistry.names.joined(separator: ", "))"
         case let .badValue(filter, value, reason):
             let usage = FilterRegistry.definition(named: filter)?.usage ?? filter
             return "bad value '\(value)' for \(filter): \(reason) (usage: \(usage))"

@@ -1,13 +1,14 @@
-import CFilterKernels
+internal import CFilterKernels
 import Foundation
 import ImageIO
 
 /// Decode → filter → encode a strip of rows at a time, the decoder on a thread of its
 /// own and the filters and the encoder on the caller's, so a 12 MP photo never sits whole
 /// in memory and decoding overlaps encoding. Colour filters work on each strip; one
-/// spatial filter may sit anywhere in the chain: vignette needs only each row's position,
-/// blur and sharpen keep a sliding window of rows (radius rows above and below the rows
-/// being written). The bytes are the same as the whole-image path's.
+/// spatial stage may sit anywhere in the chain: a stage with no halo (vignette) runs on
+/// each strip in place, one with a halo (blur, sharpen) on a sliding window of rows — the
+/// halo above and below the rows being written. The bytes are the same as the
+/// whole-image path's.
 public enum StreamingPipeline {
     public static let stripRows = 32
     /// Strips in flight between the decoder and the encoder.
@@ -16,21 +17,21 @@ public enum StreamingPipeline {
     /// Colour stages before the spatial one, the spatial one (if any), colour stages after.
     struct Plan {
         var before: [Float] = []
-        var spatial: FilterStage?
+        var spatial: (any SpatialStage)?
         var after: [Float] = []
     }
 
+    /// nil when the chain cannot stream: two spatial stages, or one that changes the size.
     static func plan(_ chain: FilterChain) -> Plan? {
         var plan = Plan()
         for stage in chain.stages {
             switch stage {
             case let .color(matrix):
                 if plan.spatial == nil { plan.before += matrix.kernelCoefficients } else { plan.after += matrix.kernelCoefficients }
-            case let .blur(sigma) where GaussianKernel(sigma: sigma).radius == 0:
-                continue  // no-op, as in the whole-image path
-            default:
-                guard plan.spatial == nil else { return nil }  // two spatial stages: whole image
-                plan.spatial = stage
+            case let .spatial(spatial):
+                if spatial.isIdentity { continue }  // as in the whole-image path
+                guard plan.spatial == nil, !spatial.changesSize else { return nil }
+                plan.spatial = spatial
             }
         }
         return plan
@@ -40,7 +41,9 @@ public enum StreamingPipeline {
         reader.canStream && plan(chain) != nil
     }
 
-    public static func run(reader: ImageReader, writer: ImageWriter, chain: FilterChain) throws(ImageIOError) {
+    /// `progress`: the fraction of rows written so far, after each strip.
+    public static func run(reader: ImageReader, writer: ImageWriter, chain: FilterChain,
+                           progress: (Double) -> Void = { _ in }) throws(ImageIOError) {
         guard reader.canStream, let plan = plan(chain) else { preconditionFailure("canStream first") }
         let channel = StripChannel(depth: depth)
         var free: [PixelBuffer] = []
@@ -70,12 +73,14 @@ public enum StreamingPipeline {
         decoder.start()
         defer { spare.close() }
 
-        let stage = try Stage(plan, width: reader.value.width, height: reader.value.height, hasAlpha: reader.value.hasAlpha)
+        let height = reader.value.height
+        let stage = try Stage(plan, width: reader.value.width, height: height, hasAlpha: reader.value.hasAlpha)
         while true {
             switch channel.receive() {
             case let .strip(strip, count):
                 try stage.take(strip, rows: count, writer: writer)
                 spare.give(strip)
+                progress(Double(writer.rowsWritten) / Double(height))
             case let .failed(error):
                 throw error
             case .end:
@@ -90,73 +95,47 @@ public enum StreamingPipeline {
         let plan: Plan
         let width: Int, height: Int
         private var row = 0
-        // Blur and sharpen: the window of input rows [windowStart, windowEnd), the next row to write.
-        private var kernel: GaussianKernel?
+        private let kernel: (any SpatialKernel)?
+        private let halo: Int
+        // A stage with a halo: the window of input rows [windowStart, windowEnd), the next row to write.
         private var window: PixelBuffer?
         private var windowStart = 0, windowEnd = 0, nextOutput = 0
         private var output: PixelBuffer?
-        private var scratch: UnsafeMutableRawPointer?
         private var outputRows = 0
-        // Vignette: squared distances of every column and row.
-        private var dx2: [Float] = [], dy2: [Float] = []
 
         init(_ plan: Plan, width: Int, height: Int, hasAlpha: Bool) throws(ImageIOError) {
             self.plan = plan
             self.width = width
             self.height = height
-            switch plan.spatial {
-            case let .blur(sigma)?: try makeWindow(GaussianKernel(sigma: sigma), hasAlpha)
-            case .sharpen?: try makeWindow(GaussianKernel(sigma: FilterDefinition.sharpenSigma), hasAlpha)
-            case .vignette?:
-                dx2 = VignetteTables.squaredDistances(width)
-                dy2 = VignetteTables.squaredDistances(height)
-            default: break
+            kernel = try plan.spatial?.makeKernel(width: width, height: height)
+            halo = plan.spatial?.halo ?? 0
+            if halo > 0 {
+                // Output strips of at least 4 halos: each recomputes 2 halos of rows at its edges.
+                outputRows = max(stripRows, 4 * halo)
+                window = try PixelBuffer(width: width, height: outputRows + 2 * halo + 2 * stripRows, hasAlpha: hasAlpha)
+                output = try PixelBuffer(width: width, height: outputRows, hasAlpha: hasAlpha)
             }
-        }
-
-        deinit { free(scratch) }
-
-        private func makeWindow(_ kernel: GaussianKernel, _ hasAlpha: Bool) throws(ImageIOError) {
-            self.kernel = kernel
-            // Output strips of at least 4 radii: each recomputes 2 radii of horizontal passes.
-            outputRows = max(stripRows, 4 * kernel.radius)
-            window = try PixelBuffer(width: width, height: outputRows + 2 * kernel.radius + 2 * stripRows, hasAlpha: hasAlpha)
-            output = try PixelBuffer(width: width, height: outputRows, hasAlpha: hasAlpha)
-            let bytes = ck_blur_scratch_bytes(width, Int32(kernel.radius))
-            guard posix_memalign(&scratch, 64, bytes) == 0, scratch != nil else { throw .outOfMemory(bytes: bytes) }
         }
 
         /// The next `rows` decoded rows, in `strip`.
         func take(_ strip: PixelBuffer, rows: Int, writer: ImageWriter) throws(ImageIOError) {
             Self.color(plan.before, strip, rows: rows)
             defer { row += rows }
-            switch plan.spatial {
-            case nil:
-                break
-            case let .vignette(amount):
-                dx2.withUnsafeBufferPointer { dx in
-                    dy2.withUnsafeBufferPointer { dy in
-                        ck_vignette(strip.base, strip.stride, strip.base, strip.stride, width, rows,
-                                    dx.baseAddress, dy.baseAddress! + row, Float(amount))
-                    }
-                }
-            case let .sharpen(amount):
-                try slide(strip, rows: rows, writer: writer, sharpen: Float(amount))
-                return
-            default:
-                try slide(strip, rows: rows, writer: writer, sharpen: nil)
+            if let kernel, halo > 0 {
+                try slide(strip, rows: rows, kernel: kernel, writer: writer)
                 return
             }
+            kernel?.run(row..<row + rows, from: strip, firstRow: row, into: strip, firstRow: row)
             Self.color(plan.after, strip, rows: rows)
             try writer.write(strip, rows: 0..<rows)
         }
 
         /// Adds rows to the window, then writes every output row whose neighbourhood is in.
-        private func slide(_ strip: PixelBuffer, rows: Int, writer: ImageWriter, sharpen: Float?) throws(ImageIOError) {
-            guard let kernel, let window, let output, let scratch else { return }
-            let r = kernel.radius
+        private func slide(_ strip: PixelBuffer, rows: Int, kernel: any SpatialKernel,
+                           writer: ImageWriter) throws(ImageIOError) {
+            guard let window, let output else { return }
             if windowEnd - windowStart + rows > window.height {  // drop rows no output needs any more
-                let keepFrom = max(windowStart, nextOutput - r)
+                let keepFrom = max(windowStart, nextOutput - halo)
                 for y in keepFrom..<windowEnd {
                     window.row(y - keepFrom).update(from: window.row(y - windowStart), count: width * 4)
                 }
@@ -168,14 +147,9 @@ public enum StreamingPipeline {
             windowEnd += rows
             while nextOutput < height {
                 let n = min(outputRows, height - nextOutput)
-                guard windowEnd >= min(height, nextOutput + n + r) else { return }
-                kernel.weights.withUnsafeBufferPointer { w in
-                    ck_blur_rows(window.base, window.stride, output.base, output.stride, width, height,
-                                 nextOutput, nextOutput + n, windowStart, nextOutput, w.baseAddress, Int32(r), scratch)
-                }
-                if let sharpen {
-                    ck_unsharp(window.row(nextOutput - windowStart), window.stride, output.base, output.stride, width, n, sharpen)
-                }
+                guard windowEnd >= min(height, nextOutput + n + halo) else { return }
+                kernel.run(nextOutput..<nextOutput + n, from: window, firstRow: windowStart, into: output,
+                           firstRow: nextOutput)
                 Self.color(plan.after, output, rows: n)
                 try writer.write(output, rows: 0..<n)
                 nextOutput += n

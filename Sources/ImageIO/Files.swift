@@ -22,12 +22,9 @@ public enum InputFile {
         if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 { bytes.reserveCapacity(Int(min(Int64(maxBytes), Int64(st.st_size)))) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { SystemCalls.read(fd, into: $0) }
             if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .inputUnreadable(path: path, reason: errnoReason(errno))
-            }
+            if n < 0 { throw .inputUnreadable(path: path, reason: errnoReason(Int32(-n))) }
             guard bytes.count + n <= maxBytes else {
                 throw .inputUnreadable(path: path, reason: "larger than \(maxBytes / 1_048_576) MiB")
             }
@@ -45,10 +42,8 @@ public enum OutputFile {
     public static let pending = PendingFiles()
 
     /// Throws `cannotCreate` when `path` cannot be created: its folder is missing or not
-    /// writable, it is a folder, or it is the same file as `input` (unless `force`; `hint`
-    /// says how to force it).
-    public static func checkCreatable(_ path: String, input: String? = nil, force: Bool = false,
-                                      hint: String = " (use --force to overwrite it)") throws(ImageIOError) {
+    /// writable, it is a folder, or it is the same file as `input` (unless `force`).
+    public static func checkCreatable(_ path: String, input: String? = nil, force: Bool = false) throws(ImageIOError) {
         if path == "-" { return }
         let dir = directory(of: path)
         var st = stat()
@@ -65,7 +60,7 @@ public enum OutputFile {
         if stat(path, &out) == 0 {
             if (out.st_mode & S_IFMT) == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a folder") }
             if !force, let input, input != "-", isSameFile(path, input) {
-                throw .cannotCreate(path: path, reason: "it is the input file\(hint)")
+                throw .outputIsInput(path: path)
             }
         }
     }
@@ -110,15 +105,8 @@ public enum OutputFile {
 
     /// Writes all of `bytes` to `fd` (retrying short writes); `path` names it in errors.
     public static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(ImageIOError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .writeFailed(path: path, reason: errnoReason(errno))
-            }
-            offset += n
-        }
+        let code = bytes.withUnsafeBytes { SystemCalls.writeAll(fd, $0) }
+        if code != 0 { throw .writeFailed(path: path, reason: errnoReason(code)) }
     }
 
     static func directory(of path: String) -> String {

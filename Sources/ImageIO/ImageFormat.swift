@@ -1,22 +1,22 @@
-/// The file formats catctl reads and writes.
-public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg
-    case png
+/// A file format catctl reads and writes, named by its codec (`jpeg`, `png`). Each codec
+/// file in `Codecs/` declares its own format (`ImageFormat.jpeg` in JPEGCodec.swift), and
+/// everything else about it (extensions, magic bytes) is asked of the codec registry.
+public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Lower case, as in JSON output: "jpeg", "png".
+    public let name: String
+
+    init(_ name: String) { self.name = name }
+
+    public var description: String { name }
 
     /// The usual file extension, without the dot.
-    public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+    public var fileExtension: String { ImageCodecs.codec(for: self).fileExtensions[0] }
 
     /// The format named by a file extension (`jpg`, `jpeg`, `png`, any case), or nil.
     public init?(fileExtension ext: String) {
-        switch ext.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        default: return nil
-        }
+        guard let codec = ImageCodecs.codec(forExtension: ext) else { return nil }
+        self = codec.format
     }
-
-    /// The format named on the command line (`jpg`, `jpeg`, `png`), or nil.
-    public init?(name: String) { self.init(fileExtension: name) }
 
     /// The format of the file at `path`, from its extension, or nil.
     public init?(path: String) {
@@ -25,13 +25,20 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         self.init(fileExtension: String(name[name.index(after: dot)...]))
     }
 
-    /// Recognises a JPEG or PNG by its first bytes, whatever the file is called. Only
-    /// "\x89PNG" is checked for PNG, so that libpng can say what is wrong with the rest
-    /// of a damaged signature (e.g. "corrupted by ASCII conversion").
+    /// Every format there is a codec for, in registry order.
+    public static var all: [ImageFormat] { ImageCodecs.all.map(\.format) }
+
+    /// Lower-case file extensions, the usual one first.
+    public var fileExtensions: [String] { ImageCodecs.codec(for: self).fileExtensions }
+
+    /// "JPEG or PNG": every format's name, for messages.
+    public static var names: String { ImageCodecs.displayNames }
+
+    /// ".jpg, .jpeg or .png": every extension, for messages.
+    public static var extensionList: String { ImageCodecs.extensionList }
+
+    /// Recognises a format by the file's first bytes, whatever the file is called.
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
-        let head = Array(bytes.prefix(4))
-        if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47] { return .png }
-        return nil
+        ImageCodecs.codec(recognizing: Array(bytes.prefix(ImageCodecs.headBytes)))?.format
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Everything that can go wrong while reading, decoding, encoding or writing an image.
 /// `description` is a complete human sentence naming the file and the reason.
 public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes are neither JPEG nor PNG.
+    /// The bytes are in no format catctl reads.
     case notAnImage(file: String, head: [UInt8])
     /// The data is damaged (libjpeg/libpng said why).
     case corrupt(file: String, reason: String)
@@ -20,8 +20,10 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input does not exist or cannot be read.
     case inputMissing(path: String)
     case inputUnreadable(path: String, reason: String)
-    /// The output cannot be created (folder missing, not writable, is the input).
+    /// The output cannot be created (folder missing, not writable).
     case cannotCreate(path: String, reason: String)
+    /// The output is the input file (refused unless forced).
+    case outputIsInput(path: String)
     /// Writing failed part way (disk full, I/O error).
     case writeFailed(path: String, reason: String)
 
@@ -31,19 +33,20 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
             let hex = head.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
             return head.isEmpty
                 ? "cannot decode \(file): the file is empty"
-                : "cannot decode \(file): not a JPEG or PNG file (starts with \(hex))"
+                : "cannot decode \(file): not a \(ImageCodecs.displayNames) file (starts with \(hex))"
         case let .corrupt(file, reason): return "cannot decode \(file): corrupt data (\(reason))"
         case let .truncated(file): return "cannot decode \(file): the file is truncated"
         case let .unsupported(file, reason): return "cannot decode \(file): \(reason)"
         case let .tooLarge(file, w, h, limit):
             return "cannot decode \(file): \(w)x\(h) is \(Self.megapixels(w * h)) MP, over the limit of "
-                + "\(Self.megapixels(limit)) MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)"
+                + "\(Self.megapixels(limit)) MP"
         case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
         case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"
         case let .outOfMemory(bytes): return "out of memory allocating \(bytes) bytes"
         case let .inputMissing(path): return "cannot read \(path): no such file"
         case let .inputUnreadable(path, reason): return "cannot read \(path): \(reason)"
         case let .cannotCreate(path, reason): return "cannot create \(path): \(reason)"
+        case let .outputIsInput(path): return "cannot create \(path): it is the input file"
         case let .writeFailed(path, reason): return "cannot write \(path): \(reason)"
         }
     }

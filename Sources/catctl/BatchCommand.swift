@@ -26,8 +26,8 @@ struct Batch: AsyncParsableCommand {
     @Option(name: .customLong("output-dir"), help: "Where the outputs go (created if missing).")
     var outputDirectory: String
 
-    @Option(help: ArgumentHelp("same, jpg or png.", valueName: "same|jpg|png"))
-    var format = "same"
+    @Option(help: ArgumentHelp("The outputs' format; same keeps each input's.", valueName: "format"))
+    var format: BatchFormat = .same
 
     @Option(help: "Files in flight at once (default: cores).")
     var jobs: Int?
@@ -35,10 +35,9 @@ struct Batch: AsyncParsableCommand {
     @OptionGroup var encoding: EncodingOptions
 
     @Option(help: ArgumentHelp("Process only shard K of N (1-based).", valueName: "K/N"))
-    var shard: String?
+    var shard: Shard?
 
-    @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels than this (default 100000000).")
-    var maxPixels: Int?
+    @OptionGroup var limits: LimitOptions
 
     @Flag(help: "JSON lines on stdout: one per file, then a summary.")
     var json = false
@@ -49,27 +48,19 @@ struct Batch: AsyncParsableCommand {
     func validate() throws {
         if filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
         if inputs.isEmpty { throw ValidationError("give at least one INPUT") }
-        if shard != nil && parsedShard == nil { throw ValidationError("--shard must be K/N, e.g. 2/4") }
-    }
-
-    var parsedShard: (index: Int, count: Int)? {
-        guard let shard else { return nil }
-        let parts = shard.split(separator: "/").compactMap { Int($0) }
-        guard parts.count == 2 else { return nil }
-        return (parts[0], parts[1])
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
 
     func run() async throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? cores
-        let request = BatchRequest(inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format,
+        let request = BatchRequest(inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
                                    jobs: jobs, quality: encoding.quality, pngLevel: encoding.pngLevel,
-                                   maxPixels: try Limits.maxPixels(option: maxPixels), shard: parsedShard)
+                                   maxPixels: try limits.maxPixels(), shard: shard)
         let json = self.json
         let presenter = await MainActor.run {
-            let console = Console.standard()
-            let view: any BatchView = json ? BatchJSONView(console: console) : BatchTerminalView(console: console)
-            let presenter = Router.makeBatch(view: view, interactor: BatchInteractor(threads: max(1, cores / max(1, jobs))))
+            let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())
+            let presenter = Router.makeBatch(view: views.batch(), interactor: BatchInteractor(threads: max(1, cores / jobs)))
             Interrupts.onInterrupt = { presenter.cancel() }
             return presenter
         }

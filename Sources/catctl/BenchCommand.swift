@@ -24,8 +24,8 @@ struct Bench: ParsableCommand {
     @Option(help: "Timed runs per filter (the median is reported).")
     var repetitions = 7
 
-    @Option(help: ArgumentHelp("Kernel build: avx512, avx2, sse4.1 or baseline (default: the best the CPU has).", valueName: "isa"))
-    var kernels: String?
+    @Option(help: ArgumentHelp("Kernel build (default: the best the CPU has).", valueName: "isa"))
+    var kernels: KernelISA?
 
     @Flag(name: .customLong("no-scalar"), help: "Skip the scalar reference (it is slow).")
     var noScalar = false
@@ -37,7 +37,6 @@ struct Bench: ParsableCommand {
         guard parsedSize != nil else { throw ValidationError("--size must be WxH, e.g. 4032x3024") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1") }
-        if let kernels, isa(kernels) == nil { throw ValidationError("--kernels must be avx512, avx2, sse4.1 or baseline") }
     }
 
     var parsedSize: (Int, Int)? {
@@ -48,20 +47,10 @@ struct Bench: ParsableCommand {
         return (parts[0], parts[1])
     }
 
-    func isa(_ name: String) -> KernelISA? {
-        switch name.lowercased() {
-        case "avx512": return .avx512
-        case "avx2": return .avx2
-        case "sse4.1", "sse41": return .sse41
-        case "baseline", "sse2", "neon", "scalar": return .baseline
-        default: return nil
-        }
-    }
-
     func run() throws {
         let console = Console.standard()
         let (width, height) = parsedSize!
-        if let kernels, let chosen = isa(kernels) { KernelISA.select(chosen) }
+        if let kernels { KernelISA.select(kernels) }
         let specs = filters.isEmpty ? FilterRegistry.names : filters
         let report: FilterBenchmarkReport
         do {

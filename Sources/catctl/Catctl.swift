@@ -8,11 +8,12 @@ import TerminalUI
 /// The composition root: argv → scene → exit status. Nothing else lives here.
 @main
 struct Catctl: AsyncParsableCommand {
+    /// The one version string: `--version`, and the User-Agent of every HTTP request.
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "catctl",
-        abstract: "A cat photo editor for the terminal: decode, filter, encode JPEG and PNG.",
+        abstract: "A cat photo editor for the terminal: decode, filter, encode \(ImageFormat.names).",
         discussion: """
             Exit codes: 0 done, 64 usage, 65 bad input data, 66 input missing, 69 network or \
             service failure, 73 cannot create output, 74 write error, 130 interrupted.
@@ -49,7 +50,7 @@ struct Catctl: AsyncParsableCommand {
     }
 }
 
-/// Ctrl-C and SIGTERM. A command that can stop gracefully (load) sets `onInterrupt`:
+/// Ctrl-C and SIGTERM. A command that can stop gracefully (load, batch) sets `onInterrupt`:
 /// the first signal calls it, and the command ends itself with 130. Otherwise, or on a
 /// second signal, temporary files of unfinished outputs are removed and we exit 130.
 /// A closed stdout pipe must not kill us with SIGPIPE: writes then fail with EPIPE.

@@ -36,8 +36,8 @@ struct Edit: AsyncParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
-    @Option(help: ArgumentHelp("Output format, jpg or png (default: from OUTPUT's extension; png for -).", valueName: "jpg|png"))
-    var format: String?
+    @Option(help: ArgumentHelp("Output format (default: from OUTPUT's extension; png for -).", valueName: "format"))
+    var format: ImageFormat?
 
     @Flag(help: "Allow OUTPUT to be the same file as INPUT.")
     var force = false
@@ -45,9 +45,7 @@ struct Edit: AsyncParsableCommand {
     @Flag(help: "Write JSON lines to stdout (last line: the result).")
     var json = false
 
-    @Option(name: .customLong("max-pixels"),
-            help: "Refuse images with more pixels than this (default 100000000, or CATCTL_MAX_PIXELS).")
-    var maxPixels: Int?
+    @OptionGroup var limits: LimitOptions
 
     @Option(help: "Threads for the filters (default: all cores).")
     var threads: Int?
@@ -57,39 +55,21 @@ struct Edit: AsyncParsableCommand {
         if !gallery && filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`), or --gallery") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with OUTPUT -") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        _ = try OutputFormat.resolve(output, option: format)
     }
 
     func run() async throws {
         let request = EditRequest(
-            input: input, output: output, filters: filters, format: format, quality: encoding.quality, pngLevel: encoding.pngLevel,
-            force: force, maxPixels: try Limits.maxPixels(option: maxPixels))
+            input: input, output: output, filters: filters, format: try OutputFormat.resolve(output, option: format),
+            quality: encoding.quality, pngLevel: encoding.pngLevel, force: force, maxPixels: try limits.maxPixels())
         let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
         let json = self.json, gallery = self.gallery, output = self.output
         let (presenter, columns) = await MainActor.run {
-            let console = Console.standard()
-            let view: any EditCatView = json ? EditCatJSONView(console: console) : EditCatTerminalView(console: console)
-            let preview = !json && console.stdoutIsTerminal && output != "-"
-            return (Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads)),
-                    preview ? min(console.columns, 160) : nil)
+            let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine(force: true))
+            return (Router.makeEditCat(view: views.editCat(), interactor: EditCatInteractor(threads: threads)),
+                    views.picturesAllowed(output: output) ? min(views.console.columns, 160) : nil)
         }
         let status = gallery ? await presenter.gallery(request, previewColumns: columns) : await presenter.edit(request)
         try status.finish()
-    }
-}
-
-enum Limits {
-    /// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default.
-    static func maxPixels(option: Int?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
-        if let option {
-            guard option > 0 else { throw ValidationError("--max-pixels must be positive") }
-            return option
-        }
-        if let text = environment["CATCTL_MAX_PIXELS"] {
-            guard let value = Int(text), value > 0 else {
-                throw ValidationError("CATCTL_MAX_PIXELS must be a positive whole number, not '\(text)'")
-            }
-            return value
-        }
-        return DecodeOptions.defaultMaxPixels
     }
 }

@@ -22,8 +22,8 @@ struct Load: AsyncParsableCommand {
               catctl load --filter sepia -o sepia-cat.png
             """)
 
-    @Option(help: ArgumentHelp("thecatapi, cataas, randomcat or folder.", valueName: "name"))
-    var provider = "thecatapi"
+    @Option(help: ArgumentHelp("Where cats come from.", valueName: "name"))
+    var provider: CatProviderKind = .thecatapi
 
     @Option(help: ArgumentHelp("The provider's URL (a folder for folder).", valueName: "URL|DIR"))
     var endpoint: String?
@@ -39,7 +39,6 @@ struct Load: AsyncParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
-
     @Flag(help: "Write JSON lines to stdout (last line: the result).")
     var json = false
 
@@ -52,8 +51,7 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Retries after a connection failure, HTTP 429 or 5xx (with backoff, honouring Retry-After).")
     var retries = 2
 
-    @Option(name: .customLong("max-pixels"), help: "Refuse cats with more pixels than this (default 100000000).")
-    var maxPixels: Int?
+    @OptionGroup var limits: LimitOptions
 
     @Option(name: .customLong("max-bytes"), help: "Stop a download larger than this many bytes (default 52428800).")
     var maxBytes: Int = ProviderLimits().maxImageBytes
@@ -62,9 +60,6 @@ struct Load: AsyncParsableCommand {
     var maxReplyBytes: Int = ProviderLimits().maxJSONBytes
 
     func validate() throws {
-        guard CatProviders.names.contains(provider) else {
-            throw ValidationError("unknown provider '\(provider)'; valid providers: \(CatProviders.names.joined(separator: ", "))")
-        }
         guard timeout.isFinite, (0.001...86_400).contains(timeout) else {
             throw ValidationError("--timeout must be between 0.001 and 86400 seconds")
         }
@@ -72,6 +67,18 @@ struct Load: AsyncParsableCommand {
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard maxReplyBytes > 0 else { throw ValidationError("--max-reply-bytes must be positive") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with -o -") }
+        if output == nil && !filters.isEmpty { throw ValidationError("--filter needs -o FILE to save the edited cat") }
+        _ = try outputFormat()
+    }
+
+    /// -o's format, from its extension (PNG for -).
+    func outputFormat() throws -> ImageFormat? {
+        guard let output else { return nil }
+        if output == "-" { return .png }
+        guard let format = ImageFormat(path: output) else {
+            throw ValidationError("unknown output extension in '\(output)' (use \(ImageFormat.extensionList))")
+        }
+        return format
     }
 
     func run() async throws {
@@ -79,42 +86,30 @@ struct Load: AsyncParsableCommand {
         options.timeout = timeout
         options.connectTimeout = min(10, timeout)
         options.retries = retries
+        options.userAgent = "catctl/\(Catctl.version)"
         let key = apiKey ?? ProcessInfo.processInfo.environment["CATCTL_API_KEY"]
-        var limits = ProviderLimits()
-        limits.maxImageBytes = maxBytes
-        limits.maxJSONBytes = maxReplyBytes
-        guard let catProvider = CatProviders.make(provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
-                                                  client: HTTPClient(options: options), limits: limits) else {
-            throw ValidationError("unknown provider '\(provider)'")
-        }
-        let request = LoadRequest(provider: provider, endpoint: endpoint, output: output, filters: filters,
+        var providerLimits = ProviderLimits()
+        providerLimits.maxImageBytes = maxBytes
+        providerLimits.maxJSONBytes = maxReplyBytes
+        let catProvider = CatProviders.make(provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
+                                            client: HTTPClient(options: options), limits: providerLimits,
+                                            formats: Router.catImageFormats)
+        var request = LoadRequest(provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
                                   quality: encoding.quality, pngLevel: encoding.pngLevel,
-                                  maxPixels: try Limits.maxPixels(option: maxPixels), secrets: key.map { [$0] } ?? [])
-        let json = self.json, noPreview = self.noPreview
-        let status = await MainActor.run {
-            let console = Console.standard()
-            var request = request
-            let view: any LoadCatView, editView: any EditCatView
-            if json {
-                view = LoadCatJSONView(console: console)
-                editView = EditCatJSONView(console: console)
-            } else if console.stdoutIsTerminal && output != "-" {
-                view = LoadCatTerminalView(console: console)
-                editView = EditCatTerminalView(console: console)
-                if !noPreview {
-                    request.previewColumns = min(console.columns - 1, 120)
-                    request.previewRows = max(4, console.rows - 6)
-                }
-            } else {
-                view = LoadCatPlainView(console: console)
-                editView = EditCatTerminalView(console: console)
+                                  maxPixels: try limits.maxPixels(), secrets: key.map { [$0] } ?? [])
+        let json = self.json, noPreview = self.noPreview, output = self.output
+        let presenter = await MainActor.run {
+            let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())
+            if views.picturesAllowed(output: output) && !noPreview {
+                request.previewColumns = min(views.console.columns - 1, 120)
+                request.previewRows = max(4, views.console.rows - 6)
             }
+            let (view, editView) = views.loadCat(output: output)
             let presenter = Router.makeLoadCat(view: view, interactor: Router.makeLoadCatInteractor(provider: catProvider),
                                                editView: editView)
             Interrupts.onInterrupt = { presenter.cancel() }  // false once the load is over: then a hard stop
-            return (presenter, request)
+            return presenter
         }
-        let result = await status.0.load(status.1)
-        try result.finish()
+        try await presenter.load(request).finish()
     }
 }

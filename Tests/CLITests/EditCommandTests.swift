@@ -63,7 +63,9 @@ struct EditCommandTests {
         let dir = try Fixtures.temporaryDirectory()
         let out = dir.appendingPathComponent("o.png").path
         let cases: [([String], Int32, String)] = [
-            (["edit", "--filter", "blurry", cat, out], 64, "unknown filter 'blurry'; valid filters: mono, sepia"),
+            (["edit", "--filter", "blurry", cat, out], 64, "unknown filter 'blurry' (did you mean blur?); valid filters: mono, sepia"),
+            (["edit", "--filter", "sepai", cat, out], 64, "(did you mean sepia?)"),
+            (["edit", "--filter", "xyzzy", cat, out], 64, "unknown filter 'xyzzy'; valid filters: mono, sepia"),
             (["edit", "--filter", "sepia:abc", cat, out], 64, "bad value 'abc' for sepia"),
             (["edit", cat, out], 64, "--filter"),
             (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("o.gif").path], 64, "unknown output extension"),
@@ -73,7 +75,22 @@ struct EditCommandTests {
             (["edit", "--filter", "sepia", Fixtures.path("pngsuite/xcrn0g04.png"), out], 65, "xcrn0g04.png"),
             (["edit", "--filter", "sepia", Fixtures.path("README.md"), out], 65, "not a JPEG or PNG file (starts with 23 20 54 65)"),
             (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("missing/o.png").path], 73, "does not exist"),
-            (["edit", "--filter", "sepia", "--max-pixels", "100", cat, out], 65, "over the limit"),
+            (["edit", "--filter", "sepia", "--max-pixels", "100", cat, out], 65,
+             "over the limit of 0.0 MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)"),
+            // Checked once, by the parser and the option groups, before any scene runs:
+            (["edit", "--filter", "sepia", "--format", "gif", cat, out], 64, "'gif' is invalid for '--format <format>'"),
+            (["edit", "--filter", "sepia", "--format", "jpg", cat, out], 64, "--format jpg contradicts the extension"),
+            (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("noext").path], 64, "(use .jpg, .jpeg or .png, or --format)"),
+            (["edit", "--filter", "sepia", "--png-level", "10", cat, out], 64, "--png-level must be 0-9, not 10"),
+            (["edit", "--filter", "sepia", "--max-pixels", "0", cat, out], 64, "--max-pixels must be positive"),
+            (["batch", "--filter", "mono", "--output-dir", dir.path, "--shard", "4/3", cat], 64, "'4/3' is invalid for '--shard <K/N>'"),
+            (["batch", "--filter", "mono", "--output-dir", dir.path, "--format", "gif", cat], 64,
+             "provide one of 'same', 'jpg' or 'png'"),
+            (["batch", "--filter", "mono", "--output-dir", dir.path, "--jobs", "0", cat], 64, "--jobs must be at least 1"),
+            (["batch", "--filter", "mono", "--output-dir", dir.path, "--quality", "101", cat], 64, "--quality must be 1-100"),
+            (["load", "--provider", "folder", "-o", dir.appendingPathComponent("c.gif").path], 64, "unknown output extension"),
+            (["load", "--provider", "folder", "--filter", "sepia"], 64, "--filter needs -o FILE"),
+            (["bench", "--kernels", "mmx"], 64, "provide one of 'avx512', 'avx2', 'sse4.1' or 'baseline'"),
         ]
         for (args, status, message) in cases {
             let result = try Catctl.run(args)
@@ -81,6 +98,18 @@ struct EditCommandTests {
             #expect(result.stderr.contains(message), "\(args): \(result.stderr)")
         }
         #expect(Fixtures.contents(of: dir).isEmpty, "no output, no temporary file")
+    }
+
+    @Test func overwritingTheInputNeedsForce() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let copy = dir.appendingPathComponent("cat.jpg").path
+        try Data(try Fixtures.bytes("jpeg/chelsea-420.jpg")).write(to: URL(fileURLWithPath: copy))
+        let refused = try Catctl.run(["edit", "--filter", "mono", copy, copy])
+        #expect(refused.status == 73 && refused.stderr.contains("it is the input file (use --force to overwrite it)"))
+        #expect(try InputFile.read(copy) == (try Fixtures.bytes("jpeg/chelsea-420.jpg")))
+        let batch = try Catctl.run(["batch", "--filter", "mono", "--output-dir", dir.path, copy])
+        #expect(batch.status == 65 && batch.stderr.contains("it is the input file") && !batch.stderr.contains("--force"))
+        #expect(try Catctl.run(["edit", "--filter", "mono", "--force", copy, copy]).status == 0)
     }
 
     @Test func pixelLimitFromTheEnvironment() throws {

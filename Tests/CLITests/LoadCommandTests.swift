@@ -131,6 +131,6 @@ struct LoadCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutLines.last?.contains(#""id":"chelsea""#) == true)
         let usage = try Catctl.run(["load", "--provider", "dogapi"])
-        #expect(usage.status == 64 && usage.stderr.contains("valid providers: thecatapi, cataas, randomcat, folder"))
+        #expect(usage.status == 64 && usage.stderr.contains("provide one of 'thecatapi', 'cataas', 'randomcat' or 'folder'"))
     }
 }

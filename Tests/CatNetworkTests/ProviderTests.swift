@@ -1,4 +1,5 @@
 import CatNetwork
+import CatScenes
 import Foundation
 import Testing
 import TestSupport
@@ -12,14 +13,16 @@ struct ProviderTests {
         options.connectTimeout = timeout
         options.retries = retries
         options.backoff = 0.05
+        options.userAgent = "catctl/test"
         return HTTPClient(options: options)
     }
 
-    func provider(_ name: String, _ endpoint: String, key: String? = nil, timeout: Double = 5,
+    func provider(_ name: CatProviderKind, _ endpoint: String, key: String? = nil, timeout: Double = 5,
                   maxBytes: Int? = nil) -> any CatProvider {
         var limits = ProviderLimits()
         if let maxBytes { limits.maxImageBytes = maxBytes }
-        return CatProviders.make(name, endpoint: endpoint, apiKey: key, client: client(timeout: timeout), limits: limits)!
+        return CatProviders.make(name, endpoint: endpoint, apiKey: key, client: client(timeout: timeout), limits: limits,
+                                 formats: Router.catImageFormats)
     }
 
     func fetch(_ p: any CatProvider) async throws -> (CatReference, [UInt8]) {
@@ -30,31 +33,31 @@ struct ProviderTests {
     @Test func theCatAPIShapeWithKeyAndUserAgent() async throws {
         let server = try CatServer.start()
         defer { server.stop() }
-        let (cat, bytes) = try await fetch(provider("thecatapi", server.baseURL + "/thecatapi", key: "sekret"))
+        let (cat, bytes) = try await fetch(provider(.thecatapi, server.baseURL + "/thecatapi", key: "sekret"))
         #expect(cat == CatReference(provider: "thecatapi", id: "abc", url: server.baseURL + "/img/cat.jpg", width: 97, height: 61))
         #expect(bytes == CatServer.jpeg)
         let api = try #require(server.requests.first)
         #expect(api.target == "/thecatapi?mime_types=jpg,png")
         #expect(api.headers["x-api-key"] == "sekret")
-        #expect(api.headers["user-agent"] == "catctl/\(HTTPClientOptions.version)")
+        #expect(api.headers["user-agent"] == "catctl/test")
         #expect(server.requests[1].headers["x-api-key"] == nil, "the key goes to the API only")
     }
 
     @Test func cataasRelativeURLAndRandomCat() async throws {
         let server = try CatServer.start()
         defer { server.stop() }
-        let (cat, bytes) = try await fetch(provider("cataas", server.baseURL))
+        let (cat, bytes) = try await fetch(provider(.cataas, server.baseURL))
         #expect(cat.id == "c1" && cat.url == server.baseURL + "/cat/c1" && bytes == CatServer.jpeg)
         #expect(server.requests.first?.target == "/cat?json=true")
-        let (rc, png) = try await fetch(provider("randomcat", server.baseURL + "/meow"))
+        let (rc, png) = try await fetch(provider(.randomcat, server.baseURL + "/meow"))
         #expect(rc.url == server.baseURL + "/img/cat.png" && rc.id == "cat" && png == CatServer.png)
     }
 
     @Test func redirectsAndGzip() async throws {
         let server = try CatServer.start()
         defer { server.stop() }
-        #expect(try await fetch(provider("thecatapi", server.baseURL + "/redirect")).0.id == "abc")
-        let (gz, _) = try await fetch(provider("thecatapi", server.baseURL + "/gzip"))
+        #expect(try await fetch(provider(.thecatapi, server.baseURL + "/redirect")).0.id == "abc")
+        let (gz, _) = try await fetch(provider(.thecatapi, server.baseURL + "/gzip"))
         #expect(gz.id == "gz1")
         #expect(server.requests.first { $0.path == "/gzip" }?.headers["accept-encoding"]?.contains("gzip") == true)
     }
@@ -64,13 +67,13 @@ struct ProviderTests {
         defer { server.stop() }
         let url404 = server.baseURL + "/status404"
         await #expect(throws: NetworkError.httpStatus(url: url404 + "?mime_types=jpg,png", status: 404)) {
-            _ = try await provider("thecatapi", url404).locateCat()
+            _ = try await provider(.thecatapi, url404).locateCat()
         }
         #expect(server.requests.filter { $0.path == "/status404" }.count == 1, "4xx is not retried")
-        await #expect(throws: NetworkError.self) { _ = try await provider("thecatapi", server.baseURL + "/status500").locateCat() }
+        await #expect(throws: NetworkError.self) { _ = try await provider(.thecatapi, server.baseURL + "/status500").locateCat() }
         #expect(server.requests.filter { $0.path == "/status500" }.count == 3, "5xx: one try and two retries")
         // 503 with Retry-After: 1, then success.
-        #expect(try await provider("thecatapi", server.baseURL + "/flaky").locateCat().id == "late")
+        #expect(try await provider(.thecatapi, server.baseURL + "/flaky").locateCat().id == "late")
         #expect(server.requests.filter { $0.path == "/flaky" }.count == 2)
     }
 
@@ -78,10 +81,10 @@ struct ProviderTests {
         let server = try CatServer.start()
         defer { server.stop() }
         await #expect(throws: NetworkError.self) {
-            _ = try await provider("thecatapi", server.baseURL + "/stall", timeout: 0.5).locateCat()
+            _ = try await provider(.thecatapi, server.baseURL + "/stall", timeout: 0.5).locateCat()
         }
         do {
-            _ = try await provider("thecatapi", server.baseURL + "/stall", timeout: 0.5).locateCat()
+            _ = try await provider(.thecatapi, server.baseURL + "/stall", timeout: 0.5).locateCat()
         } catch let error as NetworkError {
             guard case .timedOut = error else { Issue.record("\(error)"); return }
         }
@@ -90,7 +93,7 @@ struct ProviderTests {
     @Test func endlessBodyStopsAtTheLimit() async throws {
         let server = try CatServer.start()
         defer { server.stop() }
-        let p = provider("thecatapi", server.baseURL + "/endless", maxBytes: 200_000)
+        let p = provider(.thecatapi, server.baseURL + "/endless", maxBytes: 200_000)
         let cat = try await p.locateCat()
         await #expect(throws: NetworkError.tooLarge(url: cat.url, limit: 200_000)) { _ = try await p.fetchCat(cat) { _, _ in } }
     }
@@ -99,27 +102,27 @@ struct ProviderTests {
         let server = try CatServer.start()
         defer { server.stop() }
         do {
-            _ = try await provider("thecatapi", server.baseURL + "/html-json").locateCat()
+            _ = try await provider(.thecatapi, server.baseURL + "/html-json").locateCat()
             Issue.record("HTML accepted as JSON")
         } catch let error as NetworkError {
             #expect(error.description.contains("not JSON (text/html)"), "\(error)")
         }
-        let html = provider("thecatapi", server.baseURL + "/html-image")
+        let html = provider(.thecatapi, server.baseURL + "/html-image")
         let page = try await html.locateCat()
         do {
             _ = try await html.fetchCat(page) { _, _ in }
             Issue.record("HTML accepted as an image")
         } catch let error as NetworkError {
-            guard case .notAnImage(_, "text/html", _) = error else { Issue.record("\(error)"); return }
+            guard case .notAnImage(_, "text/html", _, "JPEG or PNG") = error else { Issue.record("\(error)"); return }
         }
         await #expect(throws: NetworkError.unsupportedScheme(url: "file:///etc/passwd")) {
-            _ = try await provider("thecatapi", server.baseURL + "/file-url").locateCat()
+            _ = try await provider(.thecatapi, server.baseURL + "/file-url").locateCat()
         }
-        await #expect(throws: NetworkError.self) { _ = try await provider("thecatapi", server.baseURL + "/redirect-file").locateCat() }
+        await #expect(throws: NetworkError.self) { _ = try await provider(.thecatapi, server.baseURL + "/redirect-file").locateCat() }
         #expect(!server.requests.isEmpty)
-        await #expect(throws: NetworkError.self) { _ = try await provider("cataas", server.baseURL + "/wrong-shape").locateCat() }
+        await #expect(throws: NetworkError.self) { _ = try await provider(.cataas, server.baseURL + "/wrong-shape").locateCat() }
         await #expect(throws: NetworkError.unsupportedScheme(url: "ftp://example.com/cats?mime_types=jpg,png")) {
-            _ = try await provider("thecatapi", "ftp://example.com/cats").locateCat()
+            _ = try await provider(.thecatapi, "ftp://example.com/cats").locateCat()
         }
     }
 
@@ -128,7 +131,7 @@ struct ProviderTests {
         let url = server.baseURL + "/thecatapi"
         server.stop()  // nothing listens on that port any more
         do {
-            _ = try await provider("thecatapi", url).locateCat()
+            _ = try await provider(.thecatapi, url).locateCat()
             Issue.record("a closed port answered")
         } catch let error as NetworkError {
             guard case .connectionFailed = error else { Issue.record("\(error)"); return }
@@ -138,7 +141,7 @@ struct ProviderTests {
     @Test func cancellingAbortsTheTransfer() async throws {
         let server = try CatServer.start()
         defer { server.stop() }
-        let p = provider("thecatapi", server.baseURL + "/slow", timeout: 30)
+        let p = provider(.thecatapi, server.baseURL + "/slow", timeout: 30)
         let cat = try await p.locateCat()
         let started = Counter()
         let task = Task { try await p.fetchCat(cat) { received, _ in if received > 0 { _ = started.next() } } }
@@ -149,11 +152,11 @@ struct ProviderTests {
 
     @Test func folderProvider() async throws {
         let dir = try Fixtures.temporaryDirectory()
-        let empty = CatProviders.make("folder", endpoint: dir.path, apiKey: nil, client: client())!
+        let empty = CatProviders.make(.folder, endpoint: dir.path, apiKey: nil, client: client(), formats: Router.catImageFormats)
         await #expect(throws: NetworkError.self) { _ = try await empty.locateCat() }
         try Data(CatServer.jpeg).write(to: dir.appendingPathComponent("tabby.JPG"))
         try Data("not a cat".utf8).write(to: dir.appendingPathComponent("notes.txt"))
-        let (cat, bytes) = try await fetch(CatProviders.make("folder", endpoint: dir.path, apiKey: nil, client: client())!)
+        let (cat, bytes) = try await fetch(CatProviders.make(.folder, endpoint: dir.path, apiKey: nil, client: client(), formats: Router.catImageFormats))
         #expect(cat.id == "tabby" && bytes == CatServer.jpeg)
     }
 }

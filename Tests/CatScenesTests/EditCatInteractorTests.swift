@@ -1,7 +1,7 @@
 import CatScenes
+import FilterCore
 import Foundation
 import ImageIO
-import TerminalUI
 import Testing
 import TestSupport
 
@@ -15,7 +15,7 @@ struct EditCatSceneTests {
             let output = dir.appendingPathComponent(name).path
             let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: 2))
             let status = await presenter.edit(EditRequest(input: Fixtures.path("jpeg/chelsea-420.jpg"), output: output,
-                                                          filters: ["sepia"]))
+                                                          filters: ["sepia"], format: try #require(ImageFormat(path: name))))
             #expect(status == .ok)
             let back = try ImageDecoder.decode(try InputFile.read(output), name: output)
             #expect(back.format == ImageFormat(path: name))
@@ -29,46 +29,36 @@ struct EditCatSceneTests {
         let view = RecordingEditCatView()
         let presenter = Router.makeEditCat(view: view)
         let status = await presenter.edit(EditRequest(input: Fixtures.path("jpeg/monkey12.jpg"),
-                                                      output: dir.appendingPathComponent("o.png").path, filters: ["mono"]))
+                                                      output: dir.appendingPathComponent("o.png").path, filters: ["mono"],
+                                                      format: .png))
         #expect(status == .dataError)
         #expect(Fixtures.contents(of: dir).isEmpty)
     }
 
-    @Test func jsonViewWritesDocumentedLines() throws {
-        let out = MemorySink(), err = MemorySink()
-        let view = EditCatJSONView(console: Console(stdout: out, stderr: err, stderrIsTerminal: false, color: false))
-        view.updateProcessingState(.processing)
-        view.showImageInfo(EditCatImageInfo(input: "a \"b\".jpg", format: "jpeg", width: 3, height: 2))
-        view.showSaved(EditCatResult(input: "a \"b\".jpg", output: "o.png", width: 3, height: 2,
-                                     filters: ["sepia", "hue-rotate:90"], milliseconds: 7))
-        #expect(out.lines == [
-            #"{"event":"decoded","input":"a \"b\".jpg","format":"jpeg","width":3,"height":2}"#,
-            #"{"event":"saved","input":"a \"b\".jpg","output":"o.png","width":3,"height":2,"filters":["sepia","hue-rotate:90"],"ms":7}"#,
-        ])
-        #expect(err.text.isEmpty)
-        view.showError(SceneFailure(status: .dataError, message: "cannot decode x: bad\nline"))
-        #expect(out.lines.last == #"{"event":"error","code":65,"message":"cannot decode x: bad\nline"}"#)
-        #expect(err.text == "catctl: cannot decode x: bad\nline\n")
-        for line in out.lines {
-            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "valid JSON: \(line)")
+    /// Streamed or decoded whole, the view hears the same events in the same order:
+    /// the image's facts, then a rising percentage that ends at 100.
+    @Test func bothPathsTellTheSameStory() async throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let input = dir.appendingPathComponent("big.png").path
+        let image = try PixelBuffer.random(width: 2100, height: 2000, seed: 3)
+        try OutputFile.write(to: input) { (fd: Int32) throws(ImageIOError) in
+            try ImageEncoder.encode(image, to: fd, path: input, options: EncodeOptions(format: .png, pngLevel: 1))
         }
-    }
-
-    @Test func terminalViewIsPlainWhenNotATerminal() {
-        let err = MemorySink()
-        let view = EditCatTerminalView(console: Console(stdout: MemorySink(), stderr: err, stderrIsTerminal: false, color: true))
-        view.updateProgress(EditCatProgress(step: 1, totalSteps: 2, label: "filtering 12.2 MP"))
-        view.showSaved(EditCatResult(input: "a.jpg", output: "o.png", width: 3, height: 2, filters: ["sepia", "mono"],
-                                     milliseconds: 7))
-        view.showError(SceneFailure(status: .noInput, message: "cannot read a.jpg: no such file"))
-        #expect(err.text == "saved o.png: 3x2, sepia → mono, 7 ms\ncatctl: error: cannot read a.jpg: no such file\n")
-    }
-
-    @Test func terminalViewRewritesItsProgressLine() {
-        let err = MemorySink()
-        let view = EditCatTerminalView(console: Console(stdout: MemorySink(), stderr: err, stderrIsTerminal: true, color: false))
-        view.updateProgress(EditCatProgress(step: 1, totalSteps: 2, label: "filtering 12.2 MP"))
-        view.showSaved(EditCatResult(input: "a.jpg", output: "-", width: 3, height: 2, filters: ["sepia"], milliseconds: 7))
-        #expect(err.text == "\r\u{1B}[2K[1/2] filtering 12.2 MP…\r\u{1B}[2Ksaved stdout: 3x2, sepia, 7 ms\n")
+        for (filters, streams) in [(["sepia"], true), (["blur:1", "sharpen"], false)] {
+            let view = RecordingEditCatView()
+            let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: 2))
+            let output = dir.appendingPathComponent("out-\(streams).jpg").path
+            #expect(await presenter.edit(EditRequest(input: input, output: output, filters: filters, format: .jpeg)) == .ok)
+            let chain = try FilterChain(specs: filters)
+            let reader = try ImageReader(bytes: try InputFile.read(input), name: input)
+            #expect(StreamingPipeline.canStream(chain, reader) == streams)
+            #expect(view.calls.first == .state(.processing))
+            #expect(view.calls[1] == .imageInfo(EditCatImageInfo(input: input, format: "png", width: 2100, height: 2000)))
+            let percents = view.calls.compactMap { if case let .progress(p) = $0 { p.percent } else { nil } }
+            #expect(percents.count > 5 && percents == percents.sorted() && Set(percents).count == percents.count)
+            #expect(percents.last == 100, "\(filters): \(percents)")
+            #expect(view.calls.suffix(2).last == .state(.done))
+            guard case .saved = view.calls[view.calls.count - 2] else { Issue.record("\(view.calls.suffix(2))"); continue }
+        }
     }
 }

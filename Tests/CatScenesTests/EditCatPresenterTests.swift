@@ -16,7 +16,8 @@ struct EditCatPresenterTests {
     @Test func success() async throws {
         let interactor = FakeEditCatInteractor(image: try makeImage(width: 40, height: 30))
         let (presenter, view) = scene(interactor)
-        let status = await presenter.edit(EditRequest(input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"]))
+        let status = await presenter.edit(EditRequest(input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"],
+                                                      format: .png))
         #expect(status == .ok)
         #expect(view.calls == [
             .state(.processing),
@@ -26,39 +27,40 @@ struct EditCatPresenterTests {
             .state(.done),
         ])
         #expect(interactor.calls == [
-            .prepare(output: "out.png", input: "cat.jpg", force: false),
-            .load("cat.jpg", maxPixels: DecodeOptions.defaultMaxPixels),
-            .filter(["sepia", "invert:0.5"]),
-            .save(output: "out.png", format: .png, quality: 90, level: 3),
+            .edit(input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"], format: .png, quality: 90,
+                  level: 3, maxPixels: DecodeOptions.defaultMaxPixels, force: false),
         ])
         // sepia then invert(0.5) of (100,150,200): everything becomes 127.5 → 128
         let pixel = try #require(interactor.filtered).pixel(0, 0)
         #expect(pixel == (128, 128, 128, 255))
     }
 
-    @Test func largeImagesGetProgressSteps() async throws {
+    @Test func largeImagesGetAPercentage() async throws {
         let interactor = FakeEditCatInteractor(image: try makeImage(width: 2000, height: 2000))
         let (presenter, view) = scene(interactor)
-        let status = await presenter.edit(EditRequest(input: "big.jpg", output: "big.jpg", filters: ["mono"],
+        let status = await presenter.edit(EditRequest(input: "big.jpg", output: "big.jpg", filters: ["mono"], format: .jpeg,
                                                       quality: 80, force: true))
         #expect(status == .ok)
         #expect(view.calls == [
             .state(.processing),
             .imageInfo(EditCatImageInfo(input: "big.jpg", format: "jpeg", width: 2000, height: 2000)),
-            .progress(EditCatProgress(step: 1, totalSteps: 2, label: "filtering 4.0 MP")),
-            .progress(EditCatProgress(step: 2, totalSteps: 2, label: "encoding big.jpg")),
+            .progress(EditCatProgress(percent: 50, label: "4.0 MP, mono → big.jpg")),
+            .progress(EditCatProgress(percent: 100, label: "4.0 MP, mono → big.jpg")),
             .saved(EditCatResult(input: "big.jpg", output: "big.jpg", width: 2000, height: 2000,
                                  filters: ["mono"], milliseconds: 25)),
             .state(.done),
         ])
-        #expect(interactor.calls.last == .save(output: "big.jpg", format: .jpeg, quality: 80, level: 3))
-        #expect(interactor.calls.first == .prepare(output: "big.jpg", input: "big.jpg", force: true))
+        #expect(interactor.calls == [
+            .edit(input: "big.jpg", output: "big.jpg", filters: ["mono"], format: .jpeg, quality: 80, level: 3,
+                  maxPixels: DecodeOptions.defaultMaxPixels, force: true),
+        ])
     }
 
     @Test func unknownFilterIsAUsageErrorBeforeAnyWork() async throws {
         let interactor = FakeEditCatInteractor(image: try makeImage(width: 4, height: 4))
         let (presenter, view) = scene(interactor)
-        let status = await presenter.edit(EditRequest(input: "cat.jpg", output: "out.png", filters: ["sepia", "blurry"]))
+        let status = await presenter.edit(EditRequest(input: "cat.jpg", output: "out.png", filters: ["sepia", "blurry"],
+                                                      format: .png))
         #expect(status == .usage)
         #expect(view.calls == [
             .state(.processing),
@@ -68,35 +70,10 @@ struct EditCatPresenterTests {
         #expect(interactor.calls.isEmpty)
     }
 
-    @Test("bad requests are usage errors", arguments: [
-        EditRequest(input: "a.jpg", output: "out.gif", filters: ["mono"]),
-        EditRequest(input: "a.jpg", output: "out", filters: ["mono"]),
-        EditRequest(input: "a.jpg", output: "out.png", filters: ["mono"], format: "gif"),
-        EditRequest(input: "a.jpg", output: "out.png", filters: ["mono"], format: "jpg"),
-        EditRequest(input: "a.jpg", output: "out.jpg", filters: ["mono"], quality: 0),
-        EditRequest(input: "a.jpg", output: "out.png", filters: ["mono"], pngLevel: 10),
-    ])
-    func usage(_ request: EditRequest) async throws {
-        let interactor = FakeEditCatInteractor(image: try makeImage(width: 4, height: 4))
-        let (presenter, view) = scene(interactor)
-        #expect(await presenter.edit(request) == .usage)
-        #expect(view.calls.count == 3)
-        #expect(interactor.calls.isEmpty)
-    }
-
-    @Test func formatOptionAndStdout() async throws {
-        for (output, format, expected) in [("-", nil, ImageFormat.png), ("-", "jpg", .jpeg), ("x.out", "png", .png),
-                                           ("x.JPEG", nil, .jpeg)] as [(String, String?, ImageFormat)] {
-            let interactor = FakeEditCatInteractor(image: try makeImage(width: 4, height: 4))
-            let (presenter, _) = scene(interactor)
-            #expect(await presenter.edit(EditRequest(input: "a.png", output: output, filters: ["mono"], format: format)) == .ok)
-            #expect(interactor.calls.last == .save(output: output, format: expected, quality: 90, level: 3))
-        }
-    }
-
     @Test("each failing step maps to its exit code and message", arguments: [
         (FakeEditCatInteractor.Step.prepare, ImageIOError.cannotCreate(path: "out.png", reason: "the folder x does not exist"),
          CatScenes.ExitStatus.cannotCreate),
+        (.prepare, ImageIOError.outputIsInput(path: "out.png"), .cannotCreate),
         (.load, ImageIOError.inputMissing(path: "cat.jpg"), .noInput),
         (.load, ImageIOError.corrupt(file: "cat.jpg", reason: "bad Huffman table"), .dataError),
         (.load, ImageIOError.truncated(file: "cat.jpg"), .dataError),
@@ -106,21 +83,33 @@ struct EditCatPresenterTests {
     func failures(_ step: FakeEditCatInteractor.Step, _ error: ImageIOError, _ status: CatScenes.ExitStatus) async throws {
         let interactor = FakeEditCatInteractor(image: try makeImage(width: 4, height: 4), failing: (step, error))
         let (presenter, view) = scene(interactor)
-        #expect(await presenter.edit(EditRequest(input: "cat.jpg", output: "out.png", filters: ["noir"])) == status)
-        #expect(view.calls.suffix(2) == [.error(SceneFailure(status: status, message: error.description)), .state(.failed)])
+        #expect(await presenter.edit(EditRequest(input: "cat.jpg", output: "out.png", filters: ["noir"], format: .png)) == status)
+        #expect(view.calls.suffix(2) == [.error(SceneFailure(error)), .state(.failed)])
+        #expect(SceneFailure(error).status == status && SceneFailure(error).message == error.description)
         #expect(view.calls.first == .state(.processing))
         // Nothing is shown as saved.
         #expect(!view.calls.contains { if case .saved = $0 { true } else { false } })
+    }
+
+    @Test func remediesAreNamedNotWorded() {
+        #expect(SceneFailure(ImageIOError.tooLarge(file: "a", width: 9, height: 9, limit: 1)).hint == .raisePixelLimit)
+        #expect(SceneFailure(ImageIOError.outputIsInput(path: "a")).hint == .overwriteInput)
+        #expect(SceneFailure(ImageIOError.truncated(file: "a")).hint == nil)
+        #expect(!SceneFailure(ImageIOError.tooLarge(file: "a", width: 9, height: 9, limit: 1)).message.contains("--"))
     }
 
     @Test func editsAnImageAlreadyInHand() async throws {
         let image = try makeImage(width: 8, height: 2, format: .png)
         let interactor = FakeEditCatInteractor(image: try makeImage(width: 1, height: 1))
         let (presenter, view) = scene(interactor)
-        let status = await presenter.edit(image, EditRequest(input: "cat 42", output: "o.jpg", filters: ["invert"]))
+        let status = await presenter.edit(image, EditRequest(input: "cat 42", output: "o.jpg", filters: ["invert"],
+                                                             format: .jpeg))
         #expect(status == .ok)
-        // No load: the pixels handed over are the ones filtered and saved.
-        #expect(interactor.calls.map { "\($0)".prefix(4) } == ["prep", "filt", "save"])
+        // One edit of the image in hand: the pixels handed over are the ones filtered and saved.
+        #expect(interactor.calls == [
+            .edit(input: "(in hand)", output: "o.jpg", filters: ["invert"], format: .jpeg, quality: 90, level: 3,
+                  maxPixels: DecodeOptions.defaultMaxPixels, force: false),
+        ])
         #expect(interactor.filtered === image.pixels)
         #expect(view.calls[1] == .imageInfo(EditCatImageInfo(input: "cat 42", format: "png", width: 8, height: 2)))
     }
@@ -134,7 +123,7 @@ struct EditCatGalleryTests {
         let view = RecordingEditCatView()
         let clock = SteppingClock()
         let presenter = EditCatPresenter(view: view, interactor: interactor, now: { clock.now() })
-        let status = await presenter.gallery(EditRequest(input: "cat.jpg", output: "sheet.png", filters: []), previewColumns: 130)
+        let status = await presenter.gallery(EditRequest(input: "cat.jpg", output: "sheet.png", filters: [], format: .png), previewColumns: 130)
         #expect(status == .ok)
         let specs = FilterRegistry.all.map(\.showcaseSpec)
         #expect(specs.count == FilterRegistry.names.count && specs.first == "mono" && specs.contains("hue-rotate:90"))
@@ -154,7 +143,7 @@ struct EditCatGalleryTests {
         let interactor = FakeEditCatInteractor(image: try makeImage(width: 40, height: 30))
         let view = RecordingEditCatView()
         #expect(await EditCatPresenter(view: view, interactor: interactor)
-            .gallery(EditRequest(input: "a.png", output: "b.jpg", filters: []), previewColumns: nil) == .ok)
+            .gallery(EditRequest(input: "a.png", output: "b.jpg", filters: [], format: .jpeg), previewColumns: nil) == .ok)
         #expect(!view.calls.contains { if case .gallery = $0 { true } else { false } })
     }
 }

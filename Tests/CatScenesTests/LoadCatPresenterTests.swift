@@ -10,7 +10,8 @@ final class RecordingLoadCatView: LoadCatView {
     enum Call: Equatable {
         case state(LoadCatState)
         case progress(LoadCatProgress)
-        case title(LoadCatTitle)
+        case found(LoadCatFound)
+        case decoded(LoadCatDecoded)
         case image(width: Int, height: Int)
         case loaded(LoadCatResult)
         case error(SceneFailure)
@@ -18,7 +19,8 @@ final class RecordingLoadCatView: LoadCatView {
     private(set) var calls: [Call] = []
     func updateLoadingState(_ state: LoadCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: LoadCatProgress) { calls.append(.progress(progress)) }
-    func updateTitle(_ title: LoadCatTitle) { calls.append(.title(title)) }
+    func showCatFound(_ cat: LoadCatFound) { calls.append(.found(cat)) }
+    func showCatDecoded(_ cat: LoadCatDecoded) { calls.append(.decoded(cat)) }
     func updateImage(_ image: LoadCatPreview) { calls.append(.image(width: image.pixels.width, height: image.pixels.height)) }
     func showLoaded(_ result: LoadCatResult) { calls.append(.loaded(result)) }
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
@@ -46,7 +48,9 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
         output?.didReceiveCatBytes(100, expected: 200)
         output?.didReceiveCatBytes(200, expected: 200)
         switch ending {
-        case let .image(cat): output?.didLoadCatImage(cat)
+        case let .image(cat):
+            output?.willDecodeCat()
+            output?.didLoadCatImage(cat)
         case let .failure(error): output?.didFailToLoadCat(error)
         case .cancelled: output?.didCancelLoad()
         }
@@ -92,12 +96,12 @@ struct LoadCatPresenterTests {
         #expect(status == .ok)
         #expect(view.calls == [
             .state(.loading(provider: "thecatapi")),
-            .title(LoadCatTitle(provider: "thecatapi", id: "abc", url: reference.url, width: 640, height: 480, bytes: nil)),
+            .found(LoadCatFound(provider: "thecatapi", id: "abc", url: reference.url, width: 640, height: 480)),
             .state(.downloading),
             .progress(LoadCatProgress(received: 100, expected: 200)),
             .progress(LoadCatProgress(received: 200, expected: 200)),
             .state(.decoding),
-            .title(LoadCatTitle(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48, bytes: 200)),
+            .decoded(LoadCatDecoded(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48, bytes: 200)),
             .image(width: 16, height: 12),
             .loaded(LoadCatResult(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48,
                                   bytes: 200, output: nil)),
@@ -113,7 +117,7 @@ struct LoadCatPresenterTests {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat(preview: false)))
         let (presenter, view, _) = scene(interactor)
         let output = dir.appendingPathComponent("cat.png").path
-        #expect(await presenter.load(LoadRequest(output: output)) == .ok)
+        #expect(await presenter.load(LoadRequest(output: output, format: .png)) == .ok)
         #expect(interactor.saved.map(\.0) == [output] && interactor.saved.map(\.1) == [.png])
         #expect(view.calls.contains(.state(.saving(output: output))))
         #expect(view.calls.suffix(2).first == .loaded(LoadCatResult(provider: "thecatapi", id: "abc", url: reference.url,
@@ -125,13 +129,15 @@ struct LoadCatPresenterTests {
         (NetworkError.timedOut(url: "https://x/y", seconds: 1), .unavailable),
         (NetworkError.badReply(provider: "cataas", url: "https://x", reason: "the reply is not JSON"), .unavailable),
         (NetworkError.unsupportedScheme(url: "file:///etc/passwd"), .unavailable),
-        (NetworkError.notAnImage(url: "https://x/page", contentType: "text/html", head: []), .dataError),
+        (NetworkError.notAnImage(url: "https://x/page", contentType: "text/html", head: [], expected: "JPEG or PNG"), .dataError),
+        (NetworkError.tooLarge(url: "https://x/huge.jpg", limit: 10), .unavailable),
     ])
     func failures(_ error: NetworkError, _ status: CatScenes.ExitStatus) async throws {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .failure(error))
         let (presenter, view, _) = scene(interactor)
         #expect(await presenter.load(LoadRequest()) == status)
-        #expect(view.calls.suffix(2) == [.error(SceneFailure(status: status, message: error.description)), .state(.failed)])
+        #expect(view.calls.suffix(2) == [.error(SceneFailure(error)), .state(.failed)])
+        #expect(SceneFailure(error).status == status && SceneFailure(error).message == error.description)
         #expect(!view.calls.contains { if case .loaded = $0 { true } else { false } })
     }
 
@@ -145,8 +151,7 @@ struct LoadCatPresenterTests {
     }
 
     @Test func usageErrorsBeforeAnyNetwork() async throws {
-        for request in [LoadRequest(filters: ["sepia"]), LoadRequest(output: "cat.gif"), LoadRequest(filters: ["nope"]),
-                        LoadRequest(output: "x.jpg", quality: 0)] {
+        for request in [LoadRequest(output: "x.png", format: .png, filters: ["nope"]), LoadRequest(filters: ["sepai"])] {
             let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
             let (presenter, view, _) = scene(interactor)
             #expect(await presenter.load(request) == .usage)
@@ -162,11 +167,14 @@ struct LoadCatPresenterTests {
         let editor = FakeEditCatInteractor(image: try makeImage(width: 1, height: 1))
         let (presenter, view, editView) = scene(interactor, editor: editor)
         let output = dir.appendingPathComponent("edited.jpg").path
-        #expect(await presenter.load(LoadRequest(output: output, filters: ["sepia"])) == .ok)
+        #expect(await presenter.load(LoadRequest(output: output, format: .jpeg, filters: ["sepia"])) == .ok)
         #expect(interactor.useCases.first?.needsFullImage == true)
         // No second download or decode: the edit scene filtered the very buffer the load decoded.
         #expect(editor.filtered === loaded.image.pixels)
-        #expect(editor.calls.map { "\($0)".prefix(4) } == ["prep", "filt", "save"])
+        #expect(editor.calls == [
+            .edit(input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, quality: 90, level: 3,
+                  maxPixels: DecodeOptions.defaultMaxPixels, force: false),
+        ])
         #expect(editView.calls.last == .state(.done))
         #expect(interactor.saved.isEmpty)
         #expect(view.calls.last == .state(.done))

@@ -26,11 +26,13 @@ final class RecordingEditCatView: EditCatView {
 
 /// An in-memory interactor: serves one image, records what it is asked, fails on cue.
 final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
+    /// Where an edit fails: before the input is open (prepare, load) or after it is filtered (save).
     enum Step: Equatable { case prepare, load, filter, save }
     enum Call: Equatable {
+        case edit(input: String, output: String, filters: [String], format: ImageFormat, quality: Int, level: Int,
+                  maxPixels: Int, force: Bool)
         case prepare(output: String, input: String?, force: Bool)
         case load(String, maxPixels: Int)
-        case filter([String])
         case save(output: String, format: ImageFormat, quality: Int, level: Int)
         case contactSheet(chains: Int, previewWidth: Int?)
     }
@@ -49,6 +51,29 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         if let failure, failure.0 == step { throw failure.1 }
     }
 
+    /// Tells the events a whole-image edit tells: opened, then progress at half and at the end.
+    func edit(_ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+              events: @escaping @Sendable (EditEvent) -> Void) async throws -> EditOutcome {
+        let name: String, decoded: DecodedImage
+        switch input {
+        case let .file(path): (name, decoded) = (path, image)
+        case let .image(image): (name, decoded) = ("(in hand)", image)
+        }
+        calls.append(.edit(input: name, output: output, filters: chain.specs, format: options.encode.format,
+                           quality: options.encode.jpegQuality, level: options.encode.pngLevel,
+                           maxPixels: options.maxPixels, force: options.force))
+        try fail(at: .prepare)
+        try fail(at: .load)
+        events(.opened(format: decoded.format, width: decoded.pixels.width, height: decoded.pixels.height))
+        try fail(at: .filter)
+        let result = try chain.applyReference(to: decoded.pixels)
+        filtered = result
+        events(.progress(percent: 50))
+        try fail(at: .save)
+        events(.progress(percent: 100))
+        return EditOutcome(width: result.width, height: result.height, streamed: false)
+    }
+
     func prepareOutput(_ output: String, input: String?, force: Bool) async throws {
         calls.append(.prepare(output: output, input: input, force: force))
         try fail(at: .prepare)
@@ -58,20 +83,6 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         calls.append(.load(input, maxPixels: options.maxPixels))
         try fail(at: .load)
         return image
-    }
-
-    func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
-        calls.append(.filter(chain.specs))
-        try fail(at: .filter)
-        let result = try chain.applyReference(to: image)
-        filtered = result
-        return result
-    }
-
-    /// Never streams: records a load and hands back the image.
-    func open(_ input: String, streamingTo output: String, chain: FilterChain, options: EncodeOptions,
-              decode: DecodeOptions) async throws -> EditSource {
-        .decoded(try await loadImage(from: input, options: decode))
     }
 
     func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {

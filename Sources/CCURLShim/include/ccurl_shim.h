@@ -51,7 +51,5 @@ enum {
 int cc_global_init(void);
 // Performs a GET; fills `result` and returns one of CC_*.
 int cc_perform(const cc_request *request, cc_result *result);
-// "libcurl/7.88.1 OpenSSL/3.0 zlib/1.2.13 ..."
-const char *cc_version(void);
 
 #endif

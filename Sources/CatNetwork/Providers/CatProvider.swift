@@ -23,7 +23,7 @@ public protocol CatProvider: Sendable {
     var name: String { get }
     /// Asks where the next cat is.
     func locateCat() async throws -> CatReference
-    /// The cat's bytes (checked to be a JPEG or PNG); `progress(received, expected)`.
+    /// The cat's bytes (checked to be an image `CatImageFormats` recognises); `progress(received, expected)`.
     func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8]
 }
 
@@ -36,20 +36,47 @@ public struct ProviderLimits: Sendable {
     public init() {}
 }
 
-/// The providers of CLI.md, by name.
-public enum CatProviders {
-    public static let names = ["thecatapi", "cataas", "randomcat", "folder"]
+/// What counts as a cat picture. CatNetwork knows no image format: the image core
+/// (ImageIO's codec registry) hands this in, through the Router.
+public struct CatImageFormats: Sendable {
+    /// The format of a file starting with these bytes, or nil for none catctl reads.
+    public let recognize: @Sendable ([UInt8]) -> String?
+    /// Lower-case extensions of the files the folder provider picks from.
+    public let fileExtensions: Set<String>
+    /// "JPEG or PNG", for messages.
+    public let names: String
 
+    public init(recognize: @escaping @Sendable ([UInt8]) -> String?, fileExtensions: Set<String>, names: String) {
+        self.recognize = recognize
+        self.fileExtensions = fileExtensions
+        self.names = names
+    }
+
+    /// Throws notAnImage unless `body` is a picture.
+    func check(_ body: [UInt8], url: String, contentType: String?) throws(NetworkError) {
+        guard recognize(Array(body.prefix(16))) != nil else {
+            throw .notAnImage(url: url, contentType: contentType, head: Array(body.prefix(4)), expected: names)
+        }
+    }
+}
+
+/// The providers of docs/CLI.md.
+public enum CatProviderKind: String, Sendable, CaseIterable {
+    case thecatapi, cataas, randomcat, folder
+}
+
+public enum CatProviders {
     /// `endpoint`: a URL (a folder for `folder`); nil for the provider's default.
-    public static func make(_ name: String, endpoint: String?, apiKey: String?, client: HTTPClient,
-                            limits: ProviderLimits = ProviderLimits()) -> (any CatProvider)? {
-        switch name {
-        case "thecatapi": return TheCatAPIProvider(endpoint: endpoint, apiKey: apiKey, client: client, limits: limits)
-        case "cataas": return CataasProvider(root: endpoint, client: client, limits: limits)
-        case "randomcat": return RandomCatProvider(endpoint: endpoint, client: client, limits: limits)
-        case "folder": return FolderProvider(directory: endpoint ?? BundledCats.directory() ?? "Resources/cats",
-                                             maxBytes: limits.maxImageBytes)
-        default: return nil
+    public static func make(_ kind: CatProviderKind, endpoint: String?, apiKey: String?, client: HTTPClient,
+                            limits: ProviderLimits = ProviderLimits(), formats: CatImageFormats) -> any CatProvider {
+        switch kind {
+        case .thecatapi:
+            return TheCatAPIProvider(endpoint: endpoint, apiKey: apiKey, client: client, limits: limits, formats: formats)
+        case .cataas: return CataasProvider(root: endpoint, client: client, limits: limits, formats: formats)
+        case .randomcat: return RandomCatProvider(endpoint: endpoint, client: client, limits: limits, formats: formats)
+        case .folder:
+            return FolderProvider(directory: endpoint ?? BundledCats.directory() ?? "Resources/cats",
+                                  maxBytes: limits.maxImageBytes, formats: formats)
         }
     }
 }
@@ -59,6 +86,7 @@ public enum CatProviders {
 protocol HTTPCatProvider: CatProvider {
     var client: HTTPClient { get }
     var limits: ProviderLimits { get }
+    var formats: CatImageFormats { get }
     var requestURL: String { get }
     var headers: [String] { get }
 }
@@ -74,7 +102,7 @@ extension HTTPCatProvider {
     public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
         try HTTPClient.checkScheme(cat.url)
         let reply = try await client.get(cat.url, maxBytes: limits.maxImageBytes, progress: progress)
-        try ImageBytes.check(reply.body, url: reply.url, contentType: reply.contentType)
+        try formats.check(reply.body, url: reply.url, contentType: reply.contentType)
         return reply.body
     }
 }
@@ -134,15 +162,6 @@ public enum CatReplies {
         }
         try HTTPClient.checkScheme(absolute)
         return absolute
-    }
-}
-
-enum ImageBytes {
-    /// JPEG (FF D8 FF) or PNG (89 50 4E 47), else notAnImage.
-    static func check(_ body: [UInt8], url: String, contentType: String?) throws(NetworkError) {
-        let jpeg = body.count >= 3 && body[0] == 0xFF && body[1] == 0xD8 && body[2] == 0xFF
-        let png = body.count >= 4 && body[0] == 0x89 && body[1] == 0x50 && body[2] == 0x4E && body[3] == 0x47
-        guard jpeg || png else { throw .notAnImage(url: url, contentType: contentType, head: Array(body.prefix(4))) }
     }
 }
 

@@ -7,13 +7,15 @@ struct CataasProvider: HTTPCatProvider {
     let root: String
     let client: HTTPClient
     let limits: ProviderLimits
+    let formats: CatImageFormats
 
-    init(root: String?, client: HTTPClient, limits: ProviderLimits) {
+    init(root: String?, client: HTTPClient, limits: ProviderLimits, formats: CatImageFormats) {
         var root = root ?? Self.defaultRoot
         while root.hasSuffix("/") { root.removeLast() }
         self.root = root
         self.client = client
         self.limits = limits
+        self.formats = formats
     }
 
     var requestURL: String { root + "/cat?json=true" }

@@ -1,11 +1,12 @@
 import Foundation
 
-/// A random JPEG or PNG directly inside a folder (by default the bundled Resources/cats),
+/// A random image directly inside a folder (by default the bundled Resources/cats),
 /// so `catctl load --provider folder` works offline.
 struct FolderProvider: CatProvider {
     let name = "folder"
     let directory: String
     var maxBytes = ProviderLimits().maxImageBytes
+    let formats: CatImageFormats
 
     func locateCat() async throws -> CatReference {
         var isDir: ObjCBool = false
@@ -14,10 +15,10 @@ struct FolderProvider: CatProvider {
         }
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { file in
             let ext = (file as NSString).pathExtension.lowercased()
-            return ["jpg", "jpeg", "png"].contains(ext) && !file.hasPrefix(".")
+            return formats.fileExtensions.contains(ext) && !file.hasPrefix(".")
         }.sorted()
         guard let pick = files.randomElement() else {
-            throw NetworkError.badReply(provider: name, url: directory, reason: "no JPEG or PNG files in it")
+            throw NetworkError.badReply(provider: name, url: directory, reason: "no \(formats.names) files in it")
         }
         let id = (pick as NSString).deletingPathExtension
         return CatReference(provider: name, id: id, url: (directory as NSString).appendingPathComponent(pick))
@@ -31,7 +32,7 @@ struct FolderProvider: CatProvider {
         }
         progress(Int64(data.count), Int64(data.count))
         let bytes = Array(data)
-        try ImageBytes.check(bytes, url: cat.url, contentType: nil)
+        try formats.check(bytes, url: cat.url, contentType: nil)
         return bytes
     }
 }

@@ -6,11 +6,13 @@ struct RandomCatProvider: HTTPCatProvider {
     let endpoint: String
     let client: HTTPClient
     let limits: ProviderLimits
+    let formats: CatImageFormats
 
-    init(endpoint: String?, client: HTTPClient, limits: ProviderLimits) {
+    init(endpoint: String?, client: HTTPClient, limits: ProviderLimits, formats: CatImageFormats) {
         self.endpoint = endpoint ?? Self.defaultEndpoint
         self.client = client
         self.limits = limits
+        self.formats = formats
     }
 
     var requestURL: String { endpoint }

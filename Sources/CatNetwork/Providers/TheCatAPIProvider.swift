@@ -7,14 +7,16 @@ struct TheCatAPIProvider: HTTPCatProvider {
     let apiKey: String?
     let client: HTTPClient
     let limits: ProviderLimits
+    let formats: CatImageFormats
 
-    init(endpoint: String?, apiKey: String?, client: HTTPClient, limits: ProviderLimits) {
+    init(endpoint: String?, apiKey: String?, client: HTTPClient, limits: ProviderLimits, formats: CatImageFormats) {
         let base = endpoint ?? Self.defaultEndpoint
         // Ask for the two formats catctl decodes, unless the endpoint already says.
         self.endpoint = base.contains("mime_types=") ? base : base + (base.contains("?") ? "&" : "?") + "mime_types=jpg,png"
         self.apiKey = apiKey
         self.client = client
         self.limits = limits
+        self.formats = formats
     }
 
     var requestURL: String { endpoint }

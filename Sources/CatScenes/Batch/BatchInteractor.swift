@@ -7,9 +7,8 @@ public protocol BatchInteractorInput: Sendable {
     /// Files and folders (their JPEG/PNG files, sorted) and "-" (paths on stdin), in order.
     func expandInputs(_ inputs: [String]) async throws -> [String]
     func prepareOutputDirectory(_ directory: String) async throws
-    /// Decodes, filters and saves one file; returns its megapixels.
-    func process(_ input: String, to output: String, chain: FilterChain, options: EncodeOptions,
-                 maxPixels: Int) async throws -> Double
+    /// Edits one file (the Edit Cat use case); returns its megapixels.
+    func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double
 }
 
 public struct BatchInteractor: BatchInteractorInput {
@@ -67,17 +66,7 @@ public struct BatchInteractor: BatchInteractorInput {
     }
 
     @concurrent
-    public func process(_ input: String, to output: String, chain: FilterChain, options: EncodeOptions,
-                        maxPixels: Int) async throws -> Double {
-        try OutputFile.checkCreatable(output, input: input, hint: "")
-        let decoded: DecodedImage
-        switch try await edit.open(input, streamingTo: output, chain: chain, options: options,
-                                   decode: DecodeOptions(maxPixels: maxPixels)) {
-        case let .streamed(info): return Double(info.width * info.height) / 1_000_000
-        case let .decoded(image): decoded = image
-        }
-        let filtered = try await edit.applyFilters(chain, to: decoded.pixels)
-        try await edit.save(filtered, to: output, options: options)
-        return Double(filtered.pixelCount) / 1_000_000
+    public func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double {
+        try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in }).megapixels
     }
 }

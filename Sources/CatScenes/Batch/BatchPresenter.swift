@@ -37,24 +37,15 @@ public final class BatchPresenter {
 
     private func batch(_ request: BatchRequest) async -> ExitStatus {
         let start = now()
-        let chain: FilterChain, format: ImageFormat?, options: EncodeOptions
+        let chain: FilterChain
         var inputs: [String]
         var skipped = 0
         do {
             chain = try FilterChain(specs: request.filters)
-            format = try request.outputFormat()
-            guard request.jobs >= 1 else { throw SceneError.usage("--jobs must be at least 1") }
-            guard (1...100).contains(request.quality) else { throw SceneError.usage("--quality must be 1-100") }
-            guard (0...9).contains(request.pngLevel) else { throw SceneError.usage("--png-level must be 0-9") }
-            if let shard = request.shard, !(shard.count >= 1 && (1...shard.count).contains(shard.index)) {
-                throw SceneError.usage("--shard must be K/N with 1 <= K <= N")
-            }
-            options = EncodeOptions(format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
-                                    threads: max(1, ProcessInfo.processInfo.activeProcessorCount / request.jobs))
             try await interactor.prepareOutputDirectory(request.outputDirectory)
             inputs = try await interactor.expandInputs(request.inputs)
             if let shard = request.shard {
-                let mine = inputs.filter { BatchPlanning.shard(of: $0, count: shard.count) == shard.index - 1 }
+                let mine = inputs.filter(shard.contains)
                 skipped = inputs.count - mine.count
                 inputs = mine
             }
@@ -63,6 +54,11 @@ public final class BatchPresenter {
             view.showError(failure)
             return failure.status
         }
+        let format = request.format
+        let options = EditOptions(
+            encode: EncodeOptions(format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
+                                  threads: max(1, ProcessInfo.processInfo.activeProcessorCount / request.jobs)),
+            maxPixels: request.maxPixels)
 
         let outputs = BatchPlanning.outputs(for: inputs.map { ($0, ImageFormat(path: $0)) },
                                             directory: request.outputDirectory, format: format)
@@ -77,12 +73,11 @@ public final class BatchPresenter {
                 next += 1
                 let input = inputs[i], output = outputs[i]
                 var fileOptions = options
-                fileOptions.format = format ?? ImageFormat(path: output) ?? .png
+                fileOptions.encode.format = format ?? ImageFormat(path: output) ?? .png
                 group.addTask {
                     let clock = ContinuousClock(), began = clock.now
                     do {
-                        let mp = try await interactor.process(input, to: output, chain: chain, options: fileOptions,
-                                                              maxPixels: request.maxPixels)
+                        let mp = try await interactor.process(input, to: output, chain: chain, options: fileOptions)
                         return (i, mp, nil, Self.ms(clock.now - began))
                     } catch {
                         return (i, nil, SceneFailure(error).message, Self.ms(clock.now - began))

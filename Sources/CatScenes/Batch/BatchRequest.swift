@@ -1,24 +1,24 @@
 import ImageIO
 
-/// What the user asked the Batch scene to do.
+/// What the user asked the Batch scene to do, checked by the command line already.
 public struct BatchRequest: Sendable, Equatable {
-    /// Files, folders (their JPEG/PNG files) or "-" (paths on standard input).
+    /// Files, folders (their images) or "-" (paths on standard input).
     public var inputs: [String]
     public var outputDirectory: String
     public var filters: [String]
-    /// "same", "jpg" or "png".
-    public var format: String
-    /// Files in flight at once.
+    /// The outputs' format; nil keeps each input's.
+    public var format: ImageFormat?
+    /// Files in flight at once (at least 1).
     public var jobs: Int
     public var quality: Int
     public var pngLevel: Int
     public var maxPixels: Int
-    /// Process only the inputs of shard `index` (1-based) of `count`.
-    public var shard: (index: Int, count: Int)?
+    /// Process only the inputs of this shard.
+    public var shard: Shard?
 
-    public init(inputs: [String], outputDirectory: String, filters: [String], format: String = "same", jobs: Int = 2,
+    public init(inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
                 quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-                maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: (index: Int, count: Int)? = nil) {
+                maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: Shard? = nil) {
         self.inputs = inputs
         self.outputDirectory = outputDirectory
         self.filters = filters
@@ -29,22 +29,31 @@ public struct BatchRequest: Sendable, Equatable {
         self.maxPixels = maxPixels
         self.shard = shard
     }
+}
 
-    public static func == (a: BatchRequest, b: BatchRequest) -> Bool {
-        a.inputs == b.inputs && a.outputDirectory == b.outputDirectory && a.filters == b.filters && a.format == b.format
-            && a.jobs == b.jobs && a.quality == b.quality && a.pngLevel == b.pngLevel && a.maxPixels == b.maxPixels
-            && a.shard?.index == b.shard?.index && a.shard?.count == b.shard?.count
+/// Shard `index` (1-based) of `count`: the inputs whose path hashes to it.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    /// nil unless 1 ≤ index ≤ count.
+    public init?(index: Int, count: Int) {
+        guard count >= 1, (1...count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
     }
 
-    /// nil: keep each input's format.
-    func outputFormat() throws(SceneError) -> ImageFormat? {
-        switch format.lowercased() {
-        case "same": return nil
-        case "jpg", "jpeg": return .jpeg
-        case "png": return .png
-        default: throw .usage("--format must be same, jpg or png, not '\(format)'")
-        }
+    /// `K/N`, as on the command line.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
+        self.init(index: index, count: count)
     }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// Whether `input` is this shard's to process.
+    public func contains(_ input: String) -> Bool { BatchPlanning.shard(of: input, count: count) == index - 1 }
 }
 
 /// Which inputs go where: shards, and output names that never collide or escape.

@@ -1,4 +1,5 @@
-/// What the Batch scene shows. Views implement this and hold no logic.
+/// What the Batch scene shows. Views implement this and hold no logic; the events a
+/// view may ignore have empty defaults.
 @MainActor
 public protocol BatchView: AnyObject {
     /// The inputs are known: how many files this run (this shard) will process.
@@ -10,6 +11,11 @@ public protocol BatchView: AnyObject {
     func showSummary(_ summary: BatchSummary)
     /// The batch could not run at all (usage, output folder).
     func showError(_ failure: SceneFailure)
+}
+
+extension BatchView {
+    public func showPlan(_ plan: BatchPlan) {}
+    public func updateProgress(_ progress: BatchProgress) {}
 }
 
 public struct BatchPlan: Equatable, Sendable {

@@ -2,49 +2,118 @@ import FilterCore
 import Foundation
 import ImageIO
 
-/// The Edit Cat use cases: read and decode an image, filter it, save it.
-public protocol EditCatInteractorInput: Sendable {
-    /// Fails early when `output` could not be written (folder missing, is the input).
-    func prepareOutput(_ output: String, input: String?, force: Bool) async throws
-    func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
-    func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer
-    func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
-    /// Reads `input` once. When the chain and the file allow it, streams it through the
-    /// chain into `output` a strip at a time (StreamingPipeline) and returns `.streamed`;
-    /// otherwise decodes it whole and returns `.decoded` for the caller to filter and save.
-    func open(_ input: String, streamingTo output: String, chain: FilterChain, options: EncodeOptions,
-              decode: DecodeOptions) async throws -> EditSource
-    /// One contact sheet: every chain applied to a thumbnail of `image`, labelled; and a
-    /// smaller preview of each tile, `previewWidth` pixels wide, when asked for.
-    func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
+/// What to edit: a file, or an image another scene decoded already (Load Cat → Edit Cat).
+public enum EditInput: Sendable {
+    /// A path, or "-" for standard input.
+    case file(String)
+    case image(DecodedImage)
 }
 
-/// What `open` did with the input.
-public enum EditSource: Sendable {
-    /// Filtered and saved already, a strip at a time.
-    case streamed(DecodedInfo)
-    /// Decoded whole: still to be filtered and saved.
-    case decoded(DecodedImage)
-}
+/// How to edit, besides the chain.
+public struct EditOptions: Sendable, Equatable {
+    public var encode: EncodeOptions
+    /// Inputs with more pixels are refused before any pixel memory is allocated.
+    public var maxPixels: Int
+    /// The output may be the input file.
+    public var force: Bool
 
-/// What a streaming edit decoded.
-public struct DecodedInfo: Sendable, Equatable {
-    public let format: ImageFormat
-    public let width: Int
-    public let height: Int
-    public init(format: ImageFormat, width: Int, height: Int) {
-        self.format = format
-        self.width = width
-        self.height = height
+    public init(encode: EncodeOptions, maxPixels: Int = DecodeOptions.defaultMaxPixels, force: Bool = false) {
+        self.encode = encode
+        self.maxPixels = maxPixels
+        self.force = force
     }
 }
 
-/// The real interactor: files, libjpeg/libpng and the filter core, off the main actor.
+/// What an edit tells while it runs, in this order: `opened` once, then `progress`.
+public enum EditEvent: Sendable, Equatable {
+    /// The input is known: its format and (upright) size.
+    case opened(format: ImageFormat, width: Int, height: Int)
+    /// Whole percent of the job done (decode, filters and encode together), rising.
+    case progress(percent: Int)
+}
+
+/// How an edit went.
+public struct EditOutcome: Sendable, Equatable {
+    /// The size written.
+    public let width: Int
+    public let height: Int
+    /// Decoded, filtered and encoded a strip at a time (else the image was decoded whole).
+    public let streamed: Bool
+
+    public init(width: Int, height: Int, streamed: Bool) {
+        self.width = width
+        self.height = height
+        self.streamed = streamed
+    }
+
+    public var megapixels: Double { Double(width * height) / 1_000_000 }
+}
+
+/// The Edit Cat use cases.
+public protocol EditCatInteractorInput: Sendable {
+    /// The edit: checks that `output` can be created, reads the input once, runs the
+    /// chain and saves — a strip at a time when the chain and the file allow it, the
+    /// whole image otherwise; the caller cannot tell but by `EditOutcome.streamed`.
+    /// `events` hears what happens, in order.
+    func edit(_ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+              events: @escaping @Sendable (EditEvent) -> Void) async throws -> EditOutcome
+    /// `edit --gallery`: fails early when `output` could not be written (folder missing, is the input).
+    func prepareOutput(_ output: String, input: String?, force: Bool) async throws
+    func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
+    /// One contact sheet: every chain applied to a thumbnail of `image`, labelled; and a
+    /// smaller preview of each tile, `previewWidth` pixels wide, when asked for.
+    func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
+    func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
+}
+
+/// The real interactor: files, the codecs and the filter core, off the main actor.
 public struct EditCatInteractor: EditCatInteractorInput {
+    /// Threads for the filters.
     public let threads: Int
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.threads = threads
+    }
+
+    /// Shares of the whole-image path's progress: decoding, then filtering, then encoding.
+    static let decodeShare = 0.4, filterShare = 0.2
+
+    @concurrent
+    public func edit(_ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+                     events: @escaping @Sendable (EditEvent) -> Void) async throws -> EditOutcome {
+        let progress = ProgressReporter(events)
+        let image: PixelBuffer
+        switch input {
+        case let .image(decoded):
+            try OutputFile.checkCreatable(output)
+            image = decoded.pixels
+            events(.opened(format: decoded.format, width: image.width, height: image.height))
+        case let .file(path):
+            try OutputFile.checkCreatable(output, input: path, force: options.force)
+            let decode = DecodeOptions(maxPixels: options.maxPixels)
+            let reader = try ImageReader(bytes: try InputFile.read(path), name: path == "-" ? "(stdin)" : path,
+                                         options: decode)
+            let swaps = reader.orientation >= 5
+            events(.opened(format: reader.format, width: swaps ? reader.height : reader.width,
+                           height: swaps ? reader.width : reader.height))
+            if StreamingPipeline.canStream(chain, reader) {
+                try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+                    let writer = try ImageWriter(fd: fd, path: Self.displayName(output), width: reader.width,
+                                                 height: reader.height, hasAlpha: reader.hasAlpha, options: options.encode)
+                    try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
+                }
+                return EditOutcome(width: reader.width, height: reader.height, streamed: true)
+            }
+            image = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }.pixels
+        }
+        let filtered = try chain.apply(to: image, threads: threads)
+        progress.report(Self.decodeShare + Self.filterShare)
+        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+            try ImageEncoder.encode(filtered, to: fd, path: Self.displayName(output), options: options.encode) {
+                progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
+            }
+        }
+        return EditOutcome(width: filtered.width, height: filtered.height, streamed: false)
     }
 
     @concurrent
@@ -59,37 +128,33 @@ public struct EditCatInteractor: EditCatInteractorInput {
     }
 
     @concurrent
-    public func applyFilters(_ chain: FilterChain, to image: PixelBuffer) async throws -> PixelBuffer {
-        try chain.apply(to: image, threads: threads)
-    }
-
-    @concurrent
-    public func open(_ input: String, streamingTo output: String, chain: FilterChain, options: EncodeOptions,
-                     decode: DecodeOptions) async throws -> EditSource {
-        let bytes = try InputFile.read(input)
-        let reader = try ImageReader(bytes: bytes, name: input == "-" ? "(stdin)" : input, options: decode)
-        guard StreamingPipeline.canStream(chain, reader) else {
-            return .decoded(try ImageDecoder.decode(reader, options: decode))
-        }
-        let name = output == "-" ? "(stdout)" : output
-        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-            let writer = try ImageWriter(fd: fd, path: name, width: reader.width, height: reader.height,
-                                         hasAlpha: reader.hasAlpha, options: options)
-            try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
-        }
-        return .streamed(DecodedInfo(format: reader.format, width: reader.width, height: reader.height))
-    }
-
-    @concurrent
     public func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
         try ContactSheet.make(of: image, chains: chains, previewWidth: previewWidth, threads: threads)
     }
 
     @concurrent
     public func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
-        let name = output == "-" ? "(stdout)" : output
         try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(image, to: fd, path: name, options: options)
+            try ImageEncoder.encode(image, to: fd, path: Self.displayName(output), options: options)
         }
+    }
+
+    /// How an output is named in messages.
+    static func displayName(_ output: String) -> String { output == "-" ? "(stdout)" : output }
+}
+
+/// Turns fractions of a job into `progress` events, one per whole percent.
+final class ProgressReporter: @unchecked Sendable {
+    private let events: @Sendable (EditEvent) -> Void
+    private var percent = -1
+
+    init(_ events: @escaping @Sendable (EditEvent) -> Void) { self.events = events }
+
+    /// Called from one thread at a time (the one doing the edit).
+    func report(_ fraction: Double) {
+        let now = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
+        guard now > percent else { return }
+        percent = now
+        events(.progress(percent: now))
     }
 }

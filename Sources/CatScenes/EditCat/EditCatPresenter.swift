@@ -2,12 +2,12 @@ import FilterCore
 import Foundation
 import ImageIO
 
-/// The Edit Cat scene's logic: validates the request, drives the interactor through
-/// decode → filter → save, and tells the view every state change. No file I/O, no
-/// terminal codes here.
+/// The Edit Cat scene's logic: parses the chain, runs the edit use case, and tells the
+/// view every state change, in the same order whichever way the interactor works. No
+/// file I/O, no terminal codes here.
 @MainActor
 public final class EditCatPresenter {
-    /// Images from this many pixels up get step-by-step progress.
+    /// Images from this many pixels up get progress.
     public static let progressThreshold = 4_000_000
 
     private let view: any EditCatView
@@ -23,16 +23,15 @@ public final class EditCatPresenter {
         self.now = now ?? { ContinuousClock.now - origin }
     }
 
-    /// Decodes `request.input`, filters, saves — streaming a strip at a time when the chain
-    /// and the file allow it. Returns how the scene ended.
+    /// Edits the file `request.input`. Returns how the scene ended.
     public func edit(_ request: EditRequest) async -> ExitStatus {
-        await run(request, source: nil)
+        await run(request, input: .file(request.input))
     }
 
     /// Edits an image already decoded by another scene (Load Cat → Edit Cat): no
     /// re-read, no re-decode. `request.input` names it in messages.
     public func edit(_ image: DecodedImage, _ request: EditRequest) async -> ExitStatus {
-        await run(request, source: image)
+        await run(request, input: .image(image))
     }
 
     /// `edit --gallery`: one contact sheet with every named filter (in the order of
@@ -44,78 +43,62 @@ public final class EditCatPresenter {
         do {
             let specs = FilterRegistry.all.map(\.showcaseSpec)
             let chains = try specs.map { spec throws(FilterError) in try FilterChain(specs: [spec]) }
-            let encodeOptions = try request.encodeOptions()
-            let decoded = try await prepare(request) { interactor, options in
-                try await interactor.loadImage(from: request.input, options: options)
-            }
+            try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
+            let decoded = try await interactor.loadImage(from: request.input,
+                                                         options: DecodeOptions(maxPixels: request.maxPixels))
+            view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.name,
+                                                width: decoded.pixels.width, height: decoded.pixels.height))
             let columns = max(1, min(ContactSheet.maxColumns, chains.count))
             let previewWidth = previewColumns.map { max(6, ($0 - columns) / columns) }
             let contact = try await interactor.makeContactSheet(of: decoded.pixels, chains: chains, previewWidth: previewWidth)
             if !contact.previews.isEmpty {
                 view.showGallery(EditCatGallery(specs: specs, tiles: contact.previews, columns: contact.columns))
             }
-            try await interactor.save(contact.sheet, to: request.output, options: encodeOptions)
-            return finish(request, contact.sheet, specs: specs, start: start, gallery: true)
+            try await interactor.save(contact.sheet, to: request.output, options: request.encodeOptions)
+            return finish(request, width: contact.sheet.width, height: contact.sheet.height, specs: specs, start: start,
+                          gallery: true)
         } catch {
             return fail(error)
         }
     }
 
-    /// `source`: an image in hand, or nil to open `request.input` (streaming when possible).
-    private func run(_ request: EditRequest, source: DecodedImage?) async -> ExitStatus {
+    private func run(_ request: EditRequest, input: EditInput) async -> ExitStatus {
         view.updateProcessingState(.processing)
         let start = now()
         do {
             let chain = try FilterChain(specs: request.filters)
-            let encodeOptions = try request.encodeOptions()
-            try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
-            let decoded: DecodedImage
-            if let source {
-                decoded = source
-            } else {
-                switch try await interactor.open(request.input, streamingTo: request.output, chain: chain,
-                                                 options: encodeOptions, decode: DecodeOptions(maxPixels: request.maxPixels)) {
-                case let .streamed(info):
-                    view.showImageInfo(EditCatImageInfo(input: request.input, format: info.format.rawValue,
-                                                        width: info.width, height: info.height))
-                    return finish(request, width: info.width, height: info.height, specs: chain.specs, start: start)
-                case let .decoded(image):
-                    decoded = image
-                }
-            }
-            let image = decoded.pixels
-            view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
-                                                width: image.width, height: image.height))
-
-            let showsProgress = image.pixelCount >= Self.progressThreshold
-            if showsProgress {
-                let mp = String(format: "%.1f", Double(image.pixelCount) / 1_000_000)
-                view.updateProgress(EditCatProgress(step: 1, totalSteps: 2, label: "filtering \(mp) MP"))
-            }
-            let filtered = try await interactor.applyFilters(chain, to: image)
-            if showsProgress {
-                view.updateProgress(EditCatProgress(step: 2, totalSteps: 2, label: "encoding \(request.output)"))
-            }
-            try await interactor.save(filtered, to: request.output, options: encodeOptions)
-            return finish(request, filtered, specs: chain.specs, start: start)
+            let outcome = try await edit(input, request, chain: chain)
+            return finish(request, width: outcome.width, height: outcome.height, specs: chain.specs, start: start)
         } catch {
             return fail(error)
         }
     }
 
-    /// Checks the output can be written, gets the image, shows what it is.
-    private func prepare(_ request: EditRequest,
-                         source: (any EditCatInteractorInput, DecodeOptions) async throws -> DecodedImage) async throws -> DecodedImage {
-        try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
-        let decoded = try await source(interactor, DecodeOptions(maxPixels: request.maxPixels))
-        view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.rawValue,
-                                            width: decoded.pixels.width, height: decoded.pixels.height))
-        return decoded
-    }
-
-    private func finish(_ request: EditRequest, _ image: PixelBuffer, specs: [String], start: Duration,
-                        gallery: Bool = false) -> ExitStatus {
-        finish(request, width: image.width, height: image.height, specs: specs, start: start, gallery: gallery)
+    /// Runs the use case, showing its events as they come: the image's facts, then (for
+    /// large images) the percentage done.
+    private func edit(_ input: EditInput, _ request: EditRequest, chain: FilterChain) async throws -> EditOutcome {
+        let (events, sink) = AsyncStream.makeStream(of: EditEvent.self)
+        let interactor = self.interactor
+        let options = EditOptions(encode: request.encodeOptions, maxPixels: request.maxPixels, force: request.force)
+        let work = Task {
+            defer { sink.finish() }
+            return try await interactor.edit(input, to: request.output, chain: chain, options: options,
+                                             events: { sink.yield($0) })
+        }
+        var label: String?
+        for await event in events {
+            switch event {
+            case let .opened(format, width, height):
+                view.showImageInfo(EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
+                if width * height >= Self.progressThreshold {
+                    let mp = String(format: "%.1f MP", Double(width * height) / 1_000_000)
+                    label = "\(mp), \(chain.specs.joined(separator: " → ")) → \(request.output == "-" ? "stdout" : request.output)"
+                }
+            case let .progress(percent):
+                if let label { view.updateProgress(EditCatProgress(percent: percent, label: label)) }
+            }
+        }
+        return try await work.value
     }
 
     private func finish(_ request: EditRequest, width: Int, height: Int, specs: [String], start: Duration,

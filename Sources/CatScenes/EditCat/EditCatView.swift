@@ -1,18 +1,26 @@
 import ImageIO
 
 /// What the Edit Cat scene shows. Views implement this and hold no logic: they render
-/// what they are told, in the order they are told (terminal, JSON lines, tests).
+/// what they are told, in the order they are told (terminal, JSON lines, tests). The
+/// events a view may ignore have empty defaults.
 @MainActor
 public protocol EditCatView: AnyObject {
     func updateProcessingState(_ state: EditCatState)
-    /// Step-by-step progress; sent only for images large enough to be worth it.
+    /// How far the edit is; sent only for images large enough to be worth it.
     func updateProgress(_ progress: EditCatProgress)
-    /// The decoded input.
+    /// The input: its format and size, before any pixel is filtered.
     func showImageInfo(_ info: EditCatImageInfo)
     /// `edit --gallery`: small versions of every tile of the contact sheet, for the terminal.
     func showGallery(_ gallery: EditCatGallery)
     func showSaved(_ result: EditCatResult)
     func showError(_ failure: SceneFailure)
+}
+
+extension EditCatView {
+    public func updateProcessingState(_ state: EditCatState) {}
+    public func updateProgress(_ progress: EditCatProgress) {}
+    public func showImageInfo(_ info: EditCatImageInfo) {}
+    public func showGallery(_ gallery: EditCatGallery) {}
 }
 
 public struct EditCatGallery: @unchecked Sendable, Equatable {
@@ -41,14 +49,13 @@ public enum EditCatState: Equatable, Sendable {
 }
 
 public struct EditCatProgress: Equatable, Sendable {
-    public let step: Int
-    public let totalSteps: Int
-    /// "filtering 12.2 MP", "encoding out.png".
+    /// 0–100, rising.
+    public let percent: Int
+    /// What is being done: "12.2 MP, sepia → out.png".
     public let label: String
 
-    public init(step: Int, totalSteps: Int, label: String) {
-        self.step = step
-        self.totalSteps = totalSteps
+    public init(percent: Int, label: String) {
+        self.percent = percent
         self.label = label
     }
 }

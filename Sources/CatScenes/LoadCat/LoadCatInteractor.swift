@@ -60,6 +60,8 @@ public protocol LoadCatInteractorInput: AnyObject {
 public protocol LoadCatInteractorOutput: AnyObject {
     func didLoadCatURL(_ cat: CatReference)
     func didReceiveCatBytes(_ received: Int64, expected: Int64?)
+    /// The bytes are in; decoding starts.
+    func willDecodeCat()
     func didLoadCatImage(_ cat: LoadedCat)
     func didFailToLoadCat(_ error: any Error)
     func didCancelLoad()
@@ -102,6 +104,7 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
             let bytes = try await download
 
             try Task.checkCancellation()
+            output?.willDecodeCat()
             let cat = try await Self.decode(bytes, reference, useCase)
             try Task.checkCancellation()
             output?.didLoadCatImage(cat)

@@ -29,13 +29,9 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         loaded = nil
         failure = nil
         secrets = request.secrets
-        let format: ImageFormat?
         do {
             _ = try FilterChain(specs: request.filters)
-            format = try request.outputFormat()
-            guard (1...100).contains(request.quality) else { throw SceneError.usage("--quality must be 1-100") }
-            guard (0...9).contains(request.pngLevel) else { throw SceneError.usage("--png-level must be 0-9") }
-            if let output = request.output, output != "-" { try OutputFile.checkCreatable(output, force: request.force) }
+            if let output = request.output, output != "-" { try OutputFile.checkCreatable(output) }
         } catch {
             return fail(SceneFailure(error))
         }
@@ -48,7 +44,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         if let failure { return failure.status }
         guard let cat = loaded else { return fail(SceneFailure(status: .software, message: "no cat and no error")) }
 
-        if let output = request.output, let format {
+        if let output = request.output, let format = request.format {
             if !request.filters.isEmpty {
                 let status = await edit(cat, request)
                 guard status == .ok else {
@@ -81,8 +77,8 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     public func edit(_ cat: LoadedCat, _ request: LoadRequest) async -> ExitStatus {
         let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
         return await makeEditor().edit(cat.image, EditRequest(
-            input: name, output: request.output ?? "-", filters: request.filters, quality: request.quality,
-            pngLevel: request.pngLevel, force: request.force, maxPixels: request.maxPixels))
+            input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
+            quality: request.quality, pngLevel: request.pngLevel, maxPixels: request.maxPixels))
     }
 
     /// The text with every secret (the API key) replaced.
@@ -91,7 +87,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     }
 
     private func fail(_ failure: SceneFailure) -> ExitStatus {
-        let failure = SceneFailure(status: failure.status, message: redact(failure.message))
+        let failure = SceneFailure(status: failure.status, message: redact(failure.message), hint: failure.hint)
         self.failure = failure
         view.showError(failure)
         view.updateLoadingState(failure.status == .interrupted ? .cancelled : .failed)
@@ -101,8 +97,8 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     // MARK: LoadCatInteractorOutput
 
     public func didLoadCatURL(_ cat: CatReference) {
-        view.updateTitle(LoadCatTitle(provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
-                                      height: cat.height, bytes: nil))
+        view.showCatFound(LoadCatFound(provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
+                                       height: cat.height))
         view.updateLoadingState(.downloading)
     }
 
@@ -110,11 +106,15 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         view.updateProgress(LoadCatProgress(received: received, expected: expected))
     }
 
+    public func willDecodeCat() {
+        view.updateLoadingState(.decoding)
+    }
+
     public func didLoadCatImage(_ cat: LoadedCat) {
         loaded = cat
-        view.updateLoadingState(.decoding)
-        view.updateTitle(LoadCatTitle(provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
-                                      width: cat.image.fullWidth, height: cat.image.fullHeight, bytes: cat.bytes.count))
+        view.showCatDecoded(LoadCatDecoded(provider: cat.reference.provider, id: cat.reference.id,
+                                           url: redact(cat.reference.url), width: cat.image.fullWidth,
+                                           height: cat.image.fullHeight, bytes: cat.bytes.count))
         if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
     }
 

@@ -1,18 +1,29 @@
 import ImageIO
 
-/// What the Load Cat scene shows. Views implement this and hold no logic.
+/// What the Load Cat scene shows. Views implement this and hold no logic; the events a
+/// view may ignore have empty defaults.
 @MainActor
 public protocol LoadCatView: AnyObject {
     func updateLoadingState(_ state: LoadCatState)
     /// Bytes of the cat received so far (and expected, when the server said).
     func updateProgress(_ progress: LoadCatProgress)
-    /// Who the cat is: known once the provider answered, completed with its size once decoded.
-    func updateTitle(_ title: LoadCatTitle)
+    /// The provider said where the cat is (its size, when the reply gave it).
+    func showCatFound(_ cat: LoadCatFound)
+    /// The cat is downloaded and decoded: its real size and bytes.
+    func showCatDecoded(_ cat: LoadCatDecoded)
     /// A small version of the cat for the terminal.
     func updateImage(_ image: LoadCatPreview)
     /// The end of a successful load (the last thing a script sees).
     func showLoaded(_ result: LoadCatResult)
     func showError(_ failure: SceneFailure)
+}
+
+extension LoadCatView {
+    public func updateLoadingState(_ state: LoadCatState) {}
+    public func updateProgress(_ progress: LoadCatProgress) {}
+    public func showCatFound(_ cat: LoadCatFound) {}
+    public func showCatDecoded(_ cat: LoadCatDecoded) {}
+    public func updateImage(_ image: LoadCatPreview) {}
 }
 
 public enum LoadCatState: Equatable, Sendable {
@@ -34,14 +45,30 @@ public struct LoadCatProgress: Equatable, Sendable {
     }
 }
 
-public struct LoadCatTitle: Equatable, Sendable {
+public struct LoadCatFound: Equatable, Sendable {
     public let provider: String
     public let id: String?
     public let url: String
+    /// As the provider's reply said, when it did.
     public let width: Int?
     public let height: Int?
-    public let bytes: Int?
-    public init(provider: String, id: String?, url: String, width: Int?, height: Int?, bytes: Int?) {
+    public init(provider: String, id: String?, url: String, width: Int?, height: Int?) {
+        self.provider = provider
+        self.id = id
+        self.url = url
+        self.width = width
+        self.height = height
+    }
+}
+
+public struct LoadCatDecoded: Equatable, Sendable {
+    public let provider: String
+    public let id: String?
+    public let url: String
+    public let width: Int
+    public let height: Int
+    public let bytes: Int
+    public init(provider: String, id: String?, url: String, width: Int, height: Int, bytes: Int) {
         self.provider = provider
         self.id = id
         self.url = url

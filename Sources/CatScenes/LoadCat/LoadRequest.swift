@@ -1,19 +1,17 @@
-import CatNetwork
-import FilterCore
 import ImageIO
 
-/// What the user asked the Load Cat scene to do.
+/// What the user asked the Load Cat scene to do, checked by the command line already.
 public struct LoadRequest: Sendable, Equatable {
+    /// The provider's name, for the view.
     public var provider: String
-    /// A URL (a folder for `folder`); nil for the provider's default.
-    public var endpoint: String?
     /// Where to save the cat (or the edited cat); nil: only show it.
     public var output: String?
-    /// Filters for the Edit Cat scene; needs `output`.
+    /// The output's format (from its extension); nil when there is no output.
+    public var format: ImageFormat?
+    /// Filters for the Edit Cat scene (only with an output).
     public var filters: [String]
     public var quality: Int
     public var pngLevel: Int
-    public var force: Bool
     public var maxPixels: Int
     /// Terminal columns for the preview; nil: no preview.
     public var previewColumns: Int?
@@ -23,33 +21,19 @@ public struct LoadRequest: Sendable, Equatable {
     /// message, title and URL the scene shows.
     public var secrets: [String]
 
-    public init(provider: String = "thecatapi", endpoint: String? = nil, output: String? = nil, filters: [String] = [],
+    public init(provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
                 quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-                force: Bool = false, maxPixels: Int = DecodeOptions.defaultMaxPixels,
+                maxPixels: Int = DecodeOptions.defaultMaxPixels,
                 previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []) {
         self.provider = provider
-        self.endpoint = endpoint
         self.output = output
+        self.format = format
         self.filters = filters
         self.quality = quality
         self.pngLevel = pngLevel
-        self.force = force
         self.maxPixels = maxPixels
         self.previewColumns = previewColumns
         self.previewRows = previewRows
         self.secrets = secrets.filter { !$0.isEmpty }
-    }
-
-    /// The output's format, when there is an output.
-    func outputFormat() throws(SceneError) -> ImageFormat? {
-        guard let output else {
-            if !filters.isEmpty { throw .usage("--filter needs -o FILE to save the edited cat") }
-            return nil
-        }
-        if output == "-" { return .png }
-        guard let format = ImageFormat(path: output) else {
-            throw .usage("unknown output extension in '\(output)' (use .jpg, .jpeg or .png)")
-        }
-        return format
     }
 }

@@ -2,7 +2,7 @@ import CatNetwork
 import FilterCore
 import ImageIO
 
-/// How a scene ended, as the process exit status (sysexits, see CLI.md).
+/// How a scene ended, as the process exit status (sysexits, see docs/CLI.md).
 public enum ExitStatus: Int32, Sendable, Equatable {
     case ok = 0
     case usage = 64
@@ -15,15 +15,15 @@ public enum ExitStatus: Int32, Sendable, Equatable {
     case interrupted = 130
 }
 
-/// Problems a scene finds in the request itself (before any work).
-public enum SceneError: Error, Equatable, Sendable, CustomStringConvertible {
-    case usage(String)
-
-    public var description: String {
-        switch self {
-        case let .usage(message): return message
-        }
-    }
+/// What the user could do about a failure. Lower layers do not know the command line,
+/// so they name the remedy and the command layer words it ("raise it with --max-pixels").
+public enum FailureHint: Sendable, Equatable, Hashable {
+    /// The image is over the pixel limit.
+    case raisePixelLimit
+    /// The output is the input file.
+    case overwriteInput
+    /// A download or an API reply is over its size limit.
+    case raiseDownloadLimit
 }
 
 /// A failure as the user sees it: an exit status and one sentence.
@@ -31,10 +31,12 @@ public enum SceneError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct SceneFailure: Error, Equatable, Sendable {
     public let status: ExitStatus
     public let message: String
+    public let hint: FailureHint?
 
-    public init(status: ExitStatus, message: String) {
+    public init(status: ExitStatus, message: String, hint: FailureHint? = nil) {
         self.status = status
         self.message = message
+        self.hint = hint
     }
 
     public init(_ error: any Error) {
@@ -43,14 +45,13 @@ public struct SceneFailure: Error, Equatable, Sendable {
             self = failure
         case let error as FilterError:
             self.init(status: .usage, message: error.description)
-        case let error as SceneError:
-            self.init(status: .usage, message: error.description)
         case let error as ImageIOError:
-            self.init(status: Self.status(of: error), message: error.description)
+            self.init(status: Self.status(of: error), message: error.description, hint: Self.hint(for: error))
         case let error as NetworkError:
             switch error {
             case .cancelled: self.init(status: .interrupted, message: "cancelled")
             case .notAnImage: self.init(status: .dataError, message: error.description)
+            case .tooLarge: self.init(status: .unavailable, message: error.description, hint: .raiseDownloadLimit)
             default: self.init(status: .unavailable, message: error.description)
             }
         case is CancellationError:
@@ -66,10 +67,18 @@ public struct SceneFailure: Error, Equatable, Sendable {
             return .dataError
         case .inputMissing, .inputUnreadable:
             return .noInput
-        case .cannotCreate:
+        case .cannotCreate, .outputIsInput:
             return .cannotCreate
         case .writeFailed:
             return .ioError
+        }
+    }
+
+    static func hint(for error: ImageIOError) -> FailureHint? {
+        switch error {
+        case .tooLarge: return .raisePixelLimit
+        case .outputIsInput: return .overwriteInput
+        default: return nil
         }
     }
 }

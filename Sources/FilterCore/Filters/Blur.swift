@@ -1,4 +1,6 @@
 import Foundation
+import ImageIO
+internal import CFilterKernels
 
 /// A Gaussian kernel in the fixed point of the blur kernel: radius ⌈3σ⌉, Q15 taps
 /// (centre first) that sum to 32768 over the whole kernel.
@@ -27,7 +29,87 @@ public struct GaussianKernel: Sendable, Equatable {
 
 extension FilterDefinition {
     static let blur = FilterDefinition(
-        name: "blur", parameter: .factor(default: 2), maximum: GaussianKernel.maximumSigma,
+        name: "blur", parameter: .factor(default: 2), valueName: "SIGMA", maximum: GaussianKernel.maximumSigma,
         description: "Gaussian blur, SIGMA in pixels (0-100; the kernel reaches 3 sigma); default 2",
-        stages: { [.blur(sigma: $0)] })
+        stage: { BlurStage(sigma: $0) })
+}
+
+/// Gaussian blur with standard deviation `sigma` pixels, all four channels.
+struct BlurStage: SpatialStage {
+    let gaussian: GaussianKernel
+
+    init(sigma: Double) { gaussian = GaussianKernel(sigma: sigma) }
+
+    var halo: Int { gaussian.radius }
+    var isIdentity: Bool { gaussian.radius == 0 }
+
+    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+        try BlurKernel(gaussian, width: width, height: height)
+    }
+
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+        Self.reference(gaussian, from: src, into: dst)
+    }
+
+    /// Separable Gaussian in fixed point. Samples become Q6 (v·64); the horizontal pass
+    /// sums mulhrs(left + right, w[k]) over the symmetric taps (edges repeat the border
+    /// pixel) and caps the result at 255·64; the vertical pass does the same down the
+    /// columns (edge rows repeated) and rounds back to 8 bits.
+    static func reference(_ kernel: GaussianKernel, from src: PixelBuffer, into dst: PixelBuffer) {
+        let w = src.width, h = src.height, r = kernel.radius, weights = kernel.weights
+        let mulhrs = Reference.mulhrs
+        var horizontal = [Int16](repeating: 0, count: w * h * 4)
+        for y in 0..<h {
+            let row = src.row(y)
+            func sample(_ x: Int, _ c: Int) -> Int16 { Int16(row[4 * min(max(x, 0), w - 1) + c]) << 6 }
+            for x in 0..<w {
+                for c in 0..<4 {
+                    var acc = mulhrs(sample(x, c), weights[0])
+                    for k in stride(from: 1, through: r, by: 1) {
+                        acc &+= mulhrs(sample(x - k, c) &+ sample(x + k, c), weights[k])
+                    }
+                    horizontal[(y * w + x) * 4 + c] = min(acc, 255 << 6)
+                }
+            }
+        }
+        for y in 0..<h {
+            func sample(_ yy: Int, _ lane: Int) -> Int16 { horizontal[min(max(yy, 0), h - 1) * w * 4 + lane] }
+            let d = dst.row(y)
+            for lane in 0..<(w * 4) {
+                var acc = mulhrs(sample(y, lane), weights[0])
+                for k in stride(from: 1, through: r, by: 1) {
+                    acc &+= mulhrs(sample(y - k, lane) &+ sample(y + k, lane), weights[k])
+                }
+                d[lane] = UInt8(min(max((acc &+ 32) >> 6, 0), 255))
+            }
+        }
+    }
+}
+
+/// ck_blur_rows with its scratch memory (one per thread).
+final class BlurKernel: SpatialKernel {
+    let gaussian: GaussianKernel
+    let width: Int, height: Int
+    private let scratch: UnsafeMutableRawPointer
+
+    init(_ gaussian: GaussianKernel, width: Int, height: Int) throws(ImageIOError) {
+        let bytes = ck_blur_scratch_bytes(width, Int32(gaussian.radius))
+        var scratch: UnsafeMutableRawPointer?
+        guard posix_memalign(&scratch, 64, bytes) == 0, let scratch else { throw .outOfMemory(bytes: bytes) }
+        self.gaussian = gaussian
+        self.width = width
+        self.height = height
+        self.scratch = scratch
+    }
+
+    deinit { free(scratch) }
+
+    func run(_ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+             into destination: PixelBuffer, firstRow destinationRow: Int) {
+        gaussian.weights.withUnsafeBufferPointer { w in
+            ck_blur_rows(source.base, source.stride, destination.base, destination.stride, width, height,
+                         rows.lowerBound, rows.upperBound, sourceRow, destinationRow, w.baseAddress,
+                         Int32(gaussian.radius), scratch)
+        }
+    }
 }

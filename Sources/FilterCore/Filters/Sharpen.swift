@@ -1,9 +1,60 @@
-extension FilterDefinition {
-    /// The blur an unsharp mask subtracts.
-    static let sharpenSigma = 1.0
+import ImageIO
+internal import CFilterKernels
 
+extension FilterDefinition {
     static let sharpen = FilterDefinition(
-        name: "sharpen", parameter: .factor(default: 1), maximum: 20,
+        name: "sharpen", parameter: .factor(default: 1), valueName: "AMOUNT", maximum: 20,
         description: "Unsharp mask: adds AMOUNT x (image - its blur of sigma 1) (0-20); default 1",
-        stages: { [.sharpen(amount: $0)] })
+        stage: { SharpenStage(amount: $0) })
+}
+
+/// Unsharp mask: the image plus `amount` times its difference from a blur of sigma 1.
+struct SharpenStage: SpatialStage {
+    /// The blur an unsharp mask subtracts.
+    static let gaussian = GaussianKernel(sigma: 1)
+
+    let amount: Float
+
+    init(amount: Double) { self.amount = Float(amount) }
+
+    var halo: Int { Self.gaussian.radius }
+
+    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+        try SharpenKernel(amount: amount, blur: BlurKernel(Self.gaussian, width: width, height: height))
+    }
+
+    /// The reference blur, then v = ((s − b)·amount + s) + 0.5, clamped and truncated, for
+    /// R, G and B; alpha from s.
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+        BlurStage.reference(Self.gaussian, from: src, into: dst)
+        for y in 0..<src.height {
+            for x in 0..<src.width {
+                let s = src.row(y) + 4 * x, b = dst.row(y) + 4 * x
+                for c in 0..<3 {
+                    let sv = Float(s[c]), bv = Float(b[c])
+                    b[c] = UInt8(Reference.quantize((sv - bv) * amount + sv + 0.5))
+                }
+                b[3] = s[3]
+            }
+        }
+    }
+}
+
+/// The blur kernel, then ck_unsharp over the same rows.
+final class SharpenKernel: SpatialKernel {
+    let amount: Float
+    let blur: BlurKernel
+
+    init(amount: Float, blur: BlurKernel) {
+        self.amount = amount
+        self.blur = blur
+    }
+
+    func run(_ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+             into destination: PixelBuffer, firstRow destinationRow: Int) {
+        blur.run(rows, from: source, firstRow: sourceRow, into: destination, firstRow: destinationRow)
+        ck_unsharp(source.row(rows.lowerBound - sourceRow), source.stride,
+                   destination.row(rows.lowerBound - destinationRow), destination.stride,
+                   blur.width, rows.count, amount)
+    }
 }

@@ -7,9 +7,14 @@ import Foundation
 @MainActor
 public final class BatchTerminalView: BatchView {
     private let console: Console
-    private var barShown = false
+    private let wording: FailureWording
+    private let status: StatusLine
 
-    public init(console: Console) { self.console = console }
+    public init(console: Console, wording: FailureWording = FailureWording()) {
+        self.console = console
+        self.wording = wording
+        status = StatusLine(console: console)
+    }
 
     public func showPlan(_ plan: BatchPlan) {
         guard console.stderrIsTerminal else { return }
@@ -18,40 +23,30 @@ public final class BatchTerminalView: BatchView {
     }
 
     public func updateProgress(_ progress: BatchProgress) {
-        guard console.stderrIsTerminal, progress.total > 0 else { return }
-        let width = 24, filled = width * progress.done / progress.total
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        guard progress.total > 0 else { return }
         let eta = progress.remainingSeconds.map { String(format: " ETA %.0fs", $0) } ?? ""
-        console.stderr.write("\(ANSI.clearLine)[\(progress.done)/\(progress.total)] \(bar) "
+        status.show("[\(progress.done)/\(progress.total)] \(StatusLine.bar(Double(progress.done) / Double(progress.total))) "
             + String(format: "%.1f MPix/s", progress.megapixelsPerSecond) + eta)
-        barShown = true
     }
 
     public func showFileResult(_ result: BatchFileResult) {
-        clearBar()
+        status.clear()
         if let error = result.error {
-            let label = console.color ? ANSI.red("error:") : "error:"
-            console.stderr.write("catctl: \(label) \(error)\n")
+            console.stderr.write(FailureWording.errorLine(error, color: console.color))
         } else {
             console.stdout.write("\(result.output)\n")
         }
     }
 
     public func showSummary(_ summary: BatchSummary) {
-        clearBar()
+        status.clear()
         let end = summary.interrupted ? ", interrupted" : ""
         console.stderr.write("\(summary.ok) written, \(summary.failed) failed in "
             + String(format: "%.1f s", summary.seconds) + "\(end)\n")
     }
 
     public func showError(_ failure: SceneFailure) {
-        clearBar()
-        console.stderr.write("catctl: error: \(failure.message)\n")
-    }
-
-    private func clearBar() {
-        guard barShown else { return }
-        console.stderr.write(ANSI.clearLine)
-        barShown = false
+        status.clear()
+        console.stderr.write(wording.errorLine(failure, color: console.color))
     }
 }

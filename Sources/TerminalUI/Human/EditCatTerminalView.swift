@@ -1,27 +1,27 @@
 import CatScenes
 
 /// The human view of Edit Cat: concise lines on stderr; on a terminal, a progress line
-/// that is rewritten in place and cleared at the end.
+/// (a bar and the percentage) that is rewritten in place and cleared at the end.
 @MainActor
 public final class EditCatTerminalView: EditCatView {
     private let console: Console
-    private var progressShown = false
+    private let wording: FailureWording
+    private let status: StatusLine
 
-    public init(console: Console) { self.console = console }
-
-    public func updateProcessingState(_ state: EditCatState) {}
-
-    public func updateProgress(_ progress: EditCatProgress) {
-        guard console.stderrIsTerminal else { return }
-        console.stderr.write("\(ANSI.clearLine)[\(progress.step)/\(progress.totalSteps)] \(progress.label)…")
-        progressShown = true
+    public init(console: Console, wording: FailureWording = FailureWording()) {
+        self.console = console
+        self.wording = wording
+        status = StatusLine(console: console)
     }
 
-    public func showImageInfo(_ info: EditCatImageInfo) {}
+    public func updateProgress(_ progress: EditCatProgress) {
+        let percent = String(repeating: " ", count: 3 - min(3, String(progress.percent).count)) + "\(progress.percent)%"
+        status.show("\(StatusLine.bar(Double(progress.percent) / 100)) \(percent) \(progress.label)")
+    }
 
     /// The tiles side by side, a row of the sheet at a time, each filter's spec under its tile.
     public func showGallery(_ gallery: EditCatGallery) {
-        clearProgress()
+        status.clear()
         var out = ""
         for start in stride(from: 0, to: gallery.tiles.count, by: gallery.columns) {
             let tiles = Array(gallery.tiles[start..<min(start + gallery.columns, gallery.tiles.count)])
@@ -41,21 +41,14 @@ public final class EditCatTerminalView: EditCatView {
     }
 
     public func showSaved(_ result: EditCatResult) {
-        clearProgress()
+        status.clear()
         let filters = result.isGallery ? "gallery of \(result.filters.count) filters" : result.filters.joined(separator: " → ")
         let output = result.output == "-" ? "stdout" : result.output
         console.stderr.write("saved \(output): \(result.width)x\(result.height), \(filters), \(result.milliseconds) ms\n")
     }
 
     public func showError(_ failure: SceneFailure) {
-        clearProgress()
-        let label = console.color ? ANSI.red("error:") : "error:"
-        console.stderr.write("catctl: \(label) \(failure.message)\n")
-    }
-
-    private func clearProgress() {
-        guard progressShown else { return }
-        console.stderr.write(ANSI.clearLine)
-        progressShown = false
+        status.clear()
+        console.stderr.write(wording.errorLine(failure, color: console.color))
     }
 }

@@ -1,19 +1,19 @@
 import CatScenes
 import Foundation
 
-/// `batch --json`: one `file` line per file, then `summary` (CLI.md).
+/// `batch --json`: one `file` line per file, then `summary` (docs/CLI.md).
 @MainActor
 public final class BatchJSONView: BatchView {
     private let json: JSONLineWriter
     private let stderr: any TextSink
+    private let wording: FailureWording
 
-    public init(console: Console) {
+    public init(console: Console, wording: FailureWording = FailureWording()) {
         json = JSONLineWriter(sink: console.stdout)
         stderr = console.stderr
+        self.wording = wording
     }
 
-    public func showPlan(_ plan: BatchPlan) {}
-    public func updateProgress(_ progress: BatchProgress) {}
 
     public func showFileResult(_ result: BatchFileResult) {
         var pairs: [(String, JSONValue)] = [("event", .string("file")), ("input", .string(result.input)),
@@ -30,6 +30,6 @@ public final class BatchJSONView: BatchView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        json.emitFailure(failure, stderr: stderr)
+        json.emitFailure(failure, wording: wording, stderr: stderr)
     }
 }

@@ -6,17 +6,17 @@ import CatScenes
 public final class EditCatJSONView: EditCatView {
     private let json: JSONLineWriter
     private let stderr: any TextSink
+    private let wording: FailureWording
 
-    public init(console: Console) {
+    public init(console: Console, wording: FailureWording = FailureWording()) {
         json = JSONLineWriter(sink: console.stdout)
         stderr = console.stderr
+        self.wording = wording
     }
 
-    public func updateProcessingState(_ state: EditCatState) {}
-
     public func updateProgress(_ progress: EditCatProgress) {
-        json.emit([("event", .string("progress")), ("step", .int(progress.step)),
-                   ("steps", .int(progress.totalSteps)), ("label", .string(progress.label))])
+        json.emit([("event", .string("progress")), ("percent", .int(progress.percent)),
+                   ("label", .string(progress.label))])
     }
 
     public func showImageInfo(_ info: EditCatImageInfo) {
@@ -36,6 +36,6 @@ public final class EditCatJSONView: EditCatView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        json.emitFailure(failure, stderr: stderr)
+        json.emitFailure(failure, wording: wording, stderr: stderr)
     }
 }

@@ -1,7 +1,7 @@
 import CatScenes
 
 /// A JSON value with object keys kept in the order written, so JSON lines read the
-/// way CLI.md documents them.
+/// way docs/CLI.md documents them.
 public indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case int(Int)
@@ -80,8 +80,9 @@ public struct JSONLineWriter: Sendable {
     }
 
     /// A scene's failure: the human sentence on stderr, the error line on stdout.
-    public func emitFailure(_ failure: SceneFailure, stderr: any TextSink) {
-        stderr.write("catctl: \(failure.message)\n")
-        emitError(code: failure.status.rawValue, message: failure.message)
+    public func emitFailure(_ failure: SceneFailure, wording: FailureWording, stderr: any TextSink) {
+        let message = wording.message(failure)
+        stderr.write("catctl: \(message)\n")
+        emitError(code: failure.status.rawValue, message: message)
     }
 }

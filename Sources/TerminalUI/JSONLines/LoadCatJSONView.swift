@@ -5,20 +5,17 @@ import CatScenes
 public final class LoadCatJSONView: LoadCatView {
     private let json: JSONLineWriter
     private let stderr: any TextSink
+    private let wording: FailureWording
 
-    public init(console: Console) {
+    public init(console: Console, wording: FailureWording = FailureWording()) {
         json = JSONLineWriter(sink: console.stdout)
         stderr = console.stderr
+        self.wording = wording
     }
 
-    public func updateLoadingState(_ state: LoadCatState) {}
-    public func updateProgress(_ progress: LoadCatProgress) {}
-    public func updateImage(_ image: LoadCatPreview) {}
-
-    public func updateTitle(_ title: LoadCatTitle) {
-        guard title.bytes == nil else { return }  // the final line carries the full facts
-        json.emit([("event", .string("cat")), ("provider", .string(title.provider)),
-                   ("id", title.id.map { .string($0) } ?? .null), ("url", .string(title.url))])
+    public func showCatFound(_ cat: LoadCatFound) {
+        json.emit([("event", .string("cat")), ("provider", .string(cat.provider)),
+                   ("id", cat.id.map { .string($0) } ?? .null), ("url", .string(cat.url))])
     }
 
     public func showLoaded(_ result: LoadCatResult) {
@@ -29,6 +26,6 @@ public final class LoadCatJSONView: LoadCatView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        json.emitFailure(failure, stderr: stderr)
+        json.emitFailure(failure, wording: wording, stderr: stderr)
     }
 }

@@ -1,4 +1,4 @@
-import CPNGShim
+internal import CPNGShim
 import Dispatch
 import Foundation
 
@@ -9,7 +9,7 @@ import Foundation
 /// The file is an ordinary PNG: 8-bit RGB, or RGBA when the image has alpha, no
 /// interlacing, adaptive row filters. Stripe boundaries depend only on the image height
 /// and the thread count, so the same image always gives the same bytes.
-final class PNGStreamWriter {
+final class PNGStreamWriter: RowEncoder {
     private let fd: Int32
     private let path: String
     private let width: Int, height: Int, hasAlpha: Bool, level: Int

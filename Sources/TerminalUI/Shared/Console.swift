@@ -1,4 +1,5 @@
 import Foundation
+import ImageIO
 
 /// Somewhere text goes: a file descriptor, or memory in tests.
 public protocol TextSink: AnyObject, Sendable {
@@ -12,16 +13,8 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
     public init(fd: Int32) { self.fd = fd }
 
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { SystemCalls.writeAll(fd, $0) }
     }
 }
 

@@ -1,0 +1,95 @@
+/// One image file format: how to recognise it, what it is called, how to read and write
+/// it. Each format is one file in this folder plus one line in `ImageCodecs.all`; after
+/// libvips's `foreign/*load.c` (a loader declares its suffixes and its `is_a` test) and
+/// Nuke's `ImageDecoderRegistry` (a decoder says whether it handles the data).
+protocol ImageCodec: Sendable {
+    var format: ImageFormat { get }
+    /// The name people use: "JPEG", "PNG".
+    var displayName: String { get }
+    /// Lower-case file extensions, the usual one first.
+    var fileExtensions: [String] { get }
+    /// Whether a file starting with `head` (up to `ImageCodecs.headBytes` bytes) is of this format.
+    func recognizes(_ head: [UInt8]) -> Bool
+    /// Reads the headers of `bytes` (which `recognizes`) and checks the declared size
+    /// against `options.maxPixels` before any pixel memory is allocated.
+    func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder
+    /// Starts a file of `width`×`height` pixels on `fd`; `path` names it in errors.
+    func makeEncoder(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+                     options: EncodeOptions) throws(ImageIOError) -> any RowEncoder
+}
+
+/// What a codec learnt from the headers.
+struct RowDecoderInfo {
+    /// Size of the rows the decoder produces (smaller than the image with DCT scaling).
+    var width: Int, height: Int
+    /// The stored size (before scaling and orientation).
+    var fullWidth: Int, fullHeight: Int
+    var hasAlpha: Bool
+    /// EXIF orientation 1–8, not applied by the decoder.
+    var orientation = 1
+    /// The rows cannot come out top to bottom a strip at a time (Adam7).
+    var interlaced = false
+}
+
+/// A codec's decoder: RGBA8 rows on demand, top to bottom.
+protocol RowDecoder: AnyObject {
+    var info: RowDecoderInfo { get }
+    /// Decodes the next `count` rows into rows `row...` of `buffer`.
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError)
+    /// Decodes the whole image (any interlace) into `buffer`, then checks the rest of the file.
+    func readImage(into buffer: PixelBuffer) throws(ImageIOError)
+    /// Checks the rest of the file once every row is read.
+    func finish() throws(ImageIOError)
+}
+
+extension RowDecoder {
+    func readImage(into buffer: PixelBuffer) throws(ImageIOError) {
+        try readRows(into: buffer, at: 0, count: info.height)
+        try finish()
+    }
+}
+
+/// A codec's encoder: rows top to bottom, then `finish`.
+protocol RowEncoder: AnyObject {
+    func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError)
+    func finish() throws(ImageIOError)
+}
+
+/// The codecs catctl has, in the order formats are listed to users.
+enum ImageCodecs {
+    static let all: [any ImageCodec] = [
+        JPEGCodec(),
+        PNGCodec(),
+    ]
+
+    /// How many leading bytes `recognizes` is shown.
+    static let headBytes = 16
+
+    static func codec(for format: ImageFormat) -> any ImageCodec {
+        guard let codec = all.first(where: { $0.format == format }) else {
+            preconditionFailure("no codec for \(format)")  // formats are only made by codecs
+        }
+        return codec
+    }
+
+    static func codec(forExtension ext: String) -> (any ImageCodec)? {
+        let ext = ext.lowercased()
+        return all.first { $0.fileExtensions.contains(ext) }
+    }
+
+    static func codec(recognizing head: [UInt8]) -> (any ImageCodec)? {
+        all.first { $0.recognizes(head) }
+    }
+
+    /// "JPEG or PNG", for messages.
+    static var displayNames: String {
+        let names = all.map(\.displayName)
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
+    /// ".jpg, .jpeg or .png", for messages.
+    static var extensionList: String {
+        let names = all.flatMap(\.fileExtensions).map { "." + $0 }
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+}

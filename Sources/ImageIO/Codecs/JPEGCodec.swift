@@ -1,0 +1,134 @@
+internal import CJPEGShim
+
+extension ImageFormat {
+    public static let jpeg = ImageFormat("jpeg")
+}
+
+/// JPEG through libjpeg-turbo (CJPEGShim): baseline, progressive, arithmetic, greyscale,
+/// CMYK/YCCK; DCT scaling; the EXIF orientation is read (ImageReader applies it). Written
+/// as baseline 4:2:0 at a quality of 1–100.
+struct JPEGCodec: ImageCodec {
+    /// libjpeg's largest dimension.
+    static let maxDimension = 65500
+
+    var format: ImageFormat { .jpeg }
+    var displayName: String { "JPEG" }
+    var fileExtensions: [String] { ["jpg", "jpeg"] }
+
+    func recognizes(_ head: [UInt8]) -> Bool {
+        head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
+    }
+
+    func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
+        try JPEGRowDecoder(bytes: bytes, name: name, options: options)
+    }
+
+    func makeEncoder(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+                     options: EncodeOptions) throws(ImageIOError) -> any RowEncoder {
+        try JPEGRowEncoder(fd: fd, path: path, width: width, height: height, quality: options.jpegQuality)
+    }
+
+    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
+        switch code {
+        case Int32(CJ_ERR_TRUNCATED): return .truncated(file: name)
+        case Int32(CJ_ERR_UNSUPPORTED):
+            if message.contains("precision 12") {
+                return .unsupported(file: name, reason: "12-bit JPEG is not supported (\(message))")
+            }
+            return .unsupported(file: name, reason: message)
+        case Int32(CJ_ERR_NOMEM): return .outOfMemory(bytes: 0)
+        case Int32(CJ_ERR_LIMIT): return .limitExceeded(file: name, reason: message)
+        default: return .corrupt(file: name, reason: message)
+        }
+    }
+}
+
+final class JPEGRowDecoder: RowDecoder {
+    let info: RowDecoderInfo
+    private let decoder: OpaquePointer
+    private let name: String
+
+    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        guard let d = bytes.withUnsafeBufferPointer({ cj_decoder_create($0.baseAddress, $0.count) }) else {
+            throw .outOfMemory(bytes: bytes.count)
+        }
+        func fail(_ error: ImageIOError) -> ImageIOError {
+            cj_decoder_destroy(d)
+            return error
+        }
+        func fail(_ code: Int32) -> ImageIOError {
+            fail(JPEGCodec.error(code, message: String(cString: cj_decoder_message(d)), name: name))
+        }
+        var header = cj_info()
+        var code = cj_decoder_read_header(d, &header)
+        guard code == Int32(CJ_OK) else { throw fail(code) }
+        do {
+            try options.checkLimit(Int(header.width), Int(header.height), name: name)
+        } catch {
+            throw fail(error)
+        }
+        let orientation =
+            header.exif_length > 0
+            ? ExifOrientation.parse(UnsafeBufferPointer(start: header.exif, count: header.exif_length)) : 1
+        code = cj_decoder_start(d, Int32(options.scaleDenominator), Int32(options.maxProgressiveScans), &header)
+        guard code == Int32(CJ_OK) else { throw fail(code) }
+        info = RowDecoderInfo(
+            width: Int(header.output_width), height: Int(header.output_height),
+            fullWidth: Int(header.width), fullHeight: Int(header.height), hasAlpha: false, orientation: orientation)
+        decoder = d
+        self.name = name
+    }
+
+    deinit { cj_decoder_destroy(decoder) }
+
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
+        var read: UInt32 = 0
+        try check(cj_decoder_read_rows(decoder, buffer.row(row), buffer.stride, UInt32(count), &read))
+    }
+
+    func finish() throws(ImageIOError) { try check(cj_decoder_finish(decoder)) }
+
+    private func check(_ code: Int32) throws(ImageIOError) {
+        guard code != Int32(CJ_OK) else { return }
+        throw JPEGCodec.error(code, message: String(cString: cj_decoder_message(decoder)), name: name)
+    }
+}
+
+final class JPEGRowEncoder: RowEncoder {
+    private let encoder: OpaquePointer
+    private let path: String
+
+    init(fd: Int32, path: String, width: Int, height: Int, quality: Int) throws(ImageIOError) {
+        guard width <= JPEGCodec.maxDimension, height <= JPEGCodec.maxDimension else {
+            throw .cannotCreate(
+                path: path,
+                reason: "JPEG cannot hold \(width)x\(height) pixels (\(JPEGCodec.maxDimension) at most); use .png")
+        }
+        guard let e = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
+        encoder = e
+        self.path = path
+        try check(cj_encoder_start(e, fd, UInt32(width), UInt32(height), Int32(quality)))
+    }
+
+    deinit { cj_encoder_destroy(encoder) }
+
+    func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
+        var y = rows.lowerBound
+        while y < rows.upperBound {
+            let n = min(64, rows.upperBound - y)
+            try check(cj_encoder_write_rows(encoder, buffer.row(y), buffer.stride, UInt32(n)))
+            y += n
+        }
+    }
+
+    func finish() throws(ImageIOError) { try check(cj_encoder_finish(encoder)) }
+
+    private func check(_ code: Int32) throws(ImageIOError) {
+        guard code != Int32(CJ_OK) else { return }
+        let message = String(cString: cj_encoder_message(encoder))
+        if code == Int32(CJ_ERR_IO) {
+            throw .writeFailed(path: path, reason: errnoReason(cj_encoder_errno(encoder), fallback: message))
+        }
+        throw .writeFailed(path: path, reason: "JPEG encoder: \(message)")
+    }
+}

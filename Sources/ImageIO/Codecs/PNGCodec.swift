@@ -1,0 +1,85 @@
+internal import CPNGShim
+
+extension ImageFormat {
+    public static let png = ImageFormat("png")
+}
+
+/// PNG: decoded through libpng (CPNGShim) — every colour type and bit depth, tRNS, Adam7,
+/// 16-bit rounded to 8 — and written by PNGStreamWriter (adaptive filters, parallel deflate).
+struct PNGCodec: ImageCodec {
+    var format: ImageFormat { .png }
+    var displayName: String { "PNG" }
+    var fileExtensions: [String] { ["png"] }
+
+    /// Only "\x89PNG" is checked, so that libpng can say what is wrong with the rest of a
+    /// damaged signature (e.g. "corrupted by ASCII conversion").
+    func recognizes(_ head: [UInt8]) -> Bool {
+        head.starts(with: [0x89, 0x50, 0x4E, 0x47])
+    }
+
+    func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
+        try PNGRowDecoder(bytes: bytes, name: name, options: options)
+    }
+
+    func makeEncoder(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+                     options: EncodeOptions) throws(ImageIOError) -> any RowEncoder {
+        try PNGStreamWriter(fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
+                            level: options.pngLevel, threads: options.threads)
+    }
+
+    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
+        switch code {
+        case Int32(CP_ERR_TRUNCATED): return .truncated(file: name)
+        case Int32(CP_ERR_NOMEM): return .outOfMemory(bytes: 0)
+        default: return .corrupt(file: name, reason: message)
+        }
+    }
+}
+
+final class PNGRowDecoder: RowDecoder {
+    let info: RowDecoderInfo
+    private let decoder: OpaquePointer
+    private let name: String
+
+    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        guard let d = bytes.withUnsafeBufferPointer({ cp_decoder_create($0.baseAddress, $0.count) }) else {
+            throw .outOfMemory(bytes: bytes.count)
+        }
+        var header = cp_info()
+        let code = cp_decoder_read_header(d, &header)
+        guard code == Int32(CP_OK) else {
+            defer { cp_decoder_destroy(d) }
+            throw PNGCodec.error(code, message: String(cString: cp_decoder_message(d)), name: name)
+        }
+        do {
+            try options.checkLimit(Int(header.width), Int(header.height), name: name)
+        } catch {
+            cp_decoder_destroy(d)
+            throw error
+        }
+        let (width, height) = (Int(header.width), Int(header.height))
+        info = RowDecoderInfo(
+            width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
+            interlaced: header.interlaced != 0)
+        decoder = d
+        self.name = name
+    }
+
+    deinit { cp_decoder_destroy(decoder) }
+
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
+        try check(cp_decoder_read_rows(decoder, buffer.row(row), buffer.stride, UInt32(count)))
+    }
+
+    func readImage(into buffer: PixelBuffer) throws(ImageIOError) {
+        try check(cp_decoder_read_image(decoder, buffer.base, buffer.stride))
+        try finish()
+    }
+
+    func finish() throws(ImageIOError) { try check(cp_decoder_finish(decoder)) }
+
+    private func check(_ code: Int32) throws(ImageIOError) {
+        guard code != Int32(CP_OK) else { return }
+        throw PNGCodec.error(code, message: String(cString: cp_decoder_message(decoder)), name: name)
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import CatNetwork
+import CatScenes
+import FilterCore
+import Foundation
+import ImageIO
+import TerminalUI
+
+// Options shared by several commands, and the types the parser reads: every value is
+// parsed and checked here, once; the scenes get it ready to use.
+
+/// --quality and --png-level, for every command that encodes.
+struct EncodingOptions: ParsableArguments {
+    @Option(help: "JPEG quality, 1-100.")
+    var quality: Int = EncodeOptions.defaultJPEGQuality
+
+    @Option(name: .customLong("png-level"), help: "PNG compression level, 0 (fast) to 9 (small).")
+    var pngLevel: Int = EncodeOptions.defaultPNGLevel
+
+    func validate() throws {
+        guard EncodeOptions.jpegQualityRange.contains(quality) else {
+            throw ValidationError("--quality must be 1-100, not \(quality)")
+        }
+        guard EncodeOptions.pngLevelRange.contains(pngLevel) else {
+            throw ValidationError("--png-level must be 0-9, not \(pngLevel)")
+        }
+    }
+}
+
+/// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default.
+struct LimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-pixels"),
+            help: "Refuse images with more pixels than this (default 100000000, or CATCTL_MAX_PIXELS).")
+    var option: Int?
+
+    func validate() throws { _ = try maxPixels() }
+
+    func maxPixels(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        if let option {
+            guard option > 0 else { throw ValidationError("--max-pixels must be positive") }
+            return option
+        }
+        if let text = environment["CATCTL_MAX_PIXELS"] {
+            guard let value = Int(text), value > 0 else {
+                throw ValidationError("CATCTL_MAX_PIXELS must be a positive whole number, not '\(text)'")
+            }
+            return value
+        }
+        return DecodeOptions.defaultMaxPixels
+    }
+}
+
+/// What the command line says about the remedies scenes name.
+extension FailureWording {
+    /// `force`: the command has --force (edit).
+    static func commandLine(force: Bool = false) -> FailureWording {
+        var hints: [FailureHint: String] = [
+            .raisePixelLimit: "raise it with --max-pixels or CATCTL_MAX_PIXELS",
+            .raiseDownloadLimit: "see --max-bytes, --max-reply-bytes",
+        ]
+        if force { hints[.overwriteInput] = "use --force to overwrite it" }
+        return FailureWording(hints: hints)
+    }
+}
+
+enum OutputFormat {
+    /// The output's format: `--format`, else OUTPUT's extension; PNG for standard output.
+    static func resolve(_ output: String, option: ImageFormat?) throws -> ImageFormat {
+        let fromExtension = output == "-" ? nil : ImageFormat(path: output)
+        if let option {
+            if let fromExtension, fromExtension != option {
+                throw ValidationError("--format \(option.fileExtension) contradicts the extension of \(output)")
+            }
+            return option
+        }
+        if output == "-" { return .png }
+        guard let fromExtension else {
+            throw ValidationError("unknown output extension in '\(output)' (use \(ImageFormat.extensionList), or --format)")
+        }
+        return fromExtension
+    }
+}
+
+extension ImageFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(fileExtension: argument) }
+    public static var allValueStrings: [String] { all.map(\.fileExtension) }
+}
+
+/// `batch --format`: `same` keeps each input's format.
+enum BatchFormat: ExpressibleByArgument, CaseIterable, Equatable {
+    case same
+    case format(ImageFormat)
+
+    init?(argument: String) {
+        if argument.lowercased() == "same" {
+            self = .same
+        } else if let format = ImageFormat(argument: argument) {
+            self = .format(format)
+        } else {
+            return nil
+        }
+    }
+
+    static var allCases: [BatchFormat] { [.same] + ImageFormat.all.map { .format($0) } }
+    static var allValueStrings: [String] { ["same"] + ImageFormat.allValueStrings }
+
+    var format: ImageFormat? {
+        if case let .format(format) = self { return format }
+        return nil
+    }
+}
+
+extension CatProviderKind: ExpressibleByArgument {}
+
+extension KernelISA: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "avx512": self = .avx512
+        case "avx2": self = .avx2
+        case "sse4.1", "sse41": self = .sse41
+        case "baseline", "sse2", "neon", "scalar": self = .baseline
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["avx512", "avx2", "sse4.1", "baseline"] }
+}
+
+extension Shard: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
