@@ -13,46 +13,54 @@ let package = Package(
     name: "catctl",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "catctl", targets: ["catctl"]),
+        .executable(name: "catctl", targets: ["catctl"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // System libraries, found through pkg-config.
-        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg",
-                       providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
-        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
-                       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        .systemLibrary(name: "CLibZ", pkgConfig: "zlib",
-                       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .systemLibrary(name: "CLibCURL", pkgConfig: "libcurl",
-                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .systemLibrary(
+            name: "CLibJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(
+            name: "CLibPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(
+            name: "CLibZ", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
+            name: "CLibCURL", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // Pixel kernels of the filter core.
-        .target(name: "CFilterKernels",
-                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
+        .target(
+            name: "CFilterKernels",
+            cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
         .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim"]),
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),
         .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO"]),
-        .executableTarget(name: "catctl", dependencies: [
-            "CatScenes", "TerminalUI", "FilterCore", "ImageIO", "CatNetwork",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "catctl",
+            dependencies: [
+                "CatScenes", "TerminalUI", "FilterCore", "ImageIO", "CatNetwork",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         // Fixture paths, random images, a process runner: shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "ImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),
-        .testTarget(name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "FilterCore", "ImageIO", "TestSupport"]),
+        .testTarget(
+            name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "FilterCore", "ImageIO", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CatScenes", "FilterCore", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
         .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),

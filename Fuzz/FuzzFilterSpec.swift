@@ -9,7 +9,8 @@ public func fuzzFilterSpec(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let specs = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(8).map(String.init)
     guard let chain = try? FilterChain(specs: specs),
-          let image = try? PixelBuffer(width: 9, height: 5, hasAlpha: true) else { return 0 }
+        let image = try? PixelBuffer(width: 9, height: 5, hasAlpha: true)
+    else { return 0 }
     for i in 0..<image.byteCount { image.base[i] = UInt8(truncatingIfNeeded: i &* 37 &+ size) }
     let isa = KernelISA.available[size % KernelISA.available.count]
     KernelISA.select(isa)

@@ -10,9 +10,12 @@ public func fuzzPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = try? ImageDecoder.decode(bytes, name: "fuzz.png", options: DecodeOptions(maxPixels: 4_000_000))
     // The streaming path: a strip of rows at a time.
     if let reader = try? ImageReader(bytes: bytes, name: "fuzz.png", options: DecodeOptions(maxPixels: 4_000_000)),
-       reader.canStream, let strip = try? PixelBuffer(width: reader.width, height: 7, hasAlpha: reader.hasAlpha) {
+        reader.canStream, let strip = try? PixelBuffer(width: reader.width, height: 7, hasAlpha: reader.hasAlpha)
+    {
         while reader.rowsRead < reader.height {
-            guard (try? reader.readRows(into: strip, count: min(7, reader.height - reader.rowsRead))) != nil else { break }
+            guard (try? reader.readRows(into: strip, count: min(7, reader.height - reader.rowsRead))) != nil else {
+                break
+            }
         }
     }
     return 0

@@ -1,8 +1,9 @@
 // The kernels, written once in portable vector code (clang vector extensions) and
-// compiled once per instruction set: kernels_avx2.c, kernels_sse41.c and
-// kernels_baseline.c include this file with CK_SUFFIX set. dispatch.c picks one at
+// compiled once per instruction set: kernels_avx512.c, kernels_avx2.c, kernels_sse41.c
+// and kernels_baseline.c include this file with CK_SUFFIX set. dispatch.c picks one at
 // run time. Float code uses no FMA and a fixed operation order; the Swift scalar
-// reference (FilterCore/Reference.swift) does the same, so results are identical.
+// reference (FilterCore/Reference.swift, FilterCore/Filters/*.swift) does the same, so
+// results are identical.
 #include "cfilter_kernels.h"
 
 #include <math.h>

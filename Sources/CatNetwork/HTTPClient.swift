@@ -44,8 +44,10 @@ public final class HTTPClient: Sendable {
     /// Fetches `url`; throws for transport failures and for any status but 2xx.
     /// `progress(received, expected)` runs on the transfer's thread. A request with headers
     /// (they carry the API key) follows no redirect: libcurl would send them on to any host.
-    public func get(_ url: String, headers: [String] = [], maxBytes: Int,
-                    progress: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }) async throws(NetworkError) -> HTTPResponse {
+    public func get(
+        _ url: String, headers: [String] = [], maxBytes: Int,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }
+    ) async throws(NetworkError) -> HTTPResponse {
         try Self.checkScheme(url)
         var attempt = 0
         while true {
@@ -70,23 +72,30 @@ public final class HTTPClient: Sendable {
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return }
         if lower.hasPrefix("http:") || lower.hasPrefix("https:") { throw .invalidURL(url) }
         guard let colon = url.firstIndex(of: ":"), colon != url.startIndex,
-              url[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            url[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+        else {
             throw .invalidURL(url)
         }
         throw .unsupportedScheme(url: url)
     }
 
-    enum Outcome { case success(HTTPResponse), failure(NetworkError, retryAfter: Double?) }
+    enum Outcome {
+        case success(HTTPResponse)
+        case failure(NetworkError, retryAfter: Double?)
+    }
 
     /// One attempt, on a thread of its own (libcurl blocks), cancelled with the task.
-    private func perform(_ url: String, headers: [String], maxBytes: Int,
-                         progress: @escaping @Sendable (Int64, Int64?) -> Void) async -> Outcome {
+    private func perform(
+        _ url: String, headers: [String], maxBytes: Int,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void
+    ) async -> Outcome {
         let transfer = Transfer(maxBytes: maxBytes, progress: progress)
         let options = self.options
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 Thread.detachNewThread {
-                    continuation.resume(returning: Self.run(url, headers: headers, options: options, transfer: transfer))
+                    continuation.resume(
+                        returning: Self.run(url, headers: headers, options: options, transfer: transfer))
                 }
             }
         } onCancel: {
@@ -94,7 +103,8 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    private static func run(_ url: String, headers: [String], options: HTTPClientOptions, transfer: Transfer) -> Outcome {
+    private static func run(_ url: String, headers: [String], options: HTTPClientOptions, transfer: Transfer) -> Outcome
+    {
         var result = cc_result()
         let code: Int32 = url.withCString { cURL in
             options.userAgent.withCString { agent in
@@ -102,13 +112,17 @@ public final class HTTPClient: Sendable {
                     headerPointers.withUnsafeBufferPointer { hp in
                         var request = cc_request(
                             url: cURL, headers: hp.baseAddress, header_count: hp.count, user_agent: agent,
-                            connect_timeout_ms: max(1, Int(options.connectTimeout * 1000)), timeout_ms: max(1, Int(options.timeout * 1000)),
-                            max_redirects: headers.isEmpty ? options.maxRedirects : 0, max_bytes: Int64(transfer.maxBytes),
+                            connect_timeout_ms: max(1, Int(options.connectTimeout * 1000)),
+                            timeout_ms: max(1, Int(options.timeout * 1000)),
+                            max_redirects: headers.isEmpty ? options.maxRedirects : 0,
+                            max_bytes: Int64(transfer.maxBytes),
                             on_data: { context, data, length in
-                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().append(data, length) ? 1 : 0
+                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().append(data, length)
+                                    ? 1 : 0
                             },
                             on_progress: { context, received, expected in
-                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().report(received, expected) ? 1 : 0
+                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().report(
+                                    received, expected) ? 1 : 0
                             },
                             context: Unmanaged.passUnretained(transfer).toOpaque())
                         return withExtendedLifetime(transfer) { cc_perform(&request, &result) }
@@ -116,10 +130,14 @@ public final class HTTPClient: Sendable {
                 }
             }
         }
-        let finalURL = withUnsafeBytes(of: result.effective_url) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let finalURL = withUnsafeBytes(of: result.effective_url) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
         let shownURL = finalURL.isEmpty ? url : finalURL
         let reason = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let contentType = withUnsafeBytes(of: result.content_type) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let contentType = withUnsafeBytes(of: result.content_type) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
         let retryAfter = result.retry_after_seconds >= 0 ? Double(result.retry_after_seconds) : nil
 
         switch code {
@@ -128,12 +146,15 @@ public final class HTTPClient: Sendable {
             guard (200...299).contains(status) else {
                 return .failure(.httpStatus(url: shownURL, status: status), retryAfter: retryAfter)
             }
-            return .success(HTTPResponse(status: status, body: transfer.body, contentType: contentType.isEmpty ? nil : contentType,
-                                         url: shownURL))
+            return .success(
+                HTTPResponse(
+                    status: status, body: transfer.body, contentType: contentType.isEmpty ? nil : contentType,
+                    url: shownURL))
         case Int32(CC_ERR_ABORTED): return .failure(.cancelled, retryAfter: nil)
         case Int32(CC_ERR_TIMEOUT): return .failure(.timedOut(url: shownURL, seconds: options.timeout), retryAfter: nil)
         case Int32(CC_ERR_CONNECT): return .failure(.connectionFailed(url: shownURL, reason: reason), retryAfter: nil)
-        case Int32(CC_ERR_TOO_LARGE): return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes), retryAfter: nil)
+        case Int32(CC_ERR_TOO_LARGE):
+            return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes), retryAfter: nil)
         case Int32(CC_ERR_PROTOCOL): return .failure(.unsupportedScheme(url: shownURL), retryAfter: nil)
         case Int32(CC_ERR_REDIRECTS): return .failure(.tooManyRedirects(url: url), retryAfter: nil)
         case Int32(CC_ERR_TLS): return .failure(.tls(url: shownURL, reason: reason), retryAfter: nil)
@@ -174,6 +195,6 @@ final class Transfer: @unchecked Sendable {
 /// Runs `body` with C strings for `strings`, valid during the call.
 func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let duplicates = strings.map { strdup($0) }
-    defer { duplicates.forEach { free($0) } }
+    defer { for duplicate in duplicates { free(duplicate) } }
     return body(duplicates.map { UnsafePointer($0) })
 }

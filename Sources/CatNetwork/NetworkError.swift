@@ -30,7 +30,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .transfer(url, reason): return "fetching \(url) failed: \(reason)"
         case let .badReply(provider, url, reason): return "\(provider) at \(url) did not answer with a cat: \(reason)"
         case let .notAnImage(url, type, head, expected):
-            let what = type.map { "\($0)" } ?? "starts with " + head.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
+            let what =
+                type.map { "\($0)" } ?? "starts with "
+                + head.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
             return "\(url) is not a \(expected) image (\(what))"
         case .cancelled: return "cancelled"
         }

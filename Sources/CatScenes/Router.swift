@@ -6,17 +6,22 @@ import ImageIO
 /// scene's insides.
 @MainActor
 public enum Router {
-    public static func makeEditCat(view: any EditCatView,
-                                   interactor: any EditCatInteractorInput = EditCatInteractor()) -> EditCatPresenter {
+    public static func makeEditCat(
+        view: any EditCatView,
+        interactor: any EditCatInteractorInput = EditCatInteractor()
+    ) -> EditCatPresenter {
         EditCatPresenter(view: view, interactor: interactor)
     }
 
     /// `editView` shows the Edit Cat scene if the cat is edited (`load --filter`).
-    public static func makeLoadCat(view: any LoadCatView, interactor: any LoadCatInteractorInput,
-                                   editView: any EditCatView,
-                                   editInteractor: any EditCatInteractorInput = EditCatInteractor()) -> LoadCatPresenter {
-        LoadCatPresenter(view: view, interactor: interactor,
-                         makeEditor: { makeEditCat(view: editView, interactor: editInteractor) })
+    public static func makeLoadCat(
+        view: any LoadCatView, interactor: any LoadCatInteractorInput,
+        editView: any EditCatView,
+        editInteractor: any EditCatInteractorInput = EditCatInteractor()
+    ) -> LoadCatPresenter {
+        LoadCatPresenter(
+            view: view, interactor: interactor,
+            makeEditor: { makeEditCat(view: editView, interactor: editInteractor) })
     }
 
     public static func makeBatch(view: any BatchView, interactor: any BatchInteractorInput) -> BatchPresenter {

@@ -26,9 +26,11 @@ public struct FilterBenchmarkReport: Sendable {
 /// destination (nothing cached between runs), the destination is read back after each
 /// run, and the median of several runs is reported.
 public enum FilterBenchmark {
-    public static func run(specs: [String], width: Int, height: Int, threads: Int, repetitions: Int = 7,
-                           scalarRepetitions: Int = 3, includeScalar: Bool = true,
-                           progress: (String) -> Void = { _ in }) throws -> FilterBenchmarkReport {
+    public static func run(
+        specs: [String], width: Int, height: Int, threads: Int, repetitions: Int = 7,
+        scalarRepetitions: Int = 3, includeScalar: Bool = true,
+        progress: (String) -> Void = { _ in }
+    ) throws -> FilterBenchmarkReport {
         let chains = try specs.map { try FilterChain(specs: [$0]) }
         let source = try noiseImage(width: width, height: height)
         let destination = try PixelBuffer(width: width, height: height, hasAlpha: true)
@@ -60,12 +62,15 @@ public enum FilterBenchmark {
                 }
             }
             if let failure { throw failure }
-            results.append(FilterBenchmarkResult(filter: spec, megapixelsPerSecond: megapixels / fast,
-                                                 scalarMegapixelsPerSecond: scalar.map { megapixels / $0 }))
+            results.append(
+                FilterBenchmarkResult(
+                    filter: spec, megapixelsPerSecond: megapixels / fast,
+                    scalarMegapixelsPerSecond: scalar.map { megapixels / $0 }))
         }
-        return FilterBenchmarkReport(width: width, height: height, threads: threads, repetitions: repetitions,
-                                     kernels: KernelISA.active.name,
-                                     baselineCopyMegapixelsPerSecond: megapixels / copy, results: results)
+        return FilterBenchmarkReport(
+            width: width, height: height, threads: threads, repetitions: repetitions,
+            kernels: KernelISA.active.name,
+            baselineCopyMegapixelsPerSecond: megapixels / copy, results: results)
     }
 
     /// Seconds: the median of `count` timed runs of `body`.

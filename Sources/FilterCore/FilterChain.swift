@@ -22,15 +22,19 @@ public struct FilterChain: Sendable {
 
     /// Runs the chain with the fast kernels over `threads` threads. Colour stages work in
     /// place; the result is `image` itself, or a new buffer when a spatial stage ran.
-    public func apply(to image: PixelBuffer,
-                      threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageIOError) -> PixelBuffer {
+    public func apply(
+        to image: PixelBuffer,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(ImageIOError) -> PixelBuffer {
         try Executor.run(stages, source: image, destination: nil, kernels: FastKernels(threads: threads))
     }
 
     /// Runs the chain with the fast kernels from `source` into `destination` (same size),
     /// leaving `source` as it is.
-    public func apply(from source: PixelBuffer, into destination: PixelBuffer,
-                      threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageIOError) {
+    public func apply(
+        from source: PixelBuffer, into destination: PixelBuffer,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(ImageIOError) {
         _ = try Executor.run(stages, source: source, destination: destination, kernels: FastKernels(threads: threads))
     }
 
@@ -55,8 +59,10 @@ protocol Kernels {
 /// Runs stages with one set of kernels: consecutive colour stages fused into one pass,
 /// spatial stages each a pass of their own.
 enum Executor {
-    static func run(_ stages: [FilterStage], source: PixelBuffer, destination: PixelBuffer?,
-                    kernels: some Kernels) throws(ImageIOError) -> PixelBuffer {
+    static func run(
+        _ stages: [FilterStage], source: PixelBuffer, destination: PixelBuffer?,
+        kernels: some Kernels
+    ) throws(ImageIOError) -> PixelBuffer {
         var current = source
         var pending: [Float] = []
         /// Where a pass of `width`×`height` writes: the destination (or the image itself),
@@ -106,15 +112,17 @@ struct FastKernels: Kernels {
         let count = Int32(coefficients.count / Int(CK_STAGE_FLOATS))
         Strips.run(height: src.height, threads: threads) { rows in
             coefficients.withUnsafeBufferPointer { c in
-                ck_color_chain(src.row(rows.lowerBound), src.stride, dst.row(rows.lowerBound), dst.stride,
-                               src.width, rows.count, c.baseAddress, count)
+                ck_color_chain(
+                    src.row(rows.lowerBound), src.stride, dst.row(rows.lowerBound), dst.stride,
+                    src.width, rows.count, c.baseAddress, count)
             }
         }
     }
 
     func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
         // With a halo, one tall strip per thread: each strip recomputes the halo at its edges.
-        let rows = stage.halo > 0 ? max(Strips.targetRows, (dst.height + threads - 1) / max(1, threads)) : Strips.targetRows
+        let rows =
+            stage.halo > 0 ? max(Strips.targetRows, (dst.height + threads - 1) / max(1, threads)) : Strips.targetRows
         let workers = max(1, min(threads, (dst.height + rows - 1) / rows))
         // One kernel (scratch memory) per thread, made up front: running out of memory is an error, not a crash.
         var kernels: [any SpatialKernel] = []
@@ -138,7 +146,9 @@ public enum KernelISA: Int32, Sendable, CaseIterable {
 
     /// Switches every later kernel call to `isa` (or the best below it the CPU has).
     @discardableResult
-    public static func select(_ isa: KernelISA) -> KernelISA { KernelISA(rawValue: ck_isa_select(isa.rawValue)) ?? .baseline }
+    public static func select(_ isa: KernelISA) -> KernelISA {
+        KernelISA(rawValue: ck_isa_select(isa.rawValue)) ?? .baseline
+    }
 
     /// The builds this CPU can run, best first.
     public static var available: [KernelISA] { allCases.filter { $0.rawValue <= best.rawValue }.reversed() }
@@ -156,8 +166,10 @@ enum Strips {
     }
 
     /// The same, telling `body` which of the `threads` workers (0-based) runs the strip.
-    static func run(height: Int, threads: Int, rowsPerStrip: Int = targetRows,
-                    _ body: @Sendable (_ worker: Int, _ rows: Range<Int>) -> Void) {
+    static func run(
+        height: Int, threads: Int, rowsPerStrip: Int = targetRows,
+        _ body: @Sendable (_ worker: Int, _ rows: Range<Int>) -> Void
+    ) {
         let threads = max(1, threads)
         let strips = (height + rowsPerStrip - 1) / rowsPerStrip
         if threads == 1 || strips < 2 {

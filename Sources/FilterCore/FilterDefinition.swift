@@ -54,8 +54,10 @@ public struct FilterDefinition: Sendable {
     static let maximumFactor = 1000.0
 
     /// A spatial filter: one spatial stage for a value.
-    init(name: String, parameter: FilterParameter, valueName: String? = nil, maximum: Double? = nil,
-         description: String, stage: @escaping @Sendable (Double) -> any SpatialStage) {
+    init(
+        name: String, parameter: FilterParameter, valueName: String? = nil, maximum: Double? = nil,
+        description: String, stage: @escaping @Sendable (Double) -> any SpatialStage
+    ) {
         self.name = name
         self.kind = .spatial
         self.parameter = parameter
@@ -66,8 +68,10 @@ public struct FilterDefinition: Sendable {
     }
 
     /// A colour filter: a chain of colour matrices.
-    init(name: String, parameter: FilterParameter, description: String,
-         color: @escaping @Sendable (Double) -> [ColorMatrix]) {
+    init(
+        name: String, parameter: FilterParameter, description: String,
+        color: @escaping @Sendable (Double) -> [ColorMatrix]
+    ) {
         self.name = name
         self.kind = .color
         self.parameter = parameter
@@ -119,7 +123,8 @@ public enum FilterRegistry {
         let typed = Array(name.lowercased())
         let scored = names.map { ($0, editDistance(typed, Array($0))) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 > 0, best.1 < typed.count,
-              best.1 <= max(2, best.0.count / 3) else {
+            best.1 <= max(2, best.0.count / 3)
+        else {
             return nil
         }
         return best.0

@@ -9,7 +9,8 @@ public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .unknownFilter(name):
             let suggestion = FilterRegistry.nearestName(to: name).map { " (did you mean \($0)?)" } ?? ""
-            return "unknown filter '\(name)'\(suggestion); valid filters: \(FilterRegistry.names.joined(separator: ", "))"
+            return
+                "unknown filter '\(name)'\(suggestion); valid filters: \(FilterRegistry.names.joined(separator: ", "))"
         case let .badValue(filter, value, reason):
             let usage = FilterRegistry.definition(named: filter)?.usage ?? filter
             return "bad value '\(value)' for \(filter): \(reason) (usage: \(usage))"
@@ -81,8 +82,9 @@ public struct Filter: Sendable {
     /// A finite decimal number (no hex, no inf/nan).
     static func number(_ text: String) -> Double? {
         guard !text.isEmpty,
-              text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.e".contains($0)) }),
-              let value = Double(text), value.isFinite else { return nil }
+            text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.e".contains($0)) }),
+            let value = Double(text), value.isFinite
+        else { return nil }
         return value
     }
 }

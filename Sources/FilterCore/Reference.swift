@@ -6,8 +6,6 @@ import ImageIO
 /// identical bytes. The colour chain's reference is here; each spatial stage carries its
 /// own (`SpatialStage.reference`, in its filter file).
 struct Reference: Kernels {
-    init() {}
-
     /// Each stage in turn on every pixel: r' = c0·r + c1·g + c2·b + c3 (c3 includes the
     /// +0.5 of rounding), then clamped to 0…255 and truncated. Alpha is copied.
     func color(_ c: [Float], from src: PixelBuffer, into dst: PixelBuffer) {

@@ -36,6 +36,7 @@ public protocol SpatialKernel: AnyObject {
     /// `sourceRow` on — every row of `rows` widened by the halo that lies in the image —
     /// and `destination` receives them from `destinationRow` on. With no halo,
     /// `destination` may be `source`.
-    func run(_ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
-             into destination: PixelBuffer, firstRow destinationRow: Int)
+    func run(
+        _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+        into destination: PixelBuffer, firstRow destinationRow: Int)
 }

@@ -27,7 +27,11 @@ public enum StreamingPipeline {
         for stage in chain.stages {
             switch stage {
             case let .color(matrix):
-                if plan.spatial == nil { plan.before += matrix.kernelCoefficients } else { plan.after += matrix.kernelCoefficients }
+                if plan.spatial == nil {
+                    plan.before += matrix.kernelCoefficients
+                } else {
+                    plan.after += matrix.kernelCoefficients
+                }
             case let .spatial(spatial):
                 if spatial.isIdentity { continue }  // as in the whole-image path
                 guard plan.spatial == nil, !spatial.changesSize else { return nil }
@@ -42,8 +46,10 @@ public enum StreamingPipeline {
     }
 
     /// `progress`: the fraction of rows written so far, after each strip.
-    public static func run(reader: ImageReader, writer: ImageWriter, chain: FilterChain,
-                           progress: (Double) -> Void = { _ in }) throws(ImageIOError) {
+    public static func run(
+        reader: ImageReader, writer: ImageWriter, chain: FilterChain,
+        progress: (Double) -> Void = { _ in }
+    ) throws(ImageIOError) {
         guard reader.canStream, let plan = plan(chain) else { preconditionFailure("canStream first") }
         let channel = StripChannel(depth: depth)
         var free: [PixelBuffer] = []
@@ -112,7 +118,8 @@ public enum StreamingPipeline {
             if halo > 0 {
                 // Output strips of at least 4 halos: each recomputes 2 halos of rows at its edges.
                 outputRows = max(stripRows, 4 * halo)
-                window = try PixelBuffer(width: width, height: outputRows + 2 * halo + 2 * stripRows, hasAlpha: hasAlpha)
+                window = try PixelBuffer(
+                    width: width, height: outputRows + 2 * halo + 2 * stripRows, hasAlpha: hasAlpha)
                 output = try PixelBuffer(width: width, height: outputRows, hasAlpha: hasAlpha)
             }
         }
@@ -131,8 +138,10 @@ public enum StreamingPipeline {
         }
 
         /// Adds rows to the window, then writes every output row whose neighbourhood is in.
-        private func slide(_ strip: PixelBuffer, rows: Int, kernel: any SpatialKernel,
-                           writer: ImageWriter) throws(ImageIOError) {
+        private func slide(
+            _ strip: PixelBuffer, rows: Int, kernel: any SpatialKernel,
+            writer: ImageWriter
+        ) throws(ImageIOError) {
             guard let window, let output else { return }
             if windowEnd - windowStart + rows > window.height {  // drop rows no output needs any more
                 let keepFrom = max(windowStart, nextOutput - halo)
@@ -148,8 +157,9 @@ public enum StreamingPipeline {
             while nextOutput < height {
                 let n = min(outputRows, height - nextOutput)
                 guard windowEnd >= min(height, nextOutput + n + halo) else { return }
-                kernel.run(nextOutput..<nextOutput + n, from: window, firstRow: windowStart, into: output,
-                           firstRow: nextOutput)
+                kernel.run(
+                    nextOutput..<nextOutput + n, from: window, firstRow: windowStart, into: output,
+                    firstRow: nextOutput)
                 Self.color(plan.after, output, rows: n)
                 try writer.write(output, rows: 0..<n)
                 nextOutput += n
@@ -159,8 +169,9 @@ public enum StreamingPipeline {
         static func color(_ coefficients: [Float], _ buffer: PixelBuffer, rows: Int) {
             guard !coefficients.isEmpty else { return }
             coefficients.withUnsafeBufferPointer { c in
-                ck_color_chain(buffer.base, buffer.stride, buffer.base, buffer.stride, buffer.width, rows, c.baseAddress,
-                               Int32(c.count / Int(CK_STAGE_FLOATS)))
+                ck_color_chain(
+                    buffer.base, buffer.stride, buffer.base, buffer.stride, buffer.width, rows, c.baseAddress,
+                    Int32(c.count / Int(CK_STAGE_FLOATS)))
             }
         }
     }
@@ -170,7 +181,11 @@ struct UncheckedSendable<T>: @unchecked Sendable { let value: T; init(_ value: T
 
 /// Decoded strips on their way from the decoder thread to the encoder.
 final class StripChannel: @unchecked Sendable {
-    enum Message { case strip(PixelBuffer, Int), failed(ImageIOError), end }
+    enum Message {
+        case strip(PixelBuffer, Int)
+        case failed(ImageIOError)
+        case end
+    }
     private let condition = NSCondition()
     private var messages: [Message] = []
     private let depth: Int

@@ -6,5 +6,9 @@ package final class Counter: @unchecked Sendable {
     private var value = 0
     package init() {}
     /// Returns the current value and adds one.
-    package func increment() -> Int { lock.withLock { defer { value += 1 }; return value } }
+    package func increment() -> Int {
+        lock.withLock {
+            defer { value += 1 }; return value
+        }
+    }
 }

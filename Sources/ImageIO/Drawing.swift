@@ -75,8 +75,10 @@ public enum BitmapFont {
     }
 
     /// Draws `text` (upper-cased; unknown characters leave a gap) with its top-left at (x, y).
-    public static func draw(_ text: String, into image: PixelBuffer, x: Int, y: Int, scale: Int,
-                            color: (UInt8, UInt8, UInt8)) {
+    public static func draw(
+        _ text: String, into image: PixelBuffer, x: Int, y: Int, scale: Int,
+        color: (UInt8, UInt8, UInt8)
+    ) {
         for (i, character) in text.uppercased().enumerated() {
             guard let rows = glyphs[character] else { continue }
             let left = x + i * (glyphWidth + 1) * scale

@@ -44,13 +44,13 @@ public enum ExifOrientation {
                         // (sx, sy): the stored pixel shown at (x, y) once upright.
                         let sx: Int, sy: Int
                         switch orientation {
-                        case 2: (sx, sy) = (w - 1 - x, y)          // mirrored
+                        case 2: (sx, sy) = (w - 1 - x, y)  // mirrored
                         case 3: (sx, sy) = (w - 1 - x, h - 1 - y)  // upside down
-                        case 4: (sx, sy) = (x, h - 1 - y)          // mirrored vertically
-                        case 5: (sx, sy) = (y, x)                  // transposed
-                        case 6: (sx, sy) = (y, h - 1 - x)          // needs 90° clockwise
+                        case 4: (sx, sy) = (x, h - 1 - y)  // mirrored vertically
+                        case 5: (sx, sy) = (y, x)  // transposed
+                        case 6: (sx, sy) = (y, h - 1 - x)  // needs 90° clockwise
                         case 7: (sx, sy) = (w - 1 - y, h - 1 - x)  // transversed
-                        default: (sx, sy) = (w - 1 - y, x)         // 8: needs 90° counter-clockwise
+                        default: (sx, sy) = (w - 1 - y, x)  // 8: needs 90° counter-clockwise
                         }
                         dst[x] = src[sy * srcStride + sx]
                     }

@@ -19,7 +19,9 @@ public enum InputFile {
             throw .inputUnreadable(path: path, reason: "it is a directory")
         }
         var bytes: [UInt8] = []
-        if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 { bytes.reserveCapacity(Int(min(Int64(maxBytes), Int64(st.st_size)))) }
+        if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
+            bytes.reserveCapacity(Int(min(Int64(maxBytes), Int64(st.st_size))))
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { SystemCalls.read(fd, into: $0) }

@@ -14,9 +14,11 @@ public struct DecodeOptions: Sendable, Equatable {
     public var applyOrientation: Bool
     public var maxProgressiveScans: Int
 
-    public init(maxPixels: Int = DecodeOptions.defaultMaxPixels, scaleDenominator: Int = 1,
-                applyOrientation: Bool = true,
-                maxProgressiveScans: Int = DecodeOptions.defaultMaxProgressiveScans) {
+    public init(
+        maxPixels: Int = DecodeOptions.defaultMaxPixels, scaleDenominator: Int = 1,
+        applyOrientation: Bool = true,
+        maxProgressiveScans: Int = DecodeOptions.defaultMaxProgressiveScans
+    ) {
         self.maxPixels = maxPixels
         self.scaleDenominator = scaleDenominator
         self.applyOrientation = applyOrientation
@@ -47,8 +49,10 @@ public struct DecodedImage: Sendable {
     public let fullWidth: Int
     public let fullHeight: Int
 
-    public init(pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1,
-                fullWidth: Int? = nil, fullHeight: Int? = nil) {
+    public init(
+        pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1,
+        fullWidth: Int? = nil, fullHeight: Int? = nil
+    ) {
         self.pixels = pixels
         self.format = format
         self.orientation = orientation
@@ -63,19 +67,24 @@ public enum ImageDecoder {
 
     /// Decodes an image in any format catctl reads (recognised by its first bytes) to RGBA8.
     /// `name` is the file name used in error messages.
-    public static func decode(_ bytes: [UInt8], name: String,
-                              options: DecodeOptions = DecodeOptions()) throws(ImageIOError) -> DecodedImage {
+    public static func decode(
+        _ bytes: [UInt8], name: String,
+        options: DecodeOptions = DecodeOptions()
+    ) throws(ImageIOError) -> DecodedImage {
         try decode(ImageReader(bytes: bytes, name: name, options: options), options: options)
     }
 
     /// Reads every row of a reader that has not read any yet (made with the same options).
     /// `progress` hears the fraction of rows decoded, a block of rows at a time.
-    public static func decode(_ reader: ImageReader, options: DecodeOptions,
-                              progress: ((Double) -> Void)? = nil) throws(ImageIOError) -> DecodedImage {
+    public static func decode(
+        _ reader: ImageReader, options: DecodeOptions,
+        progress: ((Double) -> Void)? = nil
+    ) throws(ImageIOError) -> DecodedImage {
         let buffer = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
         if let progress, !reader.interlaced {
             while reader.rowsRead < reader.height {
-                try reader.readRows(into: buffer, at: reader.rowsRead, count: min(progressRows, reader.height - reader.rowsRead))
+                try reader.readRows(
+                    into: buffer, at: reader.rowsRead, count: min(progressRows, reader.height - reader.rowsRead))
                 progress(Double(reader.rowsRead) / Double(reader.height))
             }
         } else {
@@ -83,9 +92,10 @@ public enum ImageDecoder {
         }
         let upright = options.applyOrientation ? try ExifOrientation.apply(reader.orientation, to: buffer) : buffer
         let swaps = options.applyOrientation && reader.orientation >= 5
-        return DecodedImage(pixels: upright, format: reader.format, orientation: reader.orientation,
-                            fullWidth: swaps ? reader.fullHeight : reader.fullWidth,
-                            fullHeight: swaps ? reader.fullWidth : reader.fullHeight)
+        return DecodedImage(
+            pixels: upright, format: reader.format, orientation: reader.orientation,
+            fullWidth: swaps ? reader.fullHeight : reader.fullWidth,
+            fullHeight: swaps ? reader.fullWidth : reader.fullHeight)
     }
 }
 

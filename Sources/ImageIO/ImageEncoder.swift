@@ -17,9 +17,11 @@ public struct EncodeOptions: Sendable, Equatable {
     /// Threads for the PNG encoder's stripes.
     public var threads: Int
 
-    public init(format: ImageFormat, jpegQuality: Int = EncodeOptions.defaultJPEGQuality,
-                pngLevel: Int = EncodeOptions.defaultPNGLevel,
-                threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(
+        format: ImageFormat, jpegQuality: Int = EncodeOptions.defaultJPEGQuality,
+        pngLevel: Int = EncodeOptions.defaultPNGLevel,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
         self.format = format
         self.jpegQuality = jpegQuality
         self.pngLevel = pngLevel
@@ -31,10 +33,13 @@ public enum ImageEncoder {
     /// Encodes `image` to the open descriptor `fd`. `path` names the destination in errors.
     /// PNG keeps the alpha channel when the image has one; JPEG has none. `progress` hears
     /// the fraction of rows encoded, a block of rows at a time.
-    public static func encode(_ image: PixelBuffer, to fd: Int32, path: String, options: EncodeOptions,
-                              progress: ((Double) -> Void)? = nil) throws(ImageIOError) {
-        let writer = try ImageWriter(fd: fd, path: path, width: image.width, height: image.height,
-                                     hasAlpha: image.hasAlpha, options: options)
+    public static func encode(
+        _ image: PixelBuffer, to fd: Int32, path: String, options: EncodeOptions,
+        progress: ((Double) -> Void)? = nil
+    ) throws(ImageIOError) {
+        let writer = try ImageWriter(
+            fd: fd, path: path, width: image.width, height: image.height,
+            hasAlpha: image.hasAlpha, options: options)
         let block = progress == nil ? image.height : ImageDecoder.progressRows
         var y = 0
         while y < image.height {
@@ -55,8 +60,10 @@ public final class ImageWriter {
     public let height: Int
     public private(set) var rowsWritten = 0
 
-    public init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-                options: EncodeOptions) throws(ImageIOError) {
+    public init(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        options: EncodeOptions
+    ) throws(ImageIOError) {
         self.height = height
         encoder = try ImageCodecs.codec(for: options.format).makeEncoder(
             fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha, options: options)

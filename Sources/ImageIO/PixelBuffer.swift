@@ -20,7 +20,8 @@ public final class PixelBuffer: @unchecked Sendable {
         let (rowBytes, o1) = width.multipliedReportingOverflow(by: 4)
         let (padded, o2) = rowBytes.addingReportingOverflow(Self.alignment - 1)
         guard !o1, !o2 else { throw .invalidSize(width: width, height: height) }
-        try self.init(width: width, height: height, stride: padded / Self.alignment * Self.alignment, hasAlpha: hasAlpha)
+        try self.init(
+            width: width, height: height, stride: padded / Self.alignment * Self.alignment, hasAlpha: hasAlpha)
     }
 
     /// A buffer with an explicit stride (≥ width·4, any value: kernels must not assume
@@ -31,7 +32,7 @@ public final class PixelBuffer: @unchecked Sendable {
         }
         let (total, o3) = stride.multipliedReportingOverflow(by: height)
         guard !o3 else { throw .invalidSize(width: width, height: height) }
-        guard let raw = aligned_alloc_compat(Self.alignment, total) else {
+        guard let raw = alignedAllocation(Self.alignment, total) else {
             throw .outOfMemory(bytes: total)
         }
         self.width = width
@@ -84,7 +85,7 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 }
 
-private func aligned_alloc_compat(_ alignment: Int, _ size: Int) -> UnsafeMutableRawPointer? {
+private func alignedAllocation(_ alignment: Int, _ size: Int) -> UnsafeMutableRawPointer? {
     var pointer: UnsafeMutableRawPointer?
     guard posix_memalign(&pointer, alignment, max(size, alignment)) == 0 else { return nil }
     return pointer

@@ -5,22 +5,27 @@ import Foundation
 public enum BenchListing {
     public static func table(_ report: FilterBenchmarkReport) -> String {
         let mp = Double(report.width * report.height) / 1_000_000
-        var out = "catctl bench: \(report.width)x\(report.height) (\(String(format: "%.1f", mp)) MP), "
+        var out =
+            "catctl bench: \(report.width)x\(report.height) (\(String(format: "%.1f", mp)) MP), "
             + "\(report.threads) thread\(report.threads == 1 ? "" : "s"), kernels \(report.kernels), "
             + "median of \(report.repetitions)\n"
         out += "copy (baseline): \(fmt(report.baselineCopyMegapixelsPerSecond)) MPix/s\n\n"
         let header = ["FILTER", "MPIX/S", "SCALAR MPIX/S", "VS SCALAR", "VS COPY"]
         let rows = report.results.map { r -> [String] in
-            [r.filter, fmt(r.megapixelsPerSecond), r.scalarMegapixelsPerSecond.map(fmt) ?? "-",
-             r.scalarMegapixelsPerSecond.map { String(format: "%.1fx", r.megapixelsPerSecond / $0) } ?? "-",
-             String(format: "%.0f%%", 100 * r.megapixelsPerSecond / report.baselineCopyMegapixelsPerSecond)]
+            [
+                r.filter, fmt(r.megapixelsPerSecond), r.scalarMegapixelsPerSecond.map(fmt) ?? "-",
+                r.scalarMegapixelsPerSecond.map { String(format: "%.1fx", r.megapixelsPerSecond / $0) } ?? "-",
+                String(format: "%.0f%%", 100 * r.megapixelsPerSecond / report.baselineCopyMegapixelsPerSecond),
+            ]
         }
         let widths = header.indices.map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
         for row in [header] + rows {
-            out += row.indices.map { c in
-                c == 0 ? row[c].padding(toLength: widths[c], withPad: " ", startingAt: 0)
-                       : String(repeating: " ", count: widths[c] - row[c].count) + row[c]
-            }.joined(separator: "  ") + "\n"
+            out +=
+                row.indices.map { c in
+                    c == 0
+                        ? row[c].padding(toLength: widths[c], withPad: " ", startingAt: 0)
+                        : String(repeating: " ", count: widths[c] - row[c].count) + row[c]
+                }.joined(separator: "  ") + "\n"
         }
         return out
     }
@@ -34,13 +39,17 @@ public enum BenchListing {
             ("kernels", .string(report.kernels)),
             ("repetitions", .int(report.repetitions)),
             ("baseline_copy_mpix_s", .double(round3(report.baselineCopyMegapixelsPerSecond))),
-            ("results", .array(report.results.map { r in
-                .object([
-                    ("filter", .string(r.filter)),
-                    ("mpix_s", .double(round3(r.megapixelsPerSecond))),
-                    ("scalar_mpix_s", r.scalarMegapixelsPerSecond.map { .double(round3($0)) } ?? .null),
-                ])
-            })),
+            (
+                "results",
+                .array(
+                    report.results.map { r in
+                        .object([
+                            ("filter", .string(r.filter)),
+                            ("mpix_s", .double(round3(r.megapixelsPerSecond))),
+                            ("scalar_mpix_s", r.scalarMegapixelsPerSecond.map { .double(round3($0)) } ?? .null),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -19,14 +19,18 @@ public enum FilterListing {
     public static func json() -> JSONValue {
         .object([
             ("event", .string("filters")),
-            ("filters", .array(FilterRegistry.all.map { f in
-                .object([
-                    ("name", .string(f.name)),
-                    ("kind", .string(f.kind.rawValue)),
-                    ("default", f.parameter.defaultValue.map { .double($0) } ?? .null),
-                    ("description", .string(f.description)),
-                ])
-            })),
+            (
+                "filters",
+                .array(
+                    FilterRegistry.all.map { f in
+                        .object([
+                            ("name", .string(f.name)),
+                            ("kind", .string(f.kind.rawValue)),
+                            ("default", f.parameter.defaultValue.map { .double($0) } ?? .null),
+                            ("description", .string(f.description)),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -54,13 +54,15 @@ struct Batch: AsyncParsableCommand {
     func run() async throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let jobs = self.jobs ?? cores
-        let request = BatchRequest(inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
-                                   jobs: jobs, quality: encoding.quality, pngLevel: encoding.pngLevel,
-                                   maxPixels: try limits.maxPixels(), shard: shard)
+        let request = BatchRequest(
+            inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
+            jobs: jobs, quality: encoding.quality, pngLevel: encoding.pngLevel,
+            maxPixels: try limits.maxPixels(), shard: shard)
         let json = self.json
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())
-            let presenter = Router.makeBatch(view: views.batch(), interactor: BatchInteractor(threads: max(1, cores / jobs)))
+            let presenter = Router.makeBatch(
+                view: views.batch(), interactor: BatchInteractor(threads: max(1, cores / jobs)))
             Interrupts.onInterrupt = { presenter.cancel() }
             return presenter
         }

@@ -12,7 +12,9 @@ struct Bench: ParsableCommand {
             Example: catctl bench --filter sepia --filter blur:3 --threads 1
             """)
 
-    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec to time; repeat (default: every filter).", valueName: "spec"))
+    @Option(
+        name: .customLong("filter"),
+        help: ArgumentHelp("A filter spec to time; repeat (default: every filter).", valueName: "spec"))
     var filters: [String] = []
 
     @Option(help: ArgumentHelp("Image size (default 4032x3024, 12 MP).", valueName: "WxH"))

@@ -22,7 +22,9 @@ struct Edit: AsyncParsableCommand {
               catctl edit --gallery Resources/cats/chelsea.jpg gallery.png
             """)
 
-    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec, NAME or NAME:VALUE; repeat to chain.", valueName: "spec"))
+    @Option(
+        name: .customLong("filter"),
+        help: ArgumentHelp("A filter spec, NAME or NAME:VALUE; repeat to chain.", valueName: "spec"))
     var filters: [String] = []
 
     @Flag(help: "Write one contact sheet with every named filter applied to INPUT (in the order of `catctl filters`).")
@@ -52,7 +54,9 @@ struct Edit: AsyncParsableCommand {
 
     func validate() throws {
         if gallery && !filters.isEmpty { throw ValidationError("--gallery applies every filter; it takes no --filter") }
-        if !gallery && filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`), or --gallery") }
+        if !gallery && filters.isEmpty {
+            throw ValidationError("give at least one --filter (see `catctl filters`), or --gallery")
+        }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with OUTPUT -") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         _ = try OutputFormat.resolve(output, option: format)
@@ -66,8 +70,10 @@ struct Edit: AsyncParsableCommand {
         let json = self.json, gallery = self.gallery, output = self.output
         let (presenter, columns) = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine(force: true))
-            return (Router.makeEditCat(view: views.editCat(), interactor: EditCatInteractor(threads: threads)),
-                    views.picturesAllowed(output: output) ? min(views.console.columns, 160) : nil)
+            return (
+                Router.makeEditCat(view: views.editCat(), interactor: EditCatInteractor(threads: threads)),
+                views.picturesAllowed(output: output) ? min(views.console.columns, 160) : nil
+            )
         }
         let status = gallery ? await presenter.gallery(request, previewColumns: columns) : await presenter.edit(request)
         try status.finish()

@@ -34,7 +34,9 @@ struct Load: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Save the cat (or the edited cat) here (.jpg, .jpeg, .png).")
     var output: String?
 
-    @Option(name: .customLong("filter"), help: ArgumentHelp("Edit the cat with this filter spec; repeat to chain. Needs -o.", valueName: "spec"))
+    @Option(
+        name: .customLong("filter"),
+        help: ArgumentHelp("Edit the cat with this filter spec; repeat to chain. Needs -o.", valueName: "spec"))
     var filters: [String] = []
 
     @OptionGroup var encoding: EncodingOptions
@@ -56,7 +58,9 @@ struct Load: AsyncParsableCommand {
     @Option(name: .customLong("max-bytes"), help: "Stop a download larger than this many bytes (default 52428800).")
     var maxBytes: Int = ProviderLimits().maxImageBytes
 
-    @Option(name: .customLong("max-reply-bytes"), help: "Refuse an API reply larger than this many bytes (default 1048576).")
+    @Option(
+        name: .customLong("max-reply-bytes"), help: "Refuse an API reply larger than this many bytes (default 1048576)."
+    )
     var maxReplyBytes: Int = ProviderLimits().maxJSONBytes
 
     func validate() throws {
@@ -91,12 +95,14 @@ struct Load: AsyncParsableCommand {
         var providerLimits = ProviderLimits()
         providerLimits.maxImageBytes = maxBytes
         providerLimits.maxJSONBytes = maxReplyBytes
-        let catProvider = CatProviders.make(provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
-                                            client: HTTPClient(options: options), limits: providerLimits,
-                                            formats: Router.catImageFormats)
-        var request = LoadRequest(provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
-                                  quality: encoding.quality, pngLevel: encoding.pngLevel,
-                                  maxPixels: try limits.maxPixels(), secrets: key.map { [$0] } ?? [])
+        let catProvider = CatProviders.make(
+            provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
+            client: HTTPClient(options: options), limits: providerLimits,
+            formats: Router.catImageFormats)
+        var request = LoadRequest(
+            provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
+            quality: encoding.quality, pngLevel: encoding.pngLevel,
+            maxPixels: try limits.maxPixels(), secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview, output = self.output
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())
@@ -105,8 +111,9 @@ struct Load: AsyncParsableCommand {
                 request.previewRows = max(4, views.console.rows - 6)
             }
             let (view, editView) = views.loadCat(output: output)
-            let presenter = Router.makeLoadCat(view: view, interactor: Router.makeLoadCatInteractor(provider: catProvider),
-                                               editView: editView)
+            let presenter = Router.makeLoadCat(
+                view: view, interactor: Router.makeLoadCatInteractor(provider: catProvider),
+                editView: editView)
             Interrupts.onInterrupt = { presenter.cancel() }  // false once the load is over: then a hard stop
             return presenter
         }

@@ -29,8 +29,9 @@ struct EncodingOptions: ParsableArguments {
 
 /// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default.
 struct LimitOptions: ParsableArguments {
-    @Option(name: .customLong("max-pixels"),
-            help: "Refuse images with more pixels than this (default 100000000, or CATCTL_MAX_PIXELS).")
+    @Option(
+        name: .customLong("max-pixels"),
+        help: "Refuse images with more pixels than this (default 100000000, or CATCTL_MAX_PIXELS).")
     var option: Int?
 
     func validate() throws { _ = try maxPixels() }
@@ -75,7 +76,8 @@ enum OutputFormat {
         }
         if output == "-" { return .png }
         guard let fromExtension else {
-            throw ValidationError("unknown output extension in '\(output)' (use \(ImageFormat.extensionList), or --format)")
+            throw ValidationError(
+                "unknown output extension in '\(output)' (use \(ImageFormat.extensionList), or --format)")
         }
         return fromExtension
     }

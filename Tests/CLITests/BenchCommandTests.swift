@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("catctl bench, end to end")
 struct BenchCommandTests {
     @Test func jsonHasTheDocumentedShape() throws {
-        let result = try Catctl.run(["bench", "--json", "--size", "67x31", "--repetitions", "1", "--threads", "2",
-                                     "--filter", "sepia", "--filter", "blur:3", "--filter", "hue-rotate:90deg"])
+        let result = try Catctl.run([
+            "bench", "--json", "--size", "67x31", "--repetitions", "1", "--threads", "2",
+            "--filter", "sepia", "--filter", "blur:3", "--filter", "hue-rotate:90deg",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(result.stdoutLines.last)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -22,12 +24,14 @@ struct BenchCommandTests {
     }
 
     @Test func tableAndErrors() throws {
-        let table = try Catctl.run(["bench", "--size", "16x16", "--repetitions", "1", "--no-scalar", "--kernels", "baseline"])
+        let table = try Catctl.run([
+            "bench", "--size", "16x16", "--repetitions", "1", "--no-scalar", "--kernels", "baseline",
+        ])
         #expect(table.status == 0)
         #expect(table.stdoutText.contains("copy (baseline)"))
         #expect(table.stdoutText.contains("vignette"))
         #if arch(x86_64)
-        #expect(table.stdoutText.contains("kernels sse2"))
+            #expect(table.stdoutText.contains("kernels sse2"))
         #endif
         #expect(try Catctl.run(["bench", "--size", "12"]).status == 64)
         #expect(try Catctl.run(["bench", "--filter", "nope", "--size", "8x8"]).status == 64)
@@ -36,8 +40,10 @@ struct BenchCommandTests {
     @Test func spatialFiltersThroughEdit() throws {
         let dir = try Fixtures.temporaryDirectory()
         let out = dir.appendingPathComponent("b.jpg").path
-        let result = try Catctl.run(["edit", "--filter", "blur:2.5", "--filter", "sharpen:1", "--filter", "vignette",
-                                     Fixtures.path("jpeg/chelsea-444.jpg"), out])
+        let result = try Catctl.run([
+            "edit", "--filter", "blur:2.5", "--filter", "sharpen:1", "--filter", "vignette",
+            Fixtures.path("jpeg/chelsea-444.jpg"), out,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: out))
     }

@@ -1,16 +1,16 @@
 import FilterCore
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
-/// End to end: the built `catctl` binary on fixtures; files and exit codes as CLI.md says.
+/// End to end: the built `catctl` binary on fixtures; files and exit codes as docs/CLI.md says.
 @Suite("catctl edit and filters, end to end")
 struct EditCommandTests {
     let cat = Fixtures.path("jpeg/chelsea-420.jpg")
 
     @Test func binaryIsThere() throws {
-        let executable = try #require(Catctl.executable, "build the catctl product first")
+        let executable = Catctl.executable
         #expect(FileManager.default.isExecutableFile(atPath: executable.path))
     }
 
@@ -22,7 +22,8 @@ struct EditCommandTests {
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("saved \(out): 97x61, sepia, "))
         let written = try ImageDecoder.decode(try InputFile.read(out), name: out).pixels
-        let expected = try FilterChain(specs: ["sepia"]).applyReference(to: try Fixtures.decode("jpeg/chelsea-420.jpg").pixels)
+        let expected = try FilterChain(specs: ["sepia"]).applyReference(
+            to: try Fixtures.decode("jpeg/chelsea-420.jpg").pixels)
         #expect(written.packedRGBA() == expected.packedRGBA())
         #expect(Fixtures.contents(of: dir) == ["sepia.png"])
     }
@@ -30,8 +31,10 @@ struct EditCommandTests {
     @Test func chainToJPEGWithJSON() throws {
         let dir = try Fixtures.temporaryDirectory()
         let out = dir.appendingPathComponent("o.jpeg").path
-        let result = try Catctl.run(["edit", "--filter", "saturate:140%", "--filter", "hue-rotate:30deg",
-                                     "--quality", "75", "--json", cat, out])
+        let result = try Catctl.run([
+            "edit", "--filter", "saturate:140%", "--filter", "hue-rotate:30deg",
+            "--quality", "75", "--json", cat, out,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let last = try #require(result.stdoutLines.last)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
@@ -45,17 +48,20 @@ struct EditCommandTests {
     }
 
     @Test func stdinToStdout() throws {
-        let result = try Catctl.run(["edit", "--filter", "invert", "-", "-"], stdinFile: Fixtures.path("photos/chelsea.png"))
+        let result = try Catctl.run(
+            ["edit", "--filter", "invert", "-", "-"], stdinFile: Fixtures.path("photos/chelsea.png"))
         #expect(result.status == 0, "\(result.stderr)")
         let image = try ImageDecoder.decode(Array(result.stdout), name: "stdout")
         #expect(image.format == .png && image.pixels.width == 451)
         let jpeg = try Catctl.run(["edit", "--filter", "invert", "--format", "jpg", "-", "-"], stdinFile: cat)
         #expect(ImageFormat.sniff(Array(jpeg.stdout)) == .jpeg)
         // Filters that cannot stream read standard input once too.
-        let blurred = try Catctl.run(["edit", "--filter", "blur:2", "-", "-"], stdinFile: Fixtures.path("photos/chelsea.png"))
+        let blurred = try Catctl.run(
+            ["edit", "--filter", "blur:2", "-", "-"], stdinFile: Fixtures.path("photos/chelsea.png"))
         #expect(blurred.status == 0, "\(blurred.stderr)")
         #expect(try ImageDecoder.decode(Array(blurred.stdout), name: "stdout").pixels.width == 451)
-        let rotated = try Catctl.run(["edit", "--filter", "mono", "-", "-"], stdinFile: Fixtures.path("jpeg/orient-6.jpg"))
+        let rotated = try Catctl.run(
+            ["edit", "--filter", "mono", "-", "-"], stdinFile: Fixtures.path("jpeg/orient-6.jpg"))
         #expect(try ImageDecoder.decode(Array(rotated.stdout), name: "stdout").pixels.width == 16)
     }
 
@@ -63,32 +69,72 @@ struct EditCommandTests {
         let dir = try Fixtures.temporaryDirectory()
         let out = dir.appendingPathComponent("o.png").path
         let cases: [([String], Int32, String)] = [
-            (["edit", "--filter", "blurry", cat, out], 64, "unknown filter 'blurry' (did you mean blur?); valid filters: mono, sepia"),
+            (
+                ["edit", "--filter", "blurry", cat, out], 64,
+                "unknown filter 'blurry' (did you mean blur?); valid filters: mono, sepia"
+            ),
             (["edit", "--filter", "sepai", cat, out], 64, "(did you mean sepia?)"),
             (["edit", "--filter", "xyzzy", cat, out], 64, "unknown filter 'xyzzy'; valid filters: mono, sepia"),
             (["edit", "--filter", "sepia:abc", cat, out], 64, "bad value 'abc' for sepia"),
             (["edit", cat, out], 64, "--filter"),
-            (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("o.gif").path], 64, "unknown output extension"),
+            (
+                ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("o.gif").path], 64,
+                "unknown output extension"
+            ),
             (["edit", "--filter", "sepia", "--quality", "0", cat, out], 64, "--quality must be 1-100"),
-            (["edit", "--filter", "sepia", "/nonexistent/cat.jpg", out], 66, "cannot read /nonexistent/cat.jpg: no such file"),
-            (["edit", "--filter", "sepia", Fixtures.path("jpeg/monkey12.jpg"), out], 65, "12-bit JPEG is not supported"),
+            (
+                ["edit", "--filter", "sepia", "/nonexistent/cat.jpg", out], 66,
+                "cannot read /nonexistent/cat.jpg: no such file"
+            ),
+            (
+                ["edit", "--filter", "sepia", Fixtures.path("jpeg/monkey12.jpg"), out], 65,
+                "12-bit JPEG is not supported"
+            ),
             (["edit", "--filter", "sepia", Fixtures.path("pngsuite/xcrn0g04.png"), out], 65, "xcrn0g04.png"),
-            (["edit", "--filter", "sepia", Fixtures.path("README.md"), out], 65, "not a JPEG or PNG file (starts with 23 20 54 65)"),
-            (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("missing/o.png").path], 73, "does not exist"),
-            (["edit", "--filter", "sepia", "--max-pixels", "100", cat, out], 65,
-             "over the limit of 0.0 MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)"),
+            (
+                ["edit", "--filter", "sepia", Fixtures.path("README.md"), out], 65,
+                "not a JPEG or PNG file (starts with 23 20 54 65)"
+            ),
+            (
+                ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("missing/o.png").path], 73,
+                "does not exist"
+            ),
+            (
+                ["edit", "--filter", "sepia", "--max-pixels", "100", cat, out], 65,
+                "over the limit of 0.0 MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)"
+            ),
             // Checked once, by the parser and the option groups, before any scene runs:
-            (["edit", "--filter", "sepia", "--format", "gif", cat, out], 64, "'gif' is invalid for '--format <format>'"),
+            (
+                ["edit", "--filter", "sepia", "--format", "gif", cat, out], 64,
+                "'gif' is invalid for '--format <format>'"
+            ),
             (["edit", "--filter", "sepia", "--format", "jpg", cat, out], 64, "--format jpg contradicts the extension"),
-            (["edit", "--filter", "sepia", cat, dir.appendingPathComponent("noext").path], 64, "(use .jpg, .jpeg or .png, or --format)"),
+            (
+                ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("noext").path], 64,
+                "(use .jpg, .jpeg or .png, or --format)"
+            ),
             (["edit", "--filter", "sepia", "--png-level", "10", cat, out], 64, "--png-level must be 0-9, not 10"),
             (["edit", "--filter", "sepia", "--max-pixels", "0", cat, out], 64, "--max-pixels must be positive"),
-            (["batch", "--filter", "mono", "--output-dir", dir.path, "--shard", "4/3", cat], 64, "'4/3' is invalid for '--shard <K/N>'"),
-            (["batch", "--filter", "mono", "--output-dir", dir.path, "--format", "gif", cat], 64,
-             "provide one of 'same', 'jpg' or 'png'"),
-            (["batch", "--filter", "mono", "--output-dir", dir.path, "--jobs", "0", cat], 64, "--jobs must be at least 1"),
-            (["batch", "--filter", "mono", "--output-dir", dir.path, "--quality", "101", cat], 64, "--quality must be 1-100"),
-            (["load", "--provider", "folder", "-o", dir.appendingPathComponent("c.gif").path], 64, "unknown output extension"),
+            (
+                ["batch", "--filter", "mono", "--output-dir", dir.path, "--shard", "4/3", cat], 64,
+                "'4/3' is invalid for '--shard <K/N>'"
+            ),
+            (
+                ["batch", "--filter", "mono", "--output-dir", dir.path, "--format", "gif", cat], 64,
+                "provide one of 'same', 'jpg' or 'png'"
+            ),
+            (
+                ["batch", "--filter", "mono", "--output-dir", dir.path, "--jobs", "0", cat], 64,
+                "--jobs must be at least 1"
+            ),
+            (
+                ["batch", "--filter", "mono", "--output-dir", dir.path, "--quality", "101", cat], 64,
+                "--quality must be 1-100"
+            ),
+            (
+                ["load", "--provider", "folder", "-o", dir.appendingPathComponent("c.gif").path], 64,
+                "unknown output extension"
+            ),
             (["load", "--provider", "folder", "--filter", "sepia"], 64, "--filter needs -o FILE"),
             (["bench", "--kernels", "mmx"], 64, "provide one of 'avx512', 'avx2', 'sse4.1' or 'baseline'"),
         ]
@@ -108,23 +154,27 @@ struct EditCommandTests {
         #expect(refused.status == 73 && refused.stderr.contains("it is the input file (use --force to overwrite it)"))
         #expect(try InputFile.read(copy) == (try Fixtures.bytes("jpeg/chelsea-420.jpg")))
         let batch = try Catctl.run(["batch", "--filter", "mono", "--output-dir", dir.path, copy])
-        #expect(batch.status == 65 && batch.stderr.contains("it is the input file") && !batch.stderr.contains("--force"))
+        #expect(
+            batch.status == 65 && batch.stderr.contains("it is the input file") && !batch.stderr.contains("--force"))
         #expect(try Catctl.run(["edit", "--filter", "mono", "--force", copy, copy]).status == 0)
     }
 
     @Test func pixelLimitFromTheEnvironment() throws {
         let dir = try Fixtures.temporaryDirectory()
-        let result = try Catctl.run(["edit", "--filter", "mono", cat, dir.appendingPathComponent("o.png").path],
-                                    environment: ["CATCTL_MAX_PIXELS": "5000"])
+        let result = try Catctl.run(
+            ["edit", "--filter", "mono", cat, dir.appendingPathComponent("o.png").path],
+            environment: ["CATCTL_MAX_PIXELS": "5000"])
         #expect(result.status == 65)
         #expect(result.stderr.contains("0.0 MP") || result.stderr.contains("over the limit"))
     }
 
     @Test func jsonErrorsAreTheLastLine() throws {
         let dir = try Fixtures.temporaryDirectory()
-        for (args, code) in [(["edit", "--json", "--filter", "nope", cat, dir.path + "/o.png"], 64),
-                             (["edit", "--json", "--filter", "mono", "/nonexistent.jpg", dir.path + "/o.png"], 66),
-                             (["edit", "--json", "--bogus"], 64)] as [([String], Int)] {
+        for (args, code) in [
+            (["edit", "--json", "--filter", "nope", cat, dir.path + "/o.png"], 64),
+            (["edit", "--json", "--filter", "mono", "/nonexistent.jpg", dir.path + "/o.png"], 66),
+            (["edit", "--json", "--bogus"], 64),
+        ] as [([String], Int)] {
             let result = try Catctl.run(args)
             #expect(Int(result.status) == code)
             let last = try #require(result.stdoutLines.last, "\(args)")
@@ -151,8 +201,9 @@ struct EditCommandTests {
     }
 
     @Test func fullDiskIsAnIOError() throws {
-        let result = try Catctl.run(["edit", "--filter", "mono", Fixtures.path("photos/chelsea.png"), "-"],
-                                    stdoutFile: "/dev/full")
+        let result = try Catctl.run(
+            ["edit", "--filter", "mono", Fixtures.path("photos/chelsea.png"), "-"],
+            stdoutFile: "/dev/full")
         #expect(result.status == 74)
         #expect(result.stderr.contains("no space left on the device"))
     }
@@ -166,8 +217,12 @@ struct EditCommandTests {
         #expect(object["event"] as? String == "filters")
         let filters = try #require(object["filters"] as? [[String: Any]])
         #expect(filters.map { $0["name"] as? String } == FilterRegistry.names)
-        #expect(filters.allSatisfy { ["color", "spatial"].contains($0["kind"] as? String) && $0["description"] is String })
-        #expect(filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == ["blur", "sharpen", "vignette"])
+        #expect(
+            filters.allSatisfy { ["color", "spatial"].contains($0["kind"] as? String) && $0["description"] is String })
+        #expect(
+            filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == [
+                "blur", "sharpen", "vignette",
+            ])
         #expect(filters.first { $0["name"] as? String == "sepia" }?["default"] as? Double == 1)
         #expect(filters.first { $0["name"] as? String == "mono" }?["default"] is NSNull)
     }
@@ -191,6 +246,8 @@ struct GalleryCommandTests {
         let sheet = try ImageDecoder.decode(try InputFile.read(out), name: out).pixels
         #expect(sheet.width == 6 * 212 + 12 && sheet.height == 3 * (133 + 30 + 12) + 12)
         #expect(result.stdoutLines.last?.contains(#""event":"saved""#) == true)
-        #expect(try Catctl.run(["edit", "--gallery", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), out]).status == 64)
+        #expect(
+            try Catctl.run(["edit", "--gallery", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), out]).status
+                == 64)
     }
 }

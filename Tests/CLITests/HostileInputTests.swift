@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// Hostile files and faults, end to end: never a crash, never a partial file, always a reason.
 @Suite("Hostile input and faults, end to end", .serialized)
@@ -9,7 +9,9 @@ struct HostileInputTests {
     @Test func everyCorruptPngSuiteFileIsRefusedWith65() throws {
         let dir = try Fixtures.temporaryDirectory()
         for name in PngSuiteNames.corrupt() {
-            let result = try Catctl.run(["edit", "--filter", "sepia", Fixtures.path("pngsuite/\(name)"), dir.path + "/o.png"])
+            let result = try Catctl.run([
+                "edit", "--filter", "sepia", Fixtures.path("pngsuite/\(name)"), dir.path + "/o.png",
+            ])
             #expect(result.status == 65, "\(name): \(result.stderr)")
             #expect(result.stderr.contains(name))
         }
@@ -30,9 +32,12 @@ struct HostileInputTests {
     }
 
     @Test func closedPipeOnStdoutIsNoCrash() throws {
-        for args in [["edit", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), "-"], ["filters"], ["filters", "--json"]] {
+        for args in [
+            ["edit", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), "-"], ["filters"],
+            ["filters", "--json"],
+        ] {
             let process = Process()
-            process.executableURL = try #require(Catctl.executable)
+            process.executableURL = Catctl.executable
             process.arguments = args
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
@@ -56,9 +61,11 @@ struct HostileInputTests {
             try ImageEncoder.encode(image, to: fd, path: input, options: EncodeOptions(format: .png, pngLevel: 0))
         }
         let process = Process()
-        process.executableURL = try #require(Catctl.executable)
-        process.arguments = ["edit", "--filter", "blur:12", "--filter", "sharpen:3", "--png-level", "9", "--threads", "1",
-                             input, out.path + "/o.png"]
+        process.executableURL = Catctl.executable
+        process.arguments = [
+            "edit", "--filter", "blur:12", "--filter", "sharpen:3", "--png-level", "9", "--threads", "1",
+            input, out.path + "/o.png",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -73,7 +80,9 @@ struct HostileInputTests {
         let server = try CatServer.start()
         defer { server.stop() }
         let secret = "s3cr3t-in-the-url"
-        let result = try Catctl.run(["load", "--endpoint", server.baseURL + "/status404?api_key=" + secret, "--api-key", secret, "--json"])
+        let result = try Catctl.run([
+            "load", "--endpoint", server.baseURL + "/status404?api_key=" + secret, "--api-key", secret, "--json",
+        ])
         #expect(result.status == 69)
         #expect(!result.stderr.contains(secret) && !result.stdoutText.contains(secret))
         #expect(result.stderr.contains("api_key=[redacted]"), "\(result.stderr)")
@@ -90,7 +99,9 @@ struct HostileInputTests {
 
 enum PngSuiteNames {
     static func corrupt() -> [String] {
-        let text = (try? String(contentsOfFile: Fixtures.path("pngsuite-expected/manifest-corrupt.txt"), encoding: .utf8)) ?? ""
+        let text =
+            (try? String(contentsOfFile: Fixtures.path("pngsuite-expected/manifest-corrupt.txt"), encoding: .utf8))
+            ?? ""
         return text.split(separator: "\n").map(String.init)
     }
 }

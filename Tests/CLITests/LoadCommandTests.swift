@@ -1,12 +1,14 @@
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// `catctl load` end to end: the built binary against a real HTTP server on 127.0.0.1.
 @Suite("catctl load, end to end", .serialized)
 struct LoadCommandTests {
-    func load(_ server: TestHTTPServer, _ path: String, _ extra: [String], env: [String: String] = [:]) throws -> CommandResult {
+    func load(_ server: TestHTTPServer, _ path: String, _ extra: [String], env: [String: String] = [:]) throws
+        -> CommandResult
+    {
         try Catctl.run(["load", "--endpoint", server.baseURL + path] + extra, environment: env)
     }
 
@@ -22,7 +24,9 @@ struct LoadCommandTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         #expect(json["event"] as? String == "loaded" && json["provider"] as? String == "thecatapi")
         #expect(json["id"] as? String == "abc" && json["url"] as? String == server.baseURL + "/img/cat.jpg")
-        #expect(json["width"] as? Int == 97 && json["height"] as? Int == 61 && json["bytes"] as? Int == CatServer.jpeg.count)
+        #expect(
+            json["width"] as? Int == 97 && json["height"] as? Int == 61 && json["bytes"] as? Int == CatServer.jpeg.count
+        )
         #expect(json["output"] as? String == jpg)
 
         let other = try load(server, "/thecatapi", ["-o", png])
@@ -35,7 +39,9 @@ struct LoadCommandTests {
     @Test func everyProviderShape() throws {
         let server = try CatServer.start()
         defer { server.stop() }
-        for (provider, path) in [("cataas", ""), ("randomcat", "/meow"), ("thecatapi", "/gzip"), ("thecatapi", "/redirect")] {
+        for (provider, path) in [
+            ("cataas", ""), ("randomcat", "/meow"), ("thecatapi", "/gzip"), ("thecatapi", "/redirect"),
+        ] {
             let result = try Catctl.run(["load", "--provider", provider, "--endpoint", server.baseURL + path, "--json"])
             #expect(result.status == 0, "\(provider)\(path): \(result.stderr)")
             #expect(result.stdoutLines.last?.contains(#""event":"loaded""#) == true)
@@ -106,10 +112,12 @@ struct LoadCommandTests {
         let server = try CatServer.start()
         defer { server.stop() }
         let dir = try Fixtures.temporaryDirectory()
-        let executable = try #require(Catctl.executable)
+        let executable = Catctl.executable
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["load", "--endpoint", server.baseURL + "/slow", "-o", dir.appendingPathComponent("c.jpg").path]
+        process.arguments = [
+            "load", "--endpoint", server.baseURL + "/slow", "-o", dir.appendingPathComponent("c.jpg").path,
+        ]
         let errURL = dir.deletingLastPathComponent().appendingPathComponent("interrupt-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errURL) }
@@ -131,6 +139,8 @@ struct LoadCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutLines.last?.contains(#""id":"chelsea""#) == true)
         let usage = try Catctl.run(["load", "--provider", "dogapi"])
-        #expect(usage.status == 64 && usage.stderr.contains("provide one of 'thecatapi', 'cataas', 'randomcat' or 'folder'"))
+        #expect(
+            usage.status == 64 && usage.stderr.contains("provide one of 'thecatapi', 'cataas', 'randomcat' or 'folder'")
+        )
     }
 }

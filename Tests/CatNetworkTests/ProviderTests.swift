@@ -1,8 +1,8 @@
 import CatNetwork
 import CatScenes
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The HTTP client and the providers against a real HTTP server on 127.0.0.1.
 @Suite("HTTP client and cat providers")
@@ -17,12 +17,15 @@ struct ProviderTests {
         return HTTPClient(options: options)
     }
 
-    func provider(_ name: CatProviderKind, _ endpoint: String, key: String? = nil, timeout: Double = 5,
-                  maxBytes: Int? = nil) -> any CatProvider {
+    func provider(
+        _ name: CatProviderKind, _ endpoint: String, key: String? = nil, timeout: Double = 5,
+        maxBytes: Int? = nil
+    ) -> any CatProvider {
         var limits = ProviderLimits()
         if let maxBytes { limits.maxImageBytes = maxBytes }
-        return CatProviders.make(name, endpoint: endpoint, apiKey: key, client: client(timeout: timeout), limits: limits,
-                                 formats: Router.catImageFormats)
+        return CatProviders.make(
+            name, endpoint: endpoint, apiKey: key, client: client(timeout: timeout), limits: limits,
+            formats: Router.catImageFormats)
     }
 
     func fetch(_ p: any CatProvider) async throws -> (CatReference, [UInt8]) {
@@ -34,7 +37,10 @@ struct ProviderTests {
         let server = try CatServer.start()
         defer { server.stop() }
         let (cat, bytes) = try await fetch(provider(.thecatapi, server.baseURL + "/thecatapi", key: "sekret"))
-        #expect(cat == CatReference(provider: "thecatapi", id: "abc", url: server.baseURL + "/img/cat.jpg", width: 97, height: 61))
+        #expect(
+            cat
+                == CatReference(
+                    provider: "thecatapi", id: "abc", url: server.baseURL + "/img/cat.jpg", width: 97, height: 61))
         #expect(bytes == CatServer.jpeg)
         let api = try #require(server.requests.first)
         #expect(api.target == "/thecatapi?mime_types=jpg,png")
@@ -70,7 +76,9 @@ struct ProviderTests {
             _ = try await provider(.thecatapi, url404).locateCat()
         }
         #expect(server.requests.filter { $0.path == "/status404" }.count == 1, "4xx is not retried")
-        await #expect(throws: NetworkError.self) { _ = try await provider(.thecatapi, server.baseURL + "/status500").locateCat() }
+        await #expect(throws: NetworkError.self) {
+            _ = try await provider(.thecatapi, server.baseURL + "/status500").locateCat()
+        }
         #expect(server.requests.filter { $0.path == "/status500" }.count == 3, "5xx: one try and two retries")
         // 503 with Retry-After: 1, then success.
         #expect(try await provider(.thecatapi, server.baseURL + "/flaky").locateCat().id == "late")
@@ -95,7 +103,9 @@ struct ProviderTests {
         defer { server.stop() }
         let p = provider(.thecatapi, server.baseURL + "/endless", maxBytes: 200_000)
         let cat = try await p.locateCat()
-        await #expect(throws: NetworkError.tooLarge(url: cat.url, limit: 200_000)) { _ = try await p.fetchCat(cat) { _, _ in } }
+        await #expect(throws: NetworkError.tooLarge(url: cat.url, limit: 200_000)) {
+            _ = try await p.fetchCat(cat) { _, _ in }
+        }
     }
 
     @Test func badRepliesAreClearErrors() async throws {
@@ -118,9 +128,13 @@ struct ProviderTests {
         await #expect(throws: NetworkError.unsupportedScheme(url: "file:///etc/passwd")) {
             _ = try await provider(.thecatapi, server.baseURL + "/file-url").locateCat()
         }
-        await #expect(throws: NetworkError.self) { _ = try await provider(.thecatapi, server.baseURL + "/redirect-file").locateCat() }
+        await #expect(throws: NetworkError.self) {
+            _ = try await provider(.thecatapi, server.baseURL + "/redirect-file").locateCat()
+        }
         #expect(!server.requests.isEmpty)
-        await #expect(throws: NetworkError.self) { _ = try await provider(.cataas, server.baseURL + "/wrong-shape").locateCat() }
+        await #expect(throws: NetworkError.self) {
+            _ = try await provider(.cataas, server.baseURL + "/wrong-shape").locateCat()
+        }
         await #expect(throws: NetworkError.unsupportedScheme(url: "ftp://example.com/cats?mime_types=jpg,png")) {
             _ = try await provider(.thecatapi, "ftp://example.com/cats").locateCat()
         }
@@ -152,11 +166,14 @@ struct ProviderTests {
 
     @Test func folderProvider() async throws {
         let dir = try Fixtures.temporaryDirectory()
-        let empty = CatProviders.make(.folder, endpoint: dir.path, apiKey: nil, client: client(), formats: Router.catImageFormats)
+        let empty = CatProviders.make(
+            .folder, endpoint: dir.path, apiKey: nil, client: client(), formats: Router.catImageFormats)
         await #expect(throws: NetworkError.self) { _ = try await empty.locateCat() }
         try Data(CatServer.jpeg).write(to: dir.appendingPathComponent("tabby.JPG"))
         try Data("not a cat".utf8).write(to: dir.appendingPathComponent("notes.txt"))
-        let (cat, bytes) = try await fetch(CatProviders.make(.folder, endpoint: dir.path, apiKey: nil, client: client(), formats: Router.catImageFormats))
+        let (cat, bytes) = try await fetch(
+            CatProviders.make(
+                .folder, endpoint: dir.path, apiKey: nil, client: client(), formats: Router.catImageFormats))
         #expect(cat.id == "tabby" && bytes == CatServer.jpeg)
     }
 }

@@ -1,14 +1,15 @@
 import CatNetwork
-import Testing
 import TestSupport
+import Testing
 
 /// CatReplies on odd and hostile replies; the fixtures under fuzz/ are inputs the fuzzers
 /// found (Fuzz/run.sh), kept as regression tests.
 @Suite("Cat API replies")
 struct ReplyTests {
     func parse(_ provider: String, _ text: String) throws(NetworkError) -> CatReference {
-        try CatReplies.parse(provider: provider, body: Array(text.utf8), contentType: nil,
-                             replyURL: "https://cats.example/api/meow?x=1")
+        try CatReplies.parse(
+            provider: provider, body: Array(text.utf8), contentType: nil,
+            replyURL: "https://cats.example/api/meow?x=1")
     }
 
     @Test func fuzzFoundMalformedHTTPS() throws {
@@ -25,7 +26,9 @@ struct ReplyTests {
         #expect(try parse("randomcat", #"{"file":"img/a.png"}"#).url == "https://cats.example/api/img/a.png")
         #expect(try parse("randomcat", #"{"file":"../a.png"}"#).url == "https://cats.example/a.png")
         #expect(try parse("randomcat", #"{"file":"/a.png"}"#).url == "https://cats.example/a.png")
-        for bad in ["file:///etc/passwd", "ftp://x/y", "gopher://x", "javascript:alert(1)", "data:image/png;base64,AAAA"] {
+        for bad in [
+            "file:///etc/passwd", "ftp://x/y", "gopher://x", "javascript:alert(1)", "data:image/png;base64,AAAA",
+        ] {
             #expect(throws: NetworkError.unsupportedScheme(url: bad)) { try parse("randomcat", #"{"file":"\#(bad)"}"#) }
         }
         for bad in ["http:x", "https:/x://y", "https:"] {

@@ -1,16 +1,22 @@
 import CatScenes
 import FilterCore
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Batch planning")
 struct BatchPlanningTests {
     @Test func namesNeverCollideNorEscape() {
-        let outputs = BatchPlanning.outputs(for: [("a/cat.jpg", .jpeg), ("b/cat.jpg", .jpeg), ("CAT.png", .png),
-                                                  ("../../etc/passwd.jpg", .jpeg), ("c/cat.JPG", .jpeg), ("noext", nil)],
-                                            directory: "out", format: .png)
-        #expect(outputs == ["out/cat.png", "out/cat-2.png", "out/CAT-3.png", "out/passwd.png", "out/cat-4.png", "out/noext.png"])
+        let outputs = BatchPlanning.outputs(
+            for: [
+                ("a/cat.jpg", .jpeg), ("b/cat.jpg", .jpeg), ("CAT.png", .png),
+                ("../../etc/passwd.jpg", .jpeg), ("c/cat.JPG", .jpeg), ("noext", nil),
+            ],
+            directory: "out", format: .png)
+        #expect(
+            outputs == [
+                "out/cat.png", "out/cat-2.png", "out/CAT-3.png", "out/passwd.png", "out/cat-4.png", "out/noext.png",
+            ])
         let same = BatchPlanning.outputs(for: [("x/a.jpg", .jpeg), ("y/a.png", .png)], directory: "o/", format: nil)
         #expect(same == ["o/a.jpg", "o/a.png"])
         for output in outputs { #expect(!output.dropFirst(4).contains("/")) }
@@ -27,7 +33,9 @@ struct BatchPlanningTests {
         for count in 1...6 {
             var seen: [String: Int] = [:]
             for index in 0..<count {
-                for input in inputs where BatchPlanning.shard(of: input, count: count) == index { seen[input, default: 0] += 1 }
+                for input in inputs where BatchPlanning.shard(of: input, count: count) == index {
+                    seen[input, default: 0] += 1
+                }
             }
             #expect(seen.count == inputs.count && seen.values.allSatisfy { $0 == 1 }, "\(count) shards")
             let sizes = (0..<count).map { i in inputs.filter { BatchPlanning.shard(of: $0, count: count) == i }.count }
@@ -52,7 +60,8 @@ final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
 
 @MainActor
 final class RecordingBatchView: BatchView {
-    var plans: [BatchPlan] = [], results: [BatchFileResult] = [], summaries: [BatchSummary] = [], errors: [SceneFailure] = []
+    var plans: [BatchPlan] = [], results: [BatchFileResult] = [], summaries: [BatchSummary] = [],
+        errors: [SceneFailure] = []
     var progress: [BatchProgress] = []
     func showPlan(_ plan: BatchPlan) { plans.append(plan) }
     func updateProgress(_ p: BatchProgress) { progress.append(p) }
@@ -66,8 +75,10 @@ final class RecordingBatchView: BatchView {
 struct BatchPresenterTests {
     @Test func someFailTheRestAreWritten() async {
         let view = RecordingBatchView()
-        let presenter = BatchPresenter(view: view, interactor: FakeBatchInteractor(files: ["a.jpg", "bad.jpg", "c.png"]))
-        let status = await presenter.run(BatchRequest(inputs: ["x"], outputDirectory: "out", filters: ["sepia"], jobs: 2))
+        let presenter = BatchPresenter(
+            view: view, interactor: FakeBatchInteractor(files: ["a.jpg", "bad.jpg", "c.png"]))
+        let status = await presenter.run(
+            BatchRequest(inputs: ["x"], outputDirectory: "out", filters: ["sepia"], jobs: 2))
         #expect(status == .dataError)
         #expect(view.plans == [BatchPlan(files: 3, skipped: 0)])
         #expect(Set(view.results.map(\.output)) == ["out/a.jpg", "out/bad.jpg", "out/c.png"])
@@ -80,8 +91,10 @@ struct BatchPresenterTests {
         let view = RecordingBatchView()
         let files = (0..<20).map { "cat\($0).jpg" }
         let presenter = BatchPresenter(view: view, interactor: FakeBatchInteractor(files: files))
-        let status = await presenter.run(BatchRequest(inputs: ["x"], outputDirectory: "out", filters: ["mono"],
-                                                      format: .png, jobs: 3, shard: Shard(index: 2, count: 3)))
+        let status = await presenter.run(
+            BatchRequest(
+                inputs: ["x"], outputDirectory: "out", filters: ["mono"],
+                format: .png, jobs: 3, shard: Shard(index: 2, count: 3)))
         #expect(status == .ok)
         let mine = files.filter { BatchPlanning.shard(of: $0, count: 3) == 1 }
         #expect(view.plans == [BatchPlan(files: mine.count, skipped: files.count - mine.count)])
@@ -95,7 +108,9 @@ struct BatchPresenterTests {
             (BatchRequest(inputs: ["x"], outputDirectory: "/nope", filters: ["mono"]), .cannotCreate),
         ] {
             let view = RecordingBatchView()
-            #expect(await BatchPresenter(view: view, interactor: FakeBatchInteractor(files: ["a.jpg"])).run(request) == status)
+            #expect(
+                await BatchPresenter(view: view, interactor: FakeBatchInteractor(files: ["a.jpg"])).run(request)
+                    == status)
             #expect(view.errors.count == 1 && view.results.isEmpty)
         }
     }

@@ -2,8 +2,8 @@ import CatScenes
 import FilterCore
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @MainActor
 @Suite("Edit Cat with the real interactor and views")
@@ -14,8 +14,10 @@ struct EditCatSceneTests {
             let view = RecordingEditCatView()
             let output = dir.appendingPathComponent(name).path
             let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: 2))
-            let status = await presenter.edit(EditRequest(input: Fixtures.path("jpeg/chelsea-420.jpg"), output: output,
-                                                          filters: ["sepia"], format: try #require(ImageFormat(path: name))))
+            let status = await presenter.edit(
+                EditRequest(
+                    input: Fixtures.path("jpeg/chelsea-420.jpg"), output: output,
+                    filters: ["sepia"], format: try #require(ImageFormat(path: name))))
             #expect(status == .ok)
             let back = try ImageDecoder.decode(try InputFile.read(output), name: output)
             #expect(back.format == ImageFormat(path: name))
@@ -28,9 +30,11 @@ struct EditCatSceneTests {
         let dir = try Fixtures.temporaryDirectory()
         let view = RecordingEditCatView()
         let presenter = Router.makeEditCat(view: view)
-        let status = await presenter.edit(EditRequest(input: Fixtures.path("jpeg/monkey12.jpg"),
-                                                      output: dir.appendingPathComponent("o.png").path, filters: ["mono"],
-                                                      format: .png))
+        let status = await presenter.edit(
+            EditRequest(
+                input: Fixtures.path("jpeg/monkey12.jpg"),
+                output: dir.appendingPathComponent("o.png").path, filters: ["mono"],
+                format: .png))
         #expect(status == .dataError)
         #expect(Fixtures.contents(of: dir).isEmpty)
     }
@@ -48,17 +52,21 @@ struct EditCatSceneTests {
             let view = RecordingEditCatView()
             let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: 2))
             let output = dir.appendingPathComponent("out-\(streams).jpg").path
-            #expect(await presenter.edit(EditRequest(input: input, output: output, filters: filters, format: .jpeg)) == .ok)
+            #expect(
+                await presenter.edit(EditRequest(input: input, output: output, filters: filters, format: .jpeg)) == .ok)
             let chain = try FilterChain(specs: filters)
             let reader = try ImageReader(bytes: try InputFile.read(input), name: input)
             #expect(StreamingPipeline.canStream(chain, reader) == streams)
             #expect(view.calls.first == .state(.processing))
-            #expect(view.calls[1] == .imageInfo(EditCatImageInfo(input: input, format: "png", width: 2100, height: 2000)))
+            #expect(
+                view.calls[1] == .imageInfo(EditCatImageInfo(input: input, format: "png", width: 2100, height: 2000)))
             let percents = view.calls.compactMap { if case let .progress(p) = $0 { p.percent } else { nil } }
             #expect(percents.count > 5 && percents == percents.sorted() && Set(percents).count == percents.count)
             #expect(percents.last == 100, "\(filters): \(percents)")
             #expect(view.calls.suffix(2).last == .state(.done))
-            guard case .saved = view.calls[view.calls.count - 2] else { Issue.record("\(view.calls.suffix(2))"); continue }
+            guard case .saved = view.calls[view.calls.count - 2] else {
+                Issue.record("\(view.calls.suffix(2))"); continue
+            }
         }
     }
 }

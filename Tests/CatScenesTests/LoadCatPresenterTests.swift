@@ -2,8 +2,8 @@ import CatNetwork
 import CatScenes
 import FilterCore
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @MainActor
 final class RecordingLoadCatView: LoadCatView {
@@ -21,7 +21,9 @@ final class RecordingLoadCatView: LoadCatView {
     func updateProgress(_ progress: LoadCatProgress) { calls.append(.progress(progress)) }
     func showCatFound(_ cat: LoadCatFound) { calls.append(.found(cat)) }
     func showCatDecoded(_ cat: LoadCatDecoded) { calls.append(.decoded(cat)) }
-    func updateImage(_ image: LoadCatPreview) { calls.append(.image(width: image.pixels.width, height: image.pixels.height)) }
+    func updateImage(_ image: LoadCatPreview) {
+        calls.append(.image(width: image.pixels.width, height: image.pixels.height))
+    }
     func showLoaded(_ result: LoadCatResult) { calls.append(.loaded(result)) }
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
 }
@@ -29,7 +31,11 @@ final class RecordingLoadCatView: LoadCatView {
 /// Plays a scripted load through the output, as the real interactor would.
 @MainActor
 final class FakeLoadCatInteractor: LoadCatInteractorInput {
-    enum Ending { case image(LoadedCat), failure(any Error), cancelled }
+    enum Ending {
+        case image(LoadedCat)
+        case failure(any Error)
+        case cancelled
+    }
     weak var output: (any LoadCatInteractorOutput)?
     let reference: CatReference
     let ending: Ending
@@ -69,23 +75,27 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
 @MainActor
 @Suite("Load Cat presenter: the exact sequence of view calls")
 struct LoadCatPresenterTests {
-    let reference = CatReference(provider: "thecatapi", id: "abc", url: "https://cats.example/abc.jpg", width: 640, height: 480)
+    let reference = CatReference(
+        provider: "thecatapi", id: "abc", url: "https://cats.example/abc.jpg", width: 640, height: 480)
 
     func cat(preview: Bool = true) throws -> LoadedCat {
         let pixels = try PixelBuffer(width: 64, height: 48)
         pixels.fill(r: 100, g: 150, b: 200)
         let small = try PixelBuffer(width: 16, height: 12)
-        return LoadedCat(reference: reference, bytes: [UInt8](repeating: 1, count: 200),
-                         image: DecodedImage(pixels: pixels, format: .jpeg), isFullSize: true,
-                         preview: preview ? small : nil)
+        return LoadedCat(
+            reference: reference, bytes: [UInt8](repeating: 1, count: 200),
+            image: DecodedImage(pixels: pixels, format: .jpeg), isFullSize: true,
+            preview: preview ? small : nil)
     }
 
     func scene(_ interactor: FakeLoadCatInteractor, editor: FakeEditCatInteractor? = nil)
-        -> (LoadCatPresenter, RecordingLoadCatView, RecordingEditCatView) {
+        -> (LoadCatPresenter, RecordingLoadCatView, RecordingEditCatView)
+    {
         let view = RecordingLoadCatView(), editView = RecordingEditCatView()
         let editInteractor = editor ?? FakeEditCatInteractor(image: try! makeImage(width: 1, height: 1))
-        let presenter = Router.makeLoadCat(view: view, interactor: interactor, editView: editView,
-                                           editInteractor: editInteractor)
+        let presenter = Router.makeLoadCat(
+            view: view, interactor: interactor, editView: editView,
+            editInteractor: editInteractor)
         return (presenter, view, editView)
     }
 
@@ -94,21 +104,30 @@ struct LoadCatPresenterTests {
         let (presenter, view, _) = scene(interactor)
         let status = await presenter.load(LoadRequest(previewColumns: 80, previewRows: 20))
         #expect(status == .ok)
-        #expect(view.calls == [
-            .state(.loading(provider: "thecatapi")),
-            .found(LoadCatFound(provider: "thecatapi", id: "abc", url: reference.url, width: 640, height: 480)),
-            .state(.downloading),
-            .progress(LoadCatProgress(received: 100, expected: 200)),
-            .progress(LoadCatProgress(received: 200, expected: 200)),
-            .state(.decoding),
-            .decoded(LoadCatDecoded(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48, bytes: 200)),
-            .image(width: 16, height: 12),
-            .loaded(LoadCatResult(provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48,
-                                  bytes: 200, output: nil)),
-            .state(.done),
-        ])
-        #expect(interactor.useCases == [LoadCatUseCase(needsFullImage: false, previewSize: (80, 40),
-                                                        maxPixels: DecodeOptions.defaultMaxPixels)])
+        #expect(
+            view.calls == [
+                .state(.loading(provider: "thecatapi")),
+                .found(LoadCatFound(provider: "thecatapi", id: "abc", url: reference.url, width: 640, height: 480)),
+                .state(.downloading),
+                .progress(LoadCatProgress(received: 100, expected: 200)),
+                .progress(LoadCatProgress(received: 200, expected: 200)),
+                .state(.decoding),
+                .decoded(
+                    LoadCatDecoded(
+                        provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48, bytes: 200)),
+                .image(width: 16, height: 12),
+                .loaded(
+                    LoadCatResult(
+                        provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48,
+                        bytes: 200, output: nil)),
+                .state(.done),
+            ])
+        #expect(
+            interactor.useCases == [
+                LoadCatUseCase(
+                    needsFullImage: false, previewSize: (80, 40),
+                    maxPixels: DecodeOptions.defaultMaxPixels)
+            ])
         #expect(interactor.saved.isEmpty)
     }
 
@@ -120,18 +139,30 @@ struct LoadCatPresenterTests {
         #expect(await presenter.load(LoadRequest(output: output, format: .png)) == .ok)
         #expect(interactor.saved.map(\.0) == [output] && interactor.saved.map(\.1) == [.png])
         #expect(view.calls.contains(.state(.saving(output: output))))
-        #expect(view.calls.suffix(2).first == .loaded(LoadCatResult(provider: "thecatapi", id: "abc", url: reference.url,
-                                                                    width: 64, height: 48, bytes: 200, output: output)))
+        #expect(
+            view.calls.suffix(2).first
+                == .loaded(
+                    LoadCatResult(
+                        provider: "thecatapi", id: "abc", url: reference.url,
+                        width: 64, height: 48, bytes: 200, output: output)))
     }
 
-    @Test("each failure ends with the error and its exit code", arguments: [
-        (NetworkError.httpStatus(url: "https://x/y", status: 404), CatScenes.ExitStatus.unavailable),
-        (NetworkError.timedOut(url: "https://x/y", seconds: 1), .unavailable),
-        (NetworkError.badReply(provider: "cataas", url: "https://x", reason: "the reply is not JSON"), .unavailable),
-        (NetworkError.unsupportedScheme(url: "file:///etc/passwd"), .unavailable),
-        (NetworkError.notAnImage(url: "https://x/page", contentType: "text/html", head: [], expected: "JPEG or PNG"), .dataError),
-        (NetworkError.tooLarge(url: "https://x/huge.jpg", limit: 10), .unavailable),
-    ])
+    @Test(
+        "each failure ends with the error and its exit code",
+        arguments: [
+            (NetworkError.httpStatus(url: "https://x/y", status: 404), CatScenes.ExitStatus.unavailable),
+            (NetworkError.timedOut(url: "https://x/y", seconds: 1), .unavailable),
+            (
+                NetworkError.badReply(provider: "cataas", url: "https://x", reason: "the reply is not JSON"),
+                .unavailable
+            ),
+            (NetworkError.unsupportedScheme(url: "file:///etc/passwd"), .unavailable),
+            (
+                NetworkError.notAnImage(
+                    url: "https://x/page", contentType: "text/html", head: [], expected: "JPEG or PNG"), .dataError
+            ),
+            (NetworkError.tooLarge(url: "https://x/huge.jpg", limit: 10), .unavailable),
+        ])
     func failures(_ error: NetworkError, _ status: CatScenes.ExitStatus) async throws {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .failure(error))
         let (presenter, view, _) = scene(interactor)
@@ -147,11 +178,15 @@ struct LoadCatPresenterTests {
         presenter.cancel()
         #expect(interactor.cancelCalls == 1)
         #expect(await presenter.load(LoadRequest()) == .interrupted)
-        #expect(view.calls.suffix(2) == [.error(SceneFailure(status: .interrupted, message: "cancelled")), .state(.cancelled)])
+        #expect(
+            view.calls.suffix(2) == [
+                .error(SceneFailure(status: .interrupted, message: "cancelled")), .state(.cancelled),
+            ])
     }
 
     @Test func usageErrorsBeforeAnyNetwork() async throws {
-        for request in [LoadRequest(output: "x.png", format: .png, filters: ["nope"]), LoadRequest(filters: ["sepai"])] {
+        for request in [LoadRequest(output: "x.png", format: .png, filters: ["nope"]), LoadRequest(filters: ["sepai"])]
+        {
             let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
             let (presenter, view, _) = scene(interactor)
             #expect(await presenter.load(request) == .usage)
@@ -171,10 +206,12 @@ struct LoadCatPresenterTests {
         #expect(interactor.useCases.first?.needsFullImage == true)
         // No second download or decode: the edit scene filtered the very buffer the load decoded.
         #expect(editor.filtered === loaded.image.pixels)
-        #expect(editor.calls == [
-            .edit(input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, quality: 90, level: 3,
-                  maxPixels: DecodeOptions.defaultMaxPixels, force: false),
-        ])
+        #expect(
+            editor.calls == [
+                .edit(
+                    input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, quality: 90, level: 3,
+                    maxPixels: DecodeOptions.defaultMaxPixels, force: false)
+            ])
         #expect(editView.calls.last == .state(.done))
         #expect(interactor.saved.isEmpty)
         #expect(view.calls.last == .state(.done))

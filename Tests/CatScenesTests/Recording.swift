@@ -29,8 +29,9 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
     /// Where an edit fails: before the input is open (prepare, load) or after it is filtered (save).
     enum Step: Equatable { case prepare, load, filter, save }
     enum Call: Equatable {
-        case edit(input: String, output: String, filters: [String], format: ImageFormat, quality: Int, level: Int,
-                  maxPixels: Int, force: Bool)
+        case edit(
+            input: String, output: String, filters: [String], format: ImageFormat, quality: Int, level: Int,
+            maxPixels: Int, force: Bool)
         case prepare(output: String, input: String?, force: Bool)
         case load(String, maxPixels: Int)
         case save(output: String, format: ImageFormat, quality: Int, level: Int)
@@ -52,16 +53,20 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
     }
 
     /// Tells the events a whole-image edit tells: opened, then progress at half and at the end.
-    func edit(_ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
-              events: @escaping @Sendable (EditEvent) -> Void) async throws -> EditOutcome {
+    func edit(
+        _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+        events: @escaping @Sendable (EditEvent) -> Void
+    ) async throws -> EditOutcome {
         let name: String, decoded: DecodedImage
         switch input {
         case let .file(path): (name, decoded) = (path, image)
         case let .image(image): (name, decoded) = ("(in hand)", image)
         }
-        calls.append(.edit(input: name, output: output, filters: chain.specs, format: options.encode.format,
-                           quality: options.encode.jpegQuality, level: options.encode.pngLevel,
-                           maxPixels: options.maxPixels, force: options.force))
+        calls.append(
+            .edit(
+                input: name, output: output, filters: chain.specs, format: options.encode.format,
+                quality: options.encode.jpegQuality, level: options.encode.pngLevel,
+                maxPixels: options.maxPixels, force: options.force))
         try fail(at: .prepare)
         try fail(at: .load)
         events(.opened(format: decoded.format, width: decoded.pixels.width, height: decoded.pixels.height))
@@ -85,14 +90,17 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         return image
     }
 
-    func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
+    func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
+    {
         calls.append(.contactSheet(chains: chains.count, previewWidth: previewWidth))
         try fail(at: .filter)
-        return try await EditCatInteractor(threads: 1).makeContactSheet(of: image, chains: chains, previewWidth: previewWidth)
+        return try await EditCatInteractor(threads: 1).makeContactSheet(
+            of: image, chains: chains, previewWidth: previewWidth)
     }
 
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
-        calls.append(.save(output: output, format: options.format, quality: options.jpegQuality, level: options.pngLevel))
+        calls.append(
+            .save(output: output, format: options.format, quality: options.jpegQuality, level: options.pngLevel))
         try fail(at: .save)
     }
 }

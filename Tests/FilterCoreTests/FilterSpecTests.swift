@@ -4,9 +4,12 @@ import Testing
 @Suite("Filter specs")
 struct FilterSpecTests {
     @Test func registryHasThePhotoEffectsThenW3C() {
-        #expect(FilterRegistry.names == ["mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
-                                         "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
-                                         "blur", "sharpen", "vignette"])
+        #expect(
+            FilterRegistry.names == [
+                "mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
+                "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
+                "blur", "sharpen", "vignette",
+            ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
     }
 
@@ -25,9 +28,12 @@ struct FilterSpecTests {
         #expect(try Filter(parsing: "sepia:0.6").spec == "sepia:0.6")
     }
 
-    @Test("bad values name the filter and the usage",
-          arguments: ["sepia:abc", "sepia:-1", "sepia:", "saturate:nan", "contrast:inf", "brightness:1e999",
-                      "hue-rotate:90px", "mono:1", "invert:0x10", "sepia:1:2"])
+    @Test(
+        "bad values name the filter and the usage",
+        arguments: [
+            "sepia:abc", "sepia:-1", "sepia:", "saturate:nan", "contrast:inf", "brightness:1e999",
+            "hue-rotate:90px", "mono:1", "invert:0x10", "sepia:1:2",
+        ])
     func badValue(_ spec: String) {
         do {
             _ = try Filter(parsing: spec)

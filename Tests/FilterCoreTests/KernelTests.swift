@@ -1,16 +1,18 @@
 import FilterCore
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// Every filter's fast path, in every kernel build this CPU can run (AVX2, SSE4.1,
 /// baseline), against its scalar reference on random buffers of awkward sizes and strides.
 @Suite("Fast kernels equal the scalar reference", .serialized)
 struct KernelTests {
     /// (width, height, extra stride bytes): widths that are not multiples of 8 or 16.
-    static let shapes: [(Int, Int, Int)] = [(1, 1, 0), (3, 1, 4), (7, 3, 0), (17, 5, 12), (64, 2, 0), (65, 3, 60),
-                                           (1021, 7, 0), (130, 41, 36)]
+    static let shapes: [(Int, Int, Int)] = [
+        (1, 1, 0), (3, 1, 4), (7, 3, 0), (17, 5, 12), (64, 2, 0), (65, 3, 60),
+        (1021, 7, 0), (130, 41, 36),
+    ]
 
     /// Every registered filter at its default, and at a few other values where it takes one.
     static let specs: [String] = FilterRegistry.all.flatMap { f -> [String] in
@@ -57,7 +59,7 @@ struct KernelTests {
         #expect(KernelISA.available.first == KernelISA.best)
         #expect(KernelISA.available.last == .baseline)
         #if arch(x86_64)
-        #expect(KernelISA.baseline.name == "sse2")
+            #expect(KernelISA.baseline.name == "sse2")
         #endif
     }
 
@@ -65,8 +67,11 @@ struct KernelTests {
     func eachFilter(_ spec: String) throws { try check([spec]) }
 
     @Test func longChainMixingColourAndSpatial() throws {
-        try check(["sepia:0.4", "hue-rotate:33", "saturate:1.7", "blur:1.5", "contrast:1.3", "invert:0.2",
-                   "vignette:0.8", "brightness:0.9", "sharpen:2", "grayscale:0.1", "fade", "chrome"], threads: [1, 3])
+        try check(
+            [
+                "sepia:0.4", "hue-rotate:33", "saturate:1.7", "blur:1.5", "contrast:1.3", "invert:0.2",
+                "vignette:0.8", "brightness:0.9", "sharpen:2", "grayscale:0.1", "fade", "chrome",
+            ], threads: [1, 3])
     }
 
     @Test func moreColourStagesThanOneFusedGroup() throws {

@@ -1,8 +1,8 @@
 import FilterCore
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Spatial filters")
 struct SpatialFilterTests {
@@ -59,13 +59,20 @@ struct SpatialFilterTests {
     @Test func zeroAmountsAreIdentities() throws {
         let image = try PixelBuffer.random(width: 31, height: 7, seed: 8)
         for spec in ["blur:0", "sharpen:0", "vignette:0"] {
-            #expect(try FilterChain(specs: [spec]).apply(to: try image.copy()).packedRGBA() == image.packedRGBA(), "\(spec)")
+            #expect(
+                try FilterChain(specs: [spec]).apply(to: try image.copy()).packedRGBA() == image.packedRGBA(), "\(spec)"
+            )
         }
     }
 
     @Test func sharpenIncreasesEdgeContrast() throws {
         let image = try PixelBuffer(width: 20, height: 3)
-        for y in 0..<3 { for x in 0..<20 { let v: UInt8 = x < 10 ? 80 : 160; image.row(y)[4 * x] = v; image.row(y)[4 * x + 1] = v; image.row(y)[4 * x + 2] = v; image.row(y)[4 * x + 3] = 255 } }
+        for y in 0..<3 {
+            for x in 0..<20 {
+                let v: UInt8 = x < 10 ? 80 : 160; image.row(y)[4 * x] = v; image.row(y)[4 * x + 1] = v;
+                image.row(y)[4 * x + 2] = v; image.row(y)[4 * x + 3] = 255
+            }
+        }
         let sharp = try FilterChain(specs: ["sharpen:1"]).apply(to: try image.copy())
         #expect(sharp.pixel(9, 1).0 < 80 && sharp.pixel(10, 1).0 > 160)
         #expect(sharp.pixel(0, 1).0 == 80 && sharp.pixel(19, 1).0 == 160)

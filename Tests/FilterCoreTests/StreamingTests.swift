@@ -1,8 +1,8 @@
 import FilterCore
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// Streaming (a strip at a time, decoder on its own thread) against the whole-image path.
 @Suite("Streaming pipeline")
@@ -19,8 +19,9 @@ struct StreamingTests {
         let chain = try FilterChain(specs: specs)
         guard StreamingPipeline.canStream(chain, reader) else { return nil }
         return try encodeToBytes { fd in
-            let writer = try ImageWriter(fd: fd, path: "out", width: reader.width, height: reader.height,
-                                         hasAlpha: reader.hasAlpha, options: options)
+            let writer = try ImageWriter(
+                fd: fd, path: "out", width: reader.width, height: reader.height,
+                hasAlpha: reader.hasAlpha, options: options)
             try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
         }
     }
@@ -34,7 +35,8 @@ struct StreamingTests {
         return try InputFile.read(path)
     }
 
-    static let colourSpecs = FilterRegistry.all.filter { $0.kind == .color }.map(\.showcaseSpec) + ["sepia:0.3", "hue-rotate:-45"]
+    static let colourSpecs =
+        FilterRegistry.all.filter { $0.kind == .color }.map(\.showcaseSpec) + ["sepia:0.3", "hue-rotate:-45"]
 
     /// One spatial stage, alone or between colour stages; radii below, around and above a strip.
     static let spatialChains: [[String]] = [
@@ -57,10 +59,14 @@ struct StreamingTests {
     func identical(_ spec: String) throws {
         for input in ["jpeg/chelsea-420.jpg", "jpeg/testimgint.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png"] {
             let bytes = try Fixtures.bytes(input)
-            for options in [EncodeOptions(format: .jpeg, jpegQuality: 85), EncodeOptions(format: .png, threads: 2),
-                            EncodeOptions(format: .png, pngLevel: 0, threads: 3)] {
+            for options in [
+                EncodeOptions(format: .jpeg, jpegQuality: 85), EncodeOptions(format: .png, threads: 2),
+                EncodeOptions(format: .png, pngLevel: 0, threads: 3),
+            ] {
                 let streamed = try #require(try streamed(bytes, [spec, "contrast:1.1"], options), "\(input) streams")
-                #expect(streamed == (try wholeImage(bytes, [spec, "contrast:1.1"], options)), "\(spec) \(input) \(options.format)")
+                #expect(
+                    streamed == (try wholeImage(bytes, [spec, "contrast:1.1"], options)),
+                    "\(spec) \(input) \(options.format)")
             }
         }
     }
@@ -72,7 +78,8 @@ struct StreamingTests {
         #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia"]), interlaced))
         let plain = try ImageReader(bytes: try Fixtures.bytes("jpeg/chelsea-420.jpg"), name: "p")
         #expect(StreamingPipeline.canStream(try FilterChain(specs: ["sepia", "blur:2", "mono"]), plain))
-        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "sharpen"]), plain), "two spatial stages")
+        #expect(
+            !StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "sharpen"]), plain), "two spatial stages")
     }
 
     @Test func truncatedInputFailsTheStream() throws {

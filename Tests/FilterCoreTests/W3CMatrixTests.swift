@@ -1,7 +1,7 @@
 import FilterCore
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// The W3C Filter Effects 1 functions against values worked out by hand from the
 /// spec's matrices (https://www.w3.org/TR/filter-effects-1/#FilterPrimitiveRepresentation).

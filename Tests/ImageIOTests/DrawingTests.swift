@@ -1,6 +1,6 @@
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Drawing, resampling")
 struct DrawingTests {
@@ -8,7 +8,7 @@ struct DrawingTests {
         let image = try PixelBuffer(width: 10, height: 6)
         image.fill(r: 0, g: 0, b: 0)
         image.fill(x: -5, y: -5, width: 3, height: 3, color: (255, 0, 0))  // wholly outside
-        image.fill(x: 8, y: 4, width: 10, height: 10, color: (255, 0, 0))   // partly outside
+        image.fill(x: 8, y: 4, width: 10, height: 10, color: (255, 0, 0))  // partly outside
         #expect(image.pixel(9, 5) == (255, 0, 0, 255) && image.pixel(7, 5) == (0, 0, 0, 255))
         BitmapFont.draw("HUE-ROTATE:90", into: image, x: 2, y: -3, scale: 2, color: (1, 2, 3))
         image.paste(try PixelBuffer.random(width: 4, height: 4, seed: 1), x: 8, y: -2)
@@ -25,7 +25,12 @@ struct DrawingTests {
 
     @Test func downsamplingAverages() throws {
         let image = try PixelBuffer(width: 4, height: 2)
-        for x in 0..<4 { for y in 0..<2 { let v: UInt8 = x < 2 ? 0 : 200; image.row(y)[4 * x] = v; image.row(y)[4 * x + 1] = v; image.row(y)[4 * x + 2] = v; image.row(y)[4 * x + 3] = 255 } }
+        for x in 0..<4 {
+            for y in 0..<2 {
+                let v: UInt8 = x < 2 ? 0 : 200; image.row(y)[4 * x] = v; image.row(y)[4 * x + 1] = v;
+                image.row(y)[4 * x + 2] = v; image.row(y)[4 * x + 3] = 255
+            }
+        }
         let small = try image.downsampled(width: 2, height: 1)
         #expect(small.pixel(0, 0) == (0, 0, 0, 255) && small.pixel(1, 0) == (200, 200, 200, 255))
         let odd = try image.downsampled(width: 3, height: 1)

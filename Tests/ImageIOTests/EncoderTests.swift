@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Encoding and atomic output")
 struct EncoderTests {

@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG decoding (libjpeg-turbo)")
 struct JPEGDecoderTests {
@@ -16,16 +16,18 @@ struct JPEGDecoderTests {
         #expect(diff.maximum <= maxDifference && diff.mean <= maxMean, "\(name): \(diff)")
     }
 
-    @Test("libjpeg-turbo test images: baseline, progressive, arithmetic",
-          arguments: ["testorig", "testimgint", "testimgari"])
+    @Test(
+        "libjpeg-turbo test images: baseline, progressive, arithmetic",
+        arguments: ["testorig", "testimgint", "testimgari"])
     func libjpegTestImages(_ name: String) throws {
         let decoded = try Fixtures.decode("jpeg/\(name).jpg")
         #expect(decoded.pixels.width == 227 && decoded.pixels.height == 149)
         try compare(name, maxDifference: 3, maxMean: 0.5)
     }
 
-    @Test("chroma subsampling, greyscale, progressive",
-          arguments: ["chelsea-444", "chelsea-422", "chelsea-420", "chelsea-gray", "chelsea-progressive"])
+    @Test(
+        "chroma subsampling, greyscale, progressive",
+        arguments: ["chelsea-444", "chelsea-422", "chelsea-420", "chelsea-gray", "chelsea-progressive"])
     func variants(_ name: String) throws {
         try compare(name, maxDifference: 3, maxMean: 0.5)
     }
@@ -52,8 +54,9 @@ struct JPEGDecoderTests {
         ]
         for (x, y, rgb) in expected {
             let (r, g, b, a) = image.pixel(x, y)
-            #expect(abs(Int(r) - rgb.0) <= 4 && abs(Int(g) - rgb.1) <= 4 && abs(Int(b) - rgb.2) <= 4 && a == 255,
-                    "(\(x),\(y)) = \(r),\(g),\(b)")
+            #expect(
+                abs(Int(r) - rgb.0) <= 4 && abs(Int(g) - rgb.1) <= 4 && abs(Int(b) - rgb.2) <= 4 && a == 255,
+                "(\(x),\(y)) = \(r),\(g),\(b)")
         }
     }
 
@@ -104,7 +107,9 @@ struct JPEGDecoderTests {
 
     @Test func progressiveTruncatedThrows() throws {
         let bytes = try Fixtures.bytes("jpeg/testimgint.jpg")
-        #expect(throws: ImageIOError.self) { try ImageDecoder.decode(Array(bytes.prefix(bytes.count * 2 / 3)), name: "p.jpg") }
+        #expect(throws: ImageIOError.self) {
+            try ImageDecoder.decode(Array(bytes.prefix(bytes.count * 2 / 3)), name: "p.jpg")
+        }
     }
 
     @Test func garbageThrowsNeverCrashes() throws {
@@ -113,8 +118,9 @@ struct JPEGDecoderTests {
         #expect(throws: ImageIOError.notAnImage(file: "gif", head: Array("GIF8".utf8))) {
             try ImageDecoder.decode(Array("GIF89a....".utf8), name: "gif")
         }
-        #expect(ImageIOError.notAnImage(file: "cat.gif", head: Array("GIF8".utf8)).description
-            == "cannot decode cat.gif: not a JPEG or PNG file (starts with 47 49 46 38)")
+        #expect(
+            ImageIOError.notAnImage(file: "cat.gif", head: Array("GIF8".utf8)).description
+                == "cannot decode cat.gif: not a JPEG or PNG file (starts with 47 49 46 38)")
         for i in 0..<200 {
             let body = (0..<Int.random(in: 0...600, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let jpeg = [0xFF, 0xD8, 0xFF] + body
@@ -130,15 +136,20 @@ struct JPEGDecoderTests {
         let sof = try #require((0..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
         bytes[sof + 5] = 0xFD; bytes[sof + 6] = 0xE8  // height 65000
         bytes[sof + 7] = 0xFD; bytes[sof + 8] = 0xE8  // width 65000
-        #expect(throws: ImageIOError.tooLarge(file: "big.jpg", width: 65000, height: 65000,
-                                              limit: DecodeOptions.defaultMaxPixels)) {
+        #expect(
+            throws: ImageIOError.tooLarge(
+                file: "big.jpg", width: 65000, height: 65000,
+                limit: DecodeOptions.defaultMaxPixels)
+        ) {
             try ImageDecoder.decode(bytes, name: "big.jpg")
         }
     }
 
     @Test func exifParserSurvivesMalformedData() {
-        let cases: [[UInt8]] = [[], [0x49, 0x49], [0x49, 0x49, 42, 0, 0xFF, 0xFF, 0xFF, 0x7F],
-                                [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0xFF, 0xFF]]
+        let cases: [[UInt8]] = [
+            [], [0x49, 0x49], [0x49, 0x49, 42, 0, 0xFF, 0xFF, 0xFF, 0x7F],
+            [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0xFF, 0xFF],
+        ]
         for data in cases {
             data.withUnsafeBufferPointer { #expect(ExifOrientation.parse($0) == 1) }
         }

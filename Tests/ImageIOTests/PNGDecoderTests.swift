@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// One valid PngSuite file and what pypng (an independent decoder) made of it.
 struct PngSuiteCase: CustomTestStringConvertible, Sendable {
@@ -17,13 +17,16 @@ struct PngSuiteCase: CustomTestStringConvertible, Sendable {
         else { return [] }
         return text.split(separator: "\n").dropFirst().map { line in
             let f = line.split(separator: "\t").map(String.init)
-            return PngSuiteCase(name: f[0], width: Int(f[1])!, height: Int(f[2])!, bitDepth: Int(f[3])!,
-                                hasAlpha: f[4] == "1")
+            return PngSuiteCase(
+                name: f[0], width: Int(f[1])!, height: Int(f[2])!, bitDepth: Int(f[3])!,
+                hasAlpha: f[4] == "1")
         }
     }
 
     static func corrupt() -> [String] {
-        let text = (try? String(contentsOfFile: Fixtures.path("pngsuite-expected/manifest-corrupt.txt"), encoding: .utf8)) ?? ""
+        let text =
+            (try? String(contentsOfFile: Fixtures.path("pngsuite-expected/manifest-corrupt.txt"), encoding: .utf8))
+            ?? ""
         return text.split(separator: "\n").map(String.init)
     }
 }
@@ -73,8 +76,11 @@ struct PNGDecoderTests {
     @Test func hugeDeclaredSizeIsRefusedBeforeAllocating() throws {
         // A PNG whose IHDR claims 60000x60000 (valid CRC) and carries no pixels.
         let png = makePNGHeader(width: 60000, height: 60000)
-        #expect(throws: ImageIOError.tooLarge(file: "big.png", width: 60000, height: 60000,
-                                              limit: DecodeOptions.defaultMaxPixels)) {
+        #expect(
+            throws: ImageIOError.tooLarge(
+                file: "big.png", width: 60000, height: 60000,
+                limit: DecodeOptions.defaultMaxPixels)
+        ) {
             try ImageDecoder.decode(png, name: "big.png")
         }
     }
@@ -83,14 +89,17 @@ struct PNGDecoderTests {
         #expect(throws: ImageIOError.tooLarge(file: "photos/chelsea.png", width: 451, height: 300, limit: 1000)) {
             try Fixtures.decode("photos/chelsea.png", options: DecodeOptions(maxPixels: 1000))
         }
-        #expect(try Fixtures.decode("photos/chelsea.png", options: DecodeOptions(maxPixels: 451 * 300)).pixels.width == 451)
+        #expect(
+            try Fixtures.decode("photos/chelsea.png", options: DecodeOptions(maxPixels: 451 * 300)).pixels.width == 451)
     }
 }
 
 /// The signature, an IHDR chunk and the start of an IDAT chunk, with correct CRCs:
 /// what a decoder sees of a hostile "huge" PNG before any pixel data.
 func makePNGHeader(width: UInt32, height: UInt32) -> [UInt8] {
-    func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
     func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data
         return be32(UInt32(data.count)) + body + be32(crc32(body))

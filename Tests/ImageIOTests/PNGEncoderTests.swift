@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
-import Testing
 import TestSupport
+import Testing
 
 /// The parallel PNG writer against libpng's decoder and pngcheck.
 @Suite("Parallel PNG encoder")
@@ -15,7 +15,9 @@ struct PNGEncoderTests {
         return try InputFile.read(path)
     }
 
-    @Test("parallel PNG round-trips through libpng exactly", arguments: [(1, 1), (5, 1), (1, 7), (33, 17), (300, 541), (97, 1025)])
+    @Test(
+        "parallel PNG round-trips through libpng exactly",
+        arguments: [(1, 1), (5, 1), (1, 7), (33, 17), (300, 541), (97, 1025)])
     func pngRoundTrip(_ size: (Int, Int)) throws {
         for alpha in [false, true] {
             let image = try PixelBuffer.random(width: size.0, height: size.1, seed: UInt64(size.0 * 7 + size.1))
@@ -23,17 +25,22 @@ struct PNGEncoderTests {
             if !alpha { for y in 0..<image.height { for x in 0..<image.width { image.row(y)[4 * x + 3] = 255 } } }
             for (threads, level) in [(1, 3), (2, 6), (5, 9), (3, 0)] {
                 let bytes = try encodeToBytes { fd in
-                    try ImageEncoder.encode(image, to: fd, path: "o", options: EncodeOptions(format: .png, pngLevel: level, threads: threads))
+                    try ImageEncoder.encode(
+                        image, to: fd, path: "o",
+                        options: EncodeOptions(format: .png, pngLevel: level, threads: threads))
                 }
                 let back = try ImageDecoder.decode(bytes, name: "o").pixels
-                #expect(back.packedRGBA() == image.packedRGBA(), "\(size) alpha \(alpha) threads \(threads) level \(level)")
+                #expect(
+                    back.packedRGBA() == image.packedRGBA(), "\(size) alpha \(alpha) threads \(threads) level \(level)")
                 #expect(back.hasAlpha == alpha)
             }
         }
     }
 
     @Test func pngcheckAcceptsTheOutput() throws {
-        guard let pngcheck = ["/usr/bin/pngcheck", "/usr/local/bin/pngcheck"].first(where: FileManager.default.isExecutableFile)
+        guard
+            let pngcheck = ["/usr/bin/pngcheck", "/usr/local/bin/pngcheck"].first(
+                where: FileManager.default.isExecutableFile)
         else { return }  // scripts/test installs it; elsewhere libpng's own checks above must do
         let dir = try Fixtures.temporaryDirectory()
         let image = try PixelBuffer.random(width: 640, height: 481, seed: 9)

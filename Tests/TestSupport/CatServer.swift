@@ -8,9 +8,12 @@ public enum CatServer {
     /// gzip of `[{"id":"gz1","url":"/img/cat.jpg","width":97,"height":61}]`
     /// (Python: gzip.GzipFile(mtime=0)), sent with Content-Encoding: gzip.
     static let gzippedJSON: [UInt8] = [
-        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x8b, 0xae, 0x56, 0xca, 0x4c, 0x51, 0xb2, 0x52, 0x4a,
-        0xaf, 0x32, 0x54, 0xd2, 0x51, 0x2a, 0x2d, 0xca, 0x01, 0xb2, 0xf5, 0x33, 0x73, 0xd3, 0xf5, 0x93, 0x13, 0x4b, 0xf4,
-        0xb2, 0x0a, 0xd2, 0x81, 0x82, 0xe5, 0x99, 0x29, 0x25, 0x19, 0x4a, 0x56, 0x96, 0xe6, 0x3a, 0x4a, 0x19, 0xa9, 0x99,
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x8b, 0xae, 0x56, 0xca, 0x4c, 0x51, 0xb2, 0x52,
+        0x4a,
+        0xaf, 0x32, 0x54, 0xd2, 0x51, 0x2a, 0x2d, 0xca, 0x01, 0xb2, 0xf5, 0x33, 0x73, 0xd3, 0xf5, 0x93, 0x13, 0x4b,
+        0xf4,
+        0xb2, 0x0a, 0xd2, 0x81, 0x82, 0xe5, 0x99, 0x29, 0x25, 0x19, 0x4a, 0x56, 0x96, 0xe6, 0x3a, 0x4a, 0x19, 0xa9,
+        0x99,
         0xe9, 0x19, 0x25, 0x4a, 0x56, 0x66, 0x86, 0xb5, 0xb1, 0x00, 0xa8, 0x65, 0xca, 0x0c, 0x3a, 0x00, 0x00, 0x00,
     ]
 
@@ -26,12 +29,20 @@ public enum CatServer {
         routes["/cat/c1"] = routes["/img/cat.jpg"]
         // The three JSON shapes (URLs relative to the server: resolved by the providers).
         routes["/thecatapi"] = { _, c in c.respondJSON(#"[{"id":"abc","url":"/img/cat.jpg","width":97,"height":61}]"#) }
-        routes["/thecatapi-png"] = { _, c in c.respondJSON(#"[{"id":"p1","url":"/img/cat.png","width":451,"height":300}]"#) }
-        routes["/cat"] = { _, c in c.respondJSON(#"{"_id":"c1","url":"/cat/c1","mimetype":"image/jpeg","tags":["cute"]}"#) }
+        routes["/thecatapi-png"] = { _, c in
+            c.respondJSON(#"[{"id":"p1","url":"/img/cat.png","width":451,"height":300}]"#)
+        }
+        routes["/cat"] = { _, c in
+            c.respondJSON(#"{"_id":"c1","url":"/cat/c1","mimetype":"image/jpeg","tags":["cute"]}"#)
+        }
         routes["/meow"] = { _, c in c.respondJSON(#"{"file":"/img/cat.png"}"#) }
         // Redirects, compression.
-        routes["/redirect"] = { _, c in c.writeHead(status: 302, headers: [("Location", "/thecatapi"), ("Content-Length", "0")]) }
-        routes["/redirect-file"] = { _, c in c.writeHead(status: 302, headers: [("Location", "file:///etc/passwd"), ("Content-Length", "0")]) }
+        routes["/redirect"] = { _, c in
+            c.writeHead(status: 302, headers: [("Location", "/thecatapi"), ("Content-Length", "0")])
+        }
+        routes["/redirect-file"] = { _, c in
+            c.writeHead(status: 302, headers: [("Location", "file:///etc/passwd"), ("Content-Length", "0")])
+        }
         routes["/gzip"] = { _, c in
             c.respond(contentType: "application/json", body: gzippedJSON, headers: [("Content-Encoding", "gzip")])
         }
@@ -40,7 +51,8 @@ public enum CatServer {
         routes["/status500"] = { _, c in c.respond(status: 500, contentType: "text/plain", body: Array("oops".utf8)) }
         routes["/flaky"] = { _, c in
             if flaky.next() == 0 {
-                c.respond(status: 503, contentType: "text/plain", body: Array("busy".utf8), headers: [("Retry-After", "1")])
+                c.respond(
+                    status: 503, contentType: "text/plain", body: Array("busy".utf8), headers: [("Retry-After", "1")])
             } else {
                 c.respondJSON(#"[{"id":"late","url":"/img/cat.jpg"}]"#)
             }
@@ -58,9 +70,11 @@ public enum CatServer {
         }
         routes["/endless"] = { _, c in c.respondJSON(#"[{"id":"big","url":"/endless.jpg"}]"#) }
         routes["/slow.jpg"] = { _, c in
-            c.writeHead(status: 200, headers: [("Content-Type", "image/jpeg"), ("Content-Length", "\(jpeg.count * 100)")])
+            c.writeHead(
+                status: 200, headers: [("Content-Type", "image/jpeg"), ("Content-Length", "\(jpeg.count * 100)")])
             for i in 0..<(jpeg.count * 100 / 512) {
-                guard c.write(Array(jpeg[(i * 512) % (jpeg.count - 512)..<((i * 512) % (jpeg.count - 512) + 512)])) else { return }
+                guard c.write(Array(jpeg[(i * 512) % (jpeg.count - 512)..<((i * 512) % (jpeg.count - 512) + 512)]))
+                else { return }
                 c.pause(seconds: 0.05)
             }
         }
@@ -81,5 +95,9 @@ public final class Counter: @unchecked Sendable {
     private var value = 0
     public init() {}
     /// The current value, then one more.
-    public func next() -> Int { lock.withLock { defer { value += 1 }; return value } }
+    public func next() -> Int {
+        lock.withLock {
+            defer { value += 1 }; return value
+        }
+    }
 }

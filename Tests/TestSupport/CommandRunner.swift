@@ -27,8 +27,10 @@ public enum Catctl {
 
     /// Runs catctl with `arguments`; stdin from `stdinFile` (else empty), stdout to
     /// `stdoutFile` when given (e.g. /dev/full), else captured.
-    public static func run(_ arguments: [String], stdinFile: String? = nil, stdoutFile: String? = nil,
-                           environment: [String: String] = [:], directory: URL? = nil) throws -> CommandResult {
+    public static func run(
+        _ arguments: [String], stdinFile: String? = nil, stdoutFile: String? = nil,
+        environment: [String: String] = [:], directory: URL? = nil
+    ) throws -> CommandResult {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable

@@ -105,7 +105,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return Request(method: String(first[0]), target: String(first[1]), headers: headers)
     }
@@ -127,7 +128,9 @@ public final class TestHTTPServer: @unchecked Sendable {
             guard !server.isStopped else { return false }
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+                let n = bytes.withUnsafeBytes {
+                    send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                }
                 if n <= 0 { return false }
                 offset += n
             }
@@ -141,7 +144,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         }
 
         public func respond(status: Int = 200, contentType: String, body: [UInt8], headers: [(String, String)] = []) {
-            writeHead(status: status, headers: [("Content-Type", contentType), ("Content-Length", "\(body.count)")] + headers)
+            writeHead(
+                status: status, headers: [("Content-Type", contentType), ("Content-Length", "\(body.count)")] + headers)
             write(body)
         }
 
@@ -175,8 +179,8 @@ public final class TestHTTPServer: @unchecked Sendable {
     }
 }
 
-private extension Array where Element == UInt8 {
-    var containsTerminator: Bool {
+extension Array where Element == UInt8 {
+    fileprivate var containsTerminator: Bool {
         guard count >= 4 else { return false }
         for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 {
             return true

@@ -1,5 +1,6 @@
 // Checks the filter kernels' portable vector code on a CPU other than this one: every
-// kernel against a plain C copy of the Swift scalar reference (FilterCore/Reference.swift)
+// kernel against a plain C copy of the Swift scalar reference (FilterCore/Reference.swift and
+// the spatial stages' references in FilterCore/Filters/)
 // on random buffers of awkward sizes. scripts/check-arm64 builds it for arm64 (where the
 // baseline build is NEON) and runs it under qemu; built natively it checks the x86 builds.
 #pragma STDC FP_CONTRACT OFF

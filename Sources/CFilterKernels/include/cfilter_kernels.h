@@ -4,7 +4,8 @@
 // vector extensions): AVX-512, AVX2 and SSE4.1 on x86-64, NEON on arm64 (the default
 // build there), and a baseline build (SSE2 on x86-64). The best one the CPU supports is
 // chosen at run time, so a binary built on one x86-64 machine runs on any other.
-// Each kernel has a plain scalar reference in Swift (FilterCore/Reference.swift);
+// Each kernel has a plain scalar reference in Swift (the colour chain's in
+// FilterCore/Reference.swift, each spatial stage's in its file under FilterCore/Filters/);
 // all builds compute exactly what the reference computes (no FMA contraction,
 // the same operation order, integer arithmetic where it is integer).
 #ifndef CFILTER_KERNELS_H
@@ -68,7 +69,8 @@ void ck_unsharp(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_
                 size_t width, size_t rows, float amount);
 
 // Darkens towards the corners: for pixel (x, y) with dx2[x] and dy2 (squared, normalised
-// distances from the centre, see Reference.vignetteFactor), each RGB channel becomes
+// distances from the centre, see VignetteStage.squaredDistances in
+// FilterCore/Filters/Vignette.swift), each RGB channel becomes
 // c * f + 0.5 clamped and truncated, where t = clamp((dx2 + dy2) * 0.5 - 0.2) * 1.25, 0, 1),
 // f = 1 - amount * (t * t * (3 - 2 * t)). Alpha is copied.
 void ck_vignette(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,

@@ -67,16 +67,20 @@ public enum CatProviderKind: String, Sendable, CaseIterable {
 
 public enum CatProviders {
     /// `endpoint`: a URL (a folder for `folder`); nil for the provider's default.
-    public static func make(_ kind: CatProviderKind, endpoint: String?, apiKey: String?, client: HTTPClient,
-                            limits: ProviderLimits = ProviderLimits(), formats: CatImageFormats) -> any CatProvider {
+    public static func make(
+        _ kind: CatProviderKind, endpoint: String?, apiKey: String?, client: HTTPClient,
+        limits: ProviderLimits = ProviderLimits(), formats: CatImageFormats
+    ) -> any CatProvider {
         switch kind {
         case .thecatapi:
-            return TheCatAPIProvider(endpoint: endpoint, apiKey: apiKey, client: client, limits: limits, formats: formats)
+            return TheCatAPIProvider(
+                endpoint: endpoint, apiKey: apiKey, client: client, limits: limits, formats: formats)
         case .cataas: return CataasProvider(root: endpoint, client: client, limits: limits, formats: formats)
         case .randomcat: return RandomCatProvider(endpoint: endpoint, client: client, limits: limits, formats: formats)
         case .folder:
-            return FolderProvider(directory: endpoint ?? BundledCats.directory() ?? "Resources/cats",
-                                  maxBytes: limits.maxImageBytes, formats: formats)
+            return FolderProvider(
+                directory: endpoint ?? BundledCats.directory() ?? "Resources/cats",
+                maxBytes: limits.maxImageBytes, formats: formats)
         }
     }
 }
@@ -96,10 +100,13 @@ extension HTTPCatProvider {
 
     public func locateCat() async throws -> CatReference {
         let reply = try await client.get(requestURL, headers: headers, maxBytes: limits.maxJSONBytes)
-        return try CatReplies.parse(provider: name, body: reply.body, contentType: reply.contentType, replyURL: reply.url)
+        return try CatReplies.parse(
+            provider: name, body: reply.body, contentType: reply.contentType, replyURL: reply.url)
     }
 
-    public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {
+    public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws
+        -> [UInt8]
+    {
         try HTTPClient.checkScheme(cat.url)
         let reply = try await client.get(cat.url, maxBytes: limits.maxImageBytes, progress: progress)
         try formats.check(reply.body, url: reply.url, contentType: reply.contentType)
@@ -113,8 +120,10 @@ extension HTTPCatProvider {
 public enum CatReplies {
     /// `replyURL`: where the reply came from (after redirects): relative URLs in it are
     /// resolved against it, as RFC 3986 says.
-    public static func parse(provider: String, body: [UInt8], contentType: String?,
-                             replyURL: String) throws(NetworkError) -> CatReference {
+    public static func parse(
+        provider: String, body: [UInt8], contentType: String?,
+        replyURL: String
+    ) throws(NetworkError) -> CatReference {
         let base = replyURL
         func bad(_ reason: String) -> NetworkError { .badReply(provider: provider, url: replyURL, reason: reason) }
         guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
@@ -125,14 +134,16 @@ public enum CatReplies {
             guard let list = json as? [Any], let first = list.first as? [String: Any] else {
                 throw bad("expected a JSON array of cats")
             }
-            return CatReference(provider: provider, id: first["id"] as? String,
-                                url: try imageURL(first["url"], base: base, bad: bad),
-                                width: dimension(first["width"]), height: dimension(first["height"]))
+            return CatReference(
+                provider: provider, id: first["id"] as? String,
+                url: try imageURL(first["url"], base: base, bad: bad),
+                width: dimension(first["width"]), height: dimension(first["height"]))
         case "cataas":
             guard let reply = json as? [String: Any] else { throw bad("expected a JSON object") }
             let id = (reply["_id"] as? String) ?? (reply["id"] as? String)
-            return CatReference(provider: provider, id: id, url: try imageURL(reply["url"], base: base, bad: bad),
-                                width: dimension(reply["width"]), height: dimension(reply["height"]))
+            return CatReference(
+                provider: provider, id: id, url: try imageURL(reply["url"], base: base, bad: bad),
+                width: dimension(reply["width"]), height: dimension(reply["height"]))
         case "randomcat":
             guard let reply = json as? [String: Any] else { throw bad("expected a JSON object with \"file\"") }
             let url = try imageURL(reply["file"], base: base, bad: bad)
@@ -151,7 +162,9 @@ public enum CatReplies {
 
     /// A URL string from a reply, made absolute against `base`, http(s) only.
     static func imageURL(_ value: Any?, base: String, bad: (String) -> NetworkError) throws(NetworkError) -> String {
-        guard let text = value as? String, !text.isEmpty, text.utf8.count <= 8192 else { throw bad("no image URL in the reply") }
+        guard let text = value as? String, !text.isEmpty, text.utf8.count <= 8192 else {
+            throw bad("no image URL in the reply")
+        }
         let absolute: String
         if text.contains("://") {
             absolute = text
@@ -170,7 +183,8 @@ public enum BundledCats {
     /// $CATCTL_CATS_DIR, or the nearest Resources/cats above the executable.
     public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let dir = environment["CATCTL_CATS_DIR"] { return dir }
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? "."
         var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {

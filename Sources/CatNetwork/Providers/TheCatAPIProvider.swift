@@ -12,7 +12,8 @@ struct TheCatAPIProvider: HTTPCatProvider {
     init(endpoint: String?, apiKey: String?, client: HTTPClient, limits: ProviderLimits, formats: CatImageFormats) {
         let base = endpoint ?? Self.defaultEndpoint
         // Ask for the two formats catctl decodes, unless the endpoint already says.
-        self.endpoint = base.contains("mime_types=") ? base : base + (base.contains("?") ? "&" : "?") + "mime_types=jpg,png"
+        self.endpoint =
+            base.contains("mime_types=") ? base : base + (base.contains("?") ? "&" : "?") + "mime_types=jpg,png"
         self.apiKey = apiKey
         self.client = client
         self.limits = limits

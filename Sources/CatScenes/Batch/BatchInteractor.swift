@@ -16,7 +16,9 @@ public struct BatchInteractor: BatchInteractorInput {
     let readStandardInput: @Sendable () -> [String]
 
     /// `threads`: for the filters of one file (cores / jobs).
-    public init(threads: Int, readStandardInput: @escaping @Sendable () -> [String] = BatchInteractor.standardInputLines) {
+    public init(
+        threads: Int, readStandardInput: @escaping @Sendable () -> [String] = BatchInteractor.standardInputLines
+    ) {
         edit = EditCatInteractor(threads: threads)
         self.readStandardInput = readStandardInput
     }
@@ -66,7 +68,9 @@ public struct BatchInteractor: BatchInteractorInput {
     }
 
     @concurrent
-    public func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double {
+    public func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws
+        -> Double
+    {
         try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in }).megapixels
     }
 }

@@ -56,12 +56,14 @@ public final class BatchPresenter {
         }
         let format = request.format
         let options = EditOptions(
-            encode: EncodeOptions(format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
-                                  threads: max(1, ProcessInfo.processInfo.activeProcessorCount / request.jobs)),
+            encode: EncodeOptions(
+                format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
+                threads: max(1, ProcessInfo.processInfo.activeProcessorCount / request.jobs)),
             maxPixels: request.maxPixels)
 
-        let outputs = BatchPlanning.outputs(for: inputs.map { ($0, ImageFormat(path: $0)) },
-                                            directory: request.outputDirectory, format: format)
+        let outputs = BatchPlanning.outputs(
+            for: inputs.map { ($0, ImageFormat(path: $0)) },
+            directory: request.outputDirectory, format: format)
         view.showPlan(BatchPlan(files: inputs.count, skipped: skipped))
         var ok = 0, failed = 0, megapixels = 0.0
         let interactor = self.interactor
@@ -87,16 +89,19 @@ public final class BatchPresenter {
             for _ in 0..<request.jobs { launch() }
             while let (i, mp, error, ms) = await group.next() {
                 if let mp { ok += 1; megapixels += mp } else { failed += 1 }
-                view.showFileResult(BatchFileResult(input: inputs[i], output: outputs[i], error: error, milliseconds: ms))
+                view.showFileResult(
+                    BatchFileResult(input: inputs[i], output: outputs[i], error: error, milliseconds: ms))
                 let elapsed = Self.seconds(now() - start), done = ok + failed
-                view.updateProgress(BatchProgress(
-                    done: done, total: inputs.count, megapixelsPerSecond: elapsed > 0 ? megapixels / elapsed : 0,
-                    remainingSeconds: done > 0 ? elapsed / Double(done) * Double(inputs.count - done) : nil))
+                view.updateProgress(
+                    BatchProgress(
+                        done: done, total: inputs.count, megapixelsPerSecond: elapsed > 0 ? megapixels / elapsed : 0,
+                        remainingSeconds: done > 0 ? elapsed / Double(done) * Double(inputs.count - done) : nil))
                 launch()
             }
         }
         let interrupted = Task.isCancelled
-        view.showSummary(BatchSummary(ok: ok, failed: failed, seconds: Self.seconds(now() - start), interrupted: interrupted))
+        view.showSummary(
+            BatchSummary(ok: ok, failed: failed, seconds: Self.seconds(now() - start), interrupted: interrupted))
         if interrupted { return .interrupted }
         return failed > 0 ? .dataError : .ok
     }

@@ -16,9 +16,11 @@ public struct BatchRequest: Sendable, Equatable {
     /// Process only the inputs of this shard.
     public var shard: Shard?
 
-    public init(inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
-                quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-                maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: Shard? = nil) {
+    public init(
+        inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
+        quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
+        maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: Shard? = nil
+    ) {
         self.inputs = inputs
         self.outputDirectory = outputDirectory
         self.filters = filters
@@ -71,8 +73,10 @@ public enum BatchPlanning {
 
     /// `DIR/<input's base name>` with the output extension; a name already taken gets
     /// "-2", "-3", ... Names are reduced to a base name, so nothing lands outside DIR.
-    public static func outputs(for inputs: [(path: String, format: ImageFormat?)], directory: String,
-                               format: ImageFormat?) -> [String] {
+    public static func outputs(
+        for inputs: [(path: String, format: ImageFormat?)], directory: String,
+        format: ImageFormat?
+    ) -> [String] {
         var taken = Set<String>()
         return inputs.map { input in
             let base = input.path.split(separator: "/").last.map(String.init) ?? "image"

@@ -18,13 +18,16 @@ public struct ContactSheet: @unchecked Sendable {
         self.columns = columns
     }
 
-    static func make(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?, threads: Int) throws -> ContactSheet {
+    static func make(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?, threads: Int) throws
+        -> ContactSheet
+    {
         let (tw, th) = image.fittingSize(maxWidth: tileSize, maxHeight: tileSize)
         let thumbnail = try image.downsampled(width: tw, height: th)
         let columns = max(1, min(maxColumns, chains.count))
         let rows = (chains.count + columns - 1) / columns
-        let sheet = try PixelBuffer(width: columns * (tw + padding) + padding,
-                                    height: rows * (th + labelHeight + padding) + padding)
+        let sheet = try PixelBuffer(
+            width: columns * (tw + padding) + padding,
+            height: rows * (th + labelHeight + padding) + padding)
         sheet.fill(x: 0, y: 0, width: sheet.width, height: sheet.height, color: background)
         var previews: [PixelBuffer] = []
         for (i, chain) in chains.enumerated() {
@@ -33,8 +36,9 @@ public struct ContactSheet: @unchecked Sendable {
             sheet.paste(tile, x: x, y: y)
             let label = chain.specs.joined(separator: " ")
             let scale = BitmapFont.width(label, scale: 2) <= tw ? 2 : 1
-            BitmapFont.draw(label, into: sheet, x: x + max(0, (tw - BitmapFont.width(label, scale: scale)) / 2),
-                            y: y + th + (labelHeight - BitmapFont.glyphHeight * scale) / 2, scale: scale, color: ink)
+            BitmapFont.draw(
+                label, into: sheet, x: x + max(0, (tw - BitmapFont.width(label, scale: scale)) / 2),
+                y: y + th + (labelHeight - BitmapFont.glyphHeight * scale) / 2, scale: scale, color: ink)
             if let previewWidth {
                 let (pw, ph) = tile.fittingSize(maxWidth: previewWidth, maxHeight: previewWidth)
                 previews.append(try tile.downsampled(width: pw, height: ph))

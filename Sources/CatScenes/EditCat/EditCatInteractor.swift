@@ -55,8 +55,10 @@ public protocol EditCatInteractorInput: Sendable {
     /// chain and saves — a strip at a time when the chain and the file allow it, the
     /// whole image otherwise; the caller cannot tell but by `EditOutcome.streamed`.
     /// `events` hears what happens, in order.
-    func edit(_ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
-              events: @escaping @Sendable (EditEvent) -> Void) async throws -> EditOutcome
+    func edit(
+        _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+        events: @escaping @Sendable (EditEvent) -> Void
+    ) async throws -> EditOutcome
     /// `edit --gallery`: fails early when `output` could not be written (folder missing, is the input).
     func prepareOutput(_ output: String, input: String?, force: Bool) async throws
     func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
@@ -79,8 +81,10 @@ public struct EditCatInteractor: EditCatInteractorInput {
     static let decodeShare = 0.4, filterShare = 0.2
 
     @concurrent
-    public func edit(_ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
-                     events: @escaping @Sendable (EditEvent) -> Void) async throws -> EditOutcome {
+    public func edit(
+        _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+        events: @escaping @Sendable (EditEvent) -> Void
+    ) async throws -> EditOutcome {
         let progress = ProgressReporter(events)
         let image: PixelBuffer
         switch input {
@@ -91,15 +95,19 @@ public struct EditCatInteractor: EditCatInteractorInput {
         case let .file(path):
             try OutputFile.checkCreatable(output, input: path, force: options.force)
             let decode = DecodeOptions(maxPixels: options.maxPixels)
-            let reader = try ImageReader(bytes: try InputFile.read(path), name: path == "-" ? "(stdin)" : path,
-                                         options: decode)
+            let reader = try ImageReader(
+                bytes: try InputFile.read(path), name: path == "-" ? "(stdin)" : path,
+                options: decode)
             let swaps = reader.orientation >= 5
-            events(.opened(format: reader.format, width: swaps ? reader.height : reader.width,
-                           height: swaps ? reader.width : reader.height))
+            events(
+                .opened(
+                    format: reader.format, width: swaps ? reader.height : reader.width,
+                    height: swaps ? reader.width : reader.height))
             if StreamingPipeline.canStream(chain, reader) {
                 try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-                    let writer = try ImageWriter(fd: fd, path: Self.displayName(output), width: reader.width,
-                                                 height: reader.height, hasAlpha: reader.hasAlpha, options: options.encode)
+                    let writer = try ImageWriter(
+                        fd: fd, path: Self.displayName(output), width: reader.width,
+                        height: reader.height, hasAlpha: reader.hasAlpha, options: options.encode)
                     try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
                 }
                 return EditOutcome(width: reader.width, height: reader.height, streamed: true)
@@ -128,7 +136,9 @@ public struct EditCatInteractor: EditCatInteractorInput {
     }
 
     @concurrent
-    public func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet {
+    public func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws
+        -> ContactSheet
+    {
         try ContactSheet.make(of: image, chains: chains, previewWidth: previewWidth, threads: threads)
     }
 

@@ -15,8 +15,10 @@ public final class EditCatPresenter {
     private let now: @MainActor () -> Duration
 
     /// `now` reads a monotonic clock (tests pass a fake one).
-    public init(view: any EditCatView, interactor: any EditCatInteractorInput,
-                now: (@MainActor () -> Duration)? = nil) {
+    public init(
+        view: any EditCatView, interactor: any EditCatInteractorInput,
+        now: (@MainActor () -> Duration)? = nil
+    ) {
         self.view = view
         self.interactor = interactor
         let origin = ContinuousClock.now
@@ -44,19 +46,24 @@ public final class EditCatPresenter {
             let specs = FilterRegistry.all.map(\.showcaseSpec)
             let chains = try specs.map { spec throws(FilterError) in try FilterChain(specs: [spec]) }
             try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
-            let decoded = try await interactor.loadImage(from: request.input,
-                                                         options: DecodeOptions(maxPixels: request.maxPixels))
-            view.showImageInfo(EditCatImageInfo(input: request.input, format: decoded.format.name,
-                                                width: decoded.pixels.width, height: decoded.pixels.height))
+            let decoded = try await interactor.loadImage(
+                from: request.input,
+                options: DecodeOptions(maxPixels: request.maxPixels))
+            view.showImageInfo(
+                EditCatImageInfo(
+                    input: request.input, format: decoded.format.name,
+                    width: decoded.pixels.width, height: decoded.pixels.height))
             let columns = max(1, min(ContactSheet.maxColumns, chains.count))
             let previewWidth = previewColumns.map { max(6, ($0 - columns) / columns) }
-            let contact = try await interactor.makeContactSheet(of: decoded.pixels, chains: chains, previewWidth: previewWidth)
+            let contact = try await interactor.makeContactSheet(
+                of: decoded.pixels, chains: chains, previewWidth: previewWidth)
             if !contact.previews.isEmpty {
                 view.showGallery(EditCatGallery(specs: specs, tiles: contact.previews, columns: contact.columns))
             }
             try await interactor.save(contact.sheet, to: request.output, options: request.encodeOptions)
-            return finish(request, width: contact.sheet.width, height: contact.sheet.height, specs: specs, start: start,
-                          gallery: true)
+            return finish(
+                request, width: contact.sheet.width, height: contact.sheet.height, specs: specs, start: start,
+                gallery: true)
         } catch {
             return fail(error)
         }
@@ -82,17 +89,20 @@ public final class EditCatPresenter {
         let options = EditOptions(encode: request.encodeOptions, maxPixels: request.maxPixels, force: request.force)
         let work = Task {
             defer { sink.finish() }
-            return try await interactor.edit(input, to: request.output, chain: chain, options: options,
-                                             events: { sink.yield($0) })
+            return try await interactor.edit(
+                input, to: request.output, chain: chain, options: options,
+                events: { sink.yield($0) })
         }
         var label: String?
         for await event in events {
             switch event {
             case let .opened(format, width, height):
-                view.showImageInfo(EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
+                view.showImageInfo(
+                    EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
                 if width * height >= Self.progressThreshold {
                     let mp = String(format: "%.1f MP", Double(width * height) / 1_000_000)
-                    label = "\(mp), \(chain.specs.joined(separator: " → ")) → \(request.output == "-" ? "stdout" : request.output)"
+                    label =
+                        "\(mp), \(chain.specs.joined(separator: " → ")) → \(request.output == "-" ? "stdout" : request.output)"
                 }
             case let .progress(percent):
                 if let label { view.updateProgress(EditCatProgress(percent: percent, label: label)) }
@@ -101,12 +111,16 @@ public final class EditCatPresenter {
         return try await work.value
     }
 
-    private func finish(_ request: EditRequest, width: Int, height: Int, specs: [String], start: Duration,
-                        gallery: Bool = false) -> ExitStatus {
+    private func finish(
+        _ request: EditRequest, width: Int, height: Int, specs: [String], start: Duration,
+        gallery: Bool = false
+    ) -> ExitStatus {
         let elapsed = now() - start
-        view.showSaved(EditCatResult(input: request.input, output: request.output, width: width,
-                                     height: height, filters: specs,
-                                     milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery))
+        view.showSaved(
+            EditCatResult(
+                input: request.input, output: request.output, width: width,
+                height: height, filters: specs,
+                milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery))
         view.updateProcessingState(.done)
         return .ok
     }

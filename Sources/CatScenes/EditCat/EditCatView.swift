@@ -62,7 +62,7 @@ public struct EditCatProgress: Equatable, Sendable {
 
 public struct EditCatImageInfo: Equatable, Sendable {
     public let input: String
-    /// "jpeg" or "png".
+    /// The input format's name (`ImageFormat.name`): "jpeg", "png".
     public let format: String
     public let width: Int
     public let height: Int
@@ -85,8 +85,10 @@ public struct EditCatResult: Equatable, Sendable {
     /// A contact sheet of `filters` side by side, not a chain of them.
     public let isGallery: Bool
 
-    public init(input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int,
-                isGallery: Bool = false) {
+    public init(
+        input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int,
+        isGallery: Bool = false
+    ) {
         self.input = input
         self.output = output
         self.width = width

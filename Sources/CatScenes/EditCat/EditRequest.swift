@@ -14,9 +14,11 @@ public struct EditRequest: Sendable, Equatable {
     public var force: Bool
     public var maxPixels: Int
 
-    public init(input: String, output: String, filters: [String], format: ImageFormat,
-                quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-                force: Bool = false, maxPixels: Int = DecodeOptions.defaultMaxPixels) {
+    public init(
+        input: String, output: String, filters: [String], format: ImageFormat,
+        quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
+        force: Bool = false, maxPixels: Int = DecodeOptions.defaultMaxPixels
+    ) {
         self.input = input
         self.output = output
         self.filters = filters

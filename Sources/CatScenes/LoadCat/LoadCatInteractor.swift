@@ -98,7 +98,8 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
 
             // The transfer runs on its own thread; its progress reaches the output in order,
             // the latest value only when the view is slower than the network.
-            let (progress, sink) = AsyncStream.makeStream(of: LoadCatProgress.self, bufferingPolicy: .bufferingNewest(1))
+            let (progress, sink) = AsyncStream.makeStream(
+                of: LoadCatProgress.self, bufferingPolicy: .bufferingNewest(1))
             async let download = Self.fetch(provider, reference, sink)
             for await step in progress { output?.didReceiveCatBytes(step.received, expected: step.expected) }
             let bytes = try await download
@@ -123,8 +124,10 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
     }
 
     @concurrent
-    private static func fetch(_ provider: any CatProvider, _ reference: CatReference,
-                              _ sink: AsyncStream<LoadCatProgress>.Continuation) async throws -> [UInt8] {
+    private static func fetch(
+        _ provider: any CatProvider, _ reference: CatReference,
+        _ sink: AsyncStream<LoadCatProgress>.Continuation
+    ) async throws -> [UInt8] {
         defer { sink.finish() }
         return try await provider.fetchCat(reference) { received, expected in
             sink.yield(LoadCatProgress(received: received, expected: expected))
@@ -134,12 +137,16 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
     /// Full size when needed; else the smallest JPEG DCT scale that still covers the
     /// preview (1/8 when there is no preview: the decode only proves it is a cat).
     @concurrent
-    static func decode(_ bytes: [UInt8], _ reference: CatReference, _ useCase: LoadCatUseCase) async throws -> LoadedCat {
+    static func decode(_ bytes: [UInt8], _ reference: CatReference, _ useCase: LoadCatUseCase) async throws -> LoadedCat
+    {
         let name = reference.id.map { "cat \($0)" } ?? reference.url
         var options = DecodeOptions(maxPixels: useCase.maxPixels)
         if !useCase.needsFullImage {
-            let probe = try ImageDecoder.decode(bytes, name: name, options: DecodeOptions(maxPixels: useCase.maxPixels,
-                                                                                            scaleDenominator: 8))
+            let probe = try ImageDecoder.decode(
+                bytes, name: name,
+                options: DecodeOptions(
+                    maxPixels: useCase.maxPixels,
+                    scaleDenominator: 8))
             let wanted = useCase.previewSize?.width ?? 1
             var scale = 8
             while scale > 1 && probe.fullWidth / scale < wanted { scale /= 2 }
@@ -152,8 +159,10 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
         return try finish(image, bytes, reference, useCase, full: options.scaleDenominator == 1)
     }
 
-    nonisolated private static func finish(_ image: DecodedImage, _ bytes: [UInt8], _ reference: CatReference,
-                               _ useCase: LoadCatUseCase, full: Bool) throws -> LoadedCat {
+    nonisolated private static func finish(
+        _ image: DecodedImage, _ bytes: [UInt8], _ reference: CatReference,
+        _ useCase: LoadCatUseCase, full: Bool
+    ) throws -> LoadedCat {
         var preview: PixelBuffer?
         if let size = useCase.previewSize {
             let (w, h) = image.pixels.fittingSize(maxWidth: size.width, maxHeight: size.height)
@@ -175,9 +184,12 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
                 try OutputFile.writeAll(cat.bytes, to: fd, path: name)
             }
         } else {
-            let image = cat.isFullSize ? cat.image
-                : try ImageDecoder.decode(cat.bytes, name: cat.reference.id.map { "cat \($0)" } ?? cat.reference.url,
-                                          options: DecodeOptions(maxPixels: maxPixels))
+            let image =
+                cat.isFullSize
+                ? cat.image
+                : try ImageDecoder.decode(
+                    cat.bytes, name: cat.reference.id.map { "cat \($0)" } ?? cat.reference.url,
+                    options: DecodeOptions(maxPixels: maxPixels))
             try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                 try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options)
             }

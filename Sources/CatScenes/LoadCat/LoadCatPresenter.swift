@@ -16,8 +16,10 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     private var failure: SceneFailure?
     private var secrets: [String] = []
 
-    public init(view: any LoadCatView, interactor: any LoadCatInteractorInput,
-                makeEditor: @escaping () -> EditCatPresenter) {
+    public init(
+        view: any LoadCatView, interactor: any LoadCatInteractorInput,
+        makeEditor: @escaping () -> EditCatPresenter
+    ) {
         self.view = view
         self.interactor = interactor
         self.makeEditor = makeEditor
@@ -37,10 +39,11 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         }
 
         interactor.output = self
-        await interactor.loadCat(LoadCatUseCase(
-            needsFullImage: !request.filters.isEmpty,
-            previewSize: request.previewColumns.map { (max(8, $0), max(4, request.previewRows * 2)) },
-            maxPixels: request.maxPixels))
+        await interactor.loadCat(
+            LoadCatUseCase(
+                needsFullImage: !request.filters.isEmpty,
+                previewSize: request.previewColumns.map { (max(8, $0), max(4, request.previewRows * 2)) },
+                maxPixels: request.maxPixels))
         if let failure { return failure.status }
         guard let cat = loaded else { return fail(SceneFailure(status: .software, message: "no cat and no error")) }
 
@@ -54,16 +57,21 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
             } else {
                 view.updateLoadingState(.saving(output: output))
                 do {
-                    try await interactor.saveCat(cat, to: output, options: EncodeOptions(
-                        format: format, jpegQuality: request.quality, pngLevel: request.pngLevel), maxPixels: request.maxPixels)
+                    try await interactor.saveCat(
+                        cat, to: output,
+                        options: EncodeOptions(
+                            format: format, jpegQuality: request.quality, pngLevel: request.pngLevel),
+                        maxPixels: request.maxPixels)
                 } catch {
                     return fail(SceneFailure(error))
                 }
             }
         }
-        view.showLoaded(LoadCatResult(provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
-                                      width: cat.image.fullWidth, height: cat.image.fullHeight,
-                                      bytes: cat.bytes.count, output: request.output))
+        view.showLoaded(
+            LoadCatResult(
+                provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
+                width: cat.image.fullWidth, height: cat.image.fullHeight,
+                bytes: cat.bytes.count, output: request.output))
         view.updateLoadingState(.done)
         return .ok
     }
@@ -76,9 +84,11 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     /// Hands the decoded cat to the Edit Cat scene: no second download, no second decode.
     public func edit(_ cat: LoadedCat, _ request: LoadRequest) async -> ExitStatus {
         let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
-        return await makeEditor().edit(cat.image, EditRequest(
-            input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
-            quality: request.quality, pngLevel: request.pngLevel, maxPixels: request.maxPixels))
+        return await makeEditor().edit(
+            cat.image,
+            EditRequest(
+                input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
+                quality: request.quality, pngLevel: request.pngLevel, maxPixels: request.maxPixels))
     }
 
     /// The text with every secret (the API key) replaced.
@@ -97,8 +107,10 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     // MARK: LoadCatInteractorOutput
 
     public func didLoadCatURL(_ cat: CatReference) {
-        view.showCatFound(LoadCatFound(provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
-                                       height: cat.height))
+        view.showCatFound(
+            LoadCatFound(
+                provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
+                height: cat.height))
         view.updateLoadingState(.downloading)
     }
 
@@ -112,9 +124,11 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
 
     public func didLoadCatImage(_ cat: LoadedCat) {
         loaded = cat
-        view.showCatDecoded(LoadCatDecoded(provider: cat.reference.provider, id: cat.reference.id,
-                                           url: redact(cat.reference.url), width: cat.image.fullWidth,
-                                           height: cat.image.fullHeight, bytes: cat.bytes.count))
+        view.showCatDecoded(
+            LoadCatDecoded(
+                provider: cat.reference.provider, id: cat.reference.id,
+                url: redact(cat.reference.url), width: cat.image.fullWidth,
+                height: cat.image.fullHeight, bytes: cat.bytes.count))
         if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
     }
 

@@ -21,10 +21,12 @@ public struct LoadRequest: Sendable, Equatable {
     /// message, title and URL the scene shows.
     public var secrets: [String]
 
-    public init(provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
-                quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-                maxPixels: Int = DecodeOptions.defaultMaxPixels,
-                previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []) {
+    public init(
+        provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
+        quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
+        maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []
+    ) {
         self.provider = provider
         self.output = output
         self.format = format

@@ -1,6 +1,6 @@
+internal import CFilterKernels
 import Foundation
 import ImageIO
-internal import CFilterKernels
 
 /// A Gaussian kernel in the fixed point of the blur kernel: radius ⌈3σ⌉, Q15 taps
 /// (centre first) that sum to 32768 over the whole kernel.
@@ -104,12 +104,15 @@ final class BlurKernel: SpatialKernel {
 
     deinit { free(scratch) }
 
-    func run(_ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
-             into destination: PixelBuffer, firstRow destinationRow: Int) {
+    func run(
+        _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+        into destination: PixelBuffer, firstRow destinationRow: Int
+    ) {
         gaussian.weights.withUnsafeBufferPointer { w in
-            ck_blur_rows(source.base, source.stride, destination.base, destination.stride, width, height,
-                         rows.lowerBound, rows.upperBound, sourceRow, destinationRow, w.baseAddress,
-                         Int32(gaussian.radius), scratch)
+            ck_blur_rows(
+                source.base, source.stride, destination.base, destination.stride, width, height,
+                rows.lowerBound, rows.upperBound, sourceRow, destinationRow, w.baseAddress,
+                Int32(gaussian.radius), scratch)
         }
     }
 }

@@ -1,5 +1,5 @@
-import ImageIO
 internal import CFilterKernels
+import ImageIO
 
 extension FilterDefinition {
     static let sharpen = FilterDefinition(
@@ -50,11 +50,14 @@ final class SharpenKernel: SpatialKernel {
         self.blur = blur
     }
 
-    func run(_ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
-             into destination: PixelBuffer, firstRow destinationRow: Int) {
+    func run(
+        _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+        into destination: PixelBuffer, firstRow destinationRow: Int
+    ) {
         blur.run(rows, from: source, firstRow: sourceRow, into: destination, firstRow: destinationRow)
-        ck_unsharp(source.row(rows.lowerBound - sourceRow), source.stride,
-                   destination.row(rows.lowerBound - destinationRow), destination.stride,
-                   blur.width, rows.count, amount)
+        ck_unsharp(
+            source.row(rows.lowerBound - sourceRow), source.stride,
+            destination.row(rows.lowerBound - destinationRow), destination.stride,
+            blur.width, rows.count, amount)
     }
 }

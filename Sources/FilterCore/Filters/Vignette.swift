@@ -1,5 +1,5 @@
-import ImageIO
 internal import CFilterKernels
+import ImageIO
 
 extension FilterDefinition {
     static let vignette = FilterDefinition(
@@ -62,13 +62,16 @@ final class VignetteKernel: SpatialKernel {
         dy2 = VignetteStage.squaredDistances(height)
     }
 
-    func run(_ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
-             into destination: PixelBuffer, firstRow destinationRow: Int) {
+    func run(
+        _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+        into destination: PixelBuffer, firstRow destinationRow: Int
+    ) {
         dx2.withUnsafeBufferPointer { dx in
             dy2.withUnsafeBufferPointer { dy in
-                ck_vignette(source.row(rows.lowerBound - sourceRow), source.stride,
-                            destination.row(rows.lowerBound - destinationRow), destination.stride,
-                            width, rows.count, dx.baseAddress, dy.baseAddress! + rows.lowerBound, amount)
+                ck_vignette(
+                    source.row(rows.lowerBound - sourceRow), source.stride,
+                    destination.row(rows.lowerBound - destinationRow), destination.stride,
+                    width, rows.count, dx.baseAddress, dy.baseAddress! + rows.lowerBound, amount)
             }
         }
     }

@@ -14,8 +14,10 @@ protocol ImageCodec: Sendable {
     /// against `options.maxPixels` before any pixel memory is allocated.
     func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder
     /// Starts a file of `width`×`height` pixels on `fd`; `path` names it in errors.
-    func makeEncoder(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-                     options: EncodeOptions) throws(ImageIOError) -> any RowEncoder
+    func makeEncoder(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        options: EncodeOptions
+    ) throws(ImageIOError) -> any RowEncoder
 }
 
 /// What a codec learnt from the headers.

@@ -23,8 +23,10 @@ struct JPEGCodec: ImageCodec {
         try JPEGRowDecoder(bytes: bytes, name: name, options: options)
     }
 
-    func makeEncoder(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-                     options: EncodeOptions) throws(ImageIOError) -> any RowEncoder {
+    func makeEncoder(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        options: EncodeOptions
+    ) throws(ImageIOError) -> any RowEncoder {
         try JPEGRowEncoder(fd: fd, path: path, width: width, height: height, quality: options.jpegQuality)
     }
 

@@ -21,10 +21,13 @@ struct PNGCodec: ImageCodec {
         try PNGRowDecoder(bytes: bytes, name: name, options: options)
     }
 
-    func makeEncoder(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-                     options: EncodeOptions) throws(ImageIOError) -> any RowEncoder {
-        try PNGStreamWriter(fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
-                            level: options.pngLevel, threads: options.threads)
+    func makeEncoder(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        options: EncodeOptions
+    ) throws(ImageIOError) -> any RowEncoder {
+        try PNGStreamWriter(
+            fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
+            level: options.pngLevel, threads: options.threads)
     }
 
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {

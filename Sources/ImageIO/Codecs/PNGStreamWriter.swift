@@ -38,7 +38,9 @@ final class PNGStreamWriter: RowEncoder {
         var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false
     }
 
-    init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int) throws(ImageIOError) {
+    init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int)
+        throws(ImageIOError)
+    {
         self.fd = fd
         self.path = path
         self.width = width
@@ -76,7 +78,8 @@ final class PNGStreamWriter: RowEncoder {
     private func writeHead() throws(ImageIOError) {
         started = true
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        head += Self.chunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, hasAlpha ? 6 : 2, 0, 0, 0])
+        head += Self.chunk(
+            "IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, hasAlpha ? 6 : 2, 0, 0, 0])
         try OutputFile.writeAll(head, to: fd, path: path)
     }
 
@@ -91,21 +94,26 @@ final class PNGStreamWriter: RowEncoder {
         let primer = min(primerRows, first)
         let hasPrevious = available > primer
         let rows = try PixelBuffer(width: width, height: available + count, hasAlpha: hasAlpha)
-        for y in 0..<rows.height { rows.row(y).update(from: window.row(primerRows + 1 - available + y), count: width * 4) }
+        for y in 0..<rows.height {
+            rows.row(y).update(from: window.row(primerRows + 1 - available + y), count: width * 4)
+        }
         let (width, channels, level, piece) = (UInt32(self.width), self.channels, Int32(self.level), pieces[s])
         let dictionary = primer * cp_scanline_bytes(width, channels, 1)
         pending.append {
             var filtered = [UInt8](repeating: 0, count: cp_scanline_bytes(width, channels, UInt32(primer + count)))
             var rc = filtered.withUnsafeMutableBufferPointer {
-                cp_filter_rows(rows.base, rows.stride, width, hasPrevious ? 1 : 0, UInt32(primer + count), channels, $0.baseAddress)
+                cp_filter_rows(
+                    rows.base, rows.stride, width, hasPrevious ? 1 : 0, UInt32(primer + count), channels, $0.baseAddress
+                )
             }
             var out: UnsafeMutablePointer<UInt8>?
             var outLength = 0
             var adler: UInt32 = 1
             if rc == Int32(CP_OK) {
                 rc = filtered.withUnsafeBufferPointer { f in
-                    cp_deflate_piece(f.baseAddress! + dictionary, f.count - dictionary, dictionary > 0 ? f.baseAddress : nil,
-                                     dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
+                    cp_deflate_piece(
+                        f.baseAddress! + dictionary, f.count - dictionary, dictionary > 0 ? f.baseAddress : nil,
+                        dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
                 }
             }
             if rc != Int32(CP_OK) || out == nil {
@@ -136,15 +144,19 @@ final class PNGStreamWriter: RowEncoder {
         while piecesWritten < stripe {
             let piece = pieces[piecesWritten]
             if piece.failed { throw .outOfMemory(bytes: width * 4 * stripeRows) }
-            let zlibHeader: [UInt8] = level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
-            try OutputFile.writeAll(Self.chunk("IDAT", (piecesWritten == 0 ? zlibHeader : []) + piece.bytes), to: fd, path: path)
+            let zlibHeader: [UInt8] =
+                level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
+            try OutputFile.writeAll(
+                Self.chunk("IDAT", (piecesWritten == 0 ? zlibHeader : []) + piece.bytes), to: fd, path: path)
             adler = cp_adler32_combine(adler, piece.adler, piece.length)
             piece.bytes = []
             piecesWritten += 1
         }
     }
 
-    static func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 
     /// length, type, data, CRC-32 of type and data.
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {

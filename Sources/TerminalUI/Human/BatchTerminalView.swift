@@ -25,8 +25,9 @@ public final class BatchTerminalView: BatchView {
     public func updateProgress(_ progress: BatchProgress) {
         guard progress.total > 0 else { return }
         let eta = progress.remainingSeconds.map { String(format: " ETA %.0fs", $0) } ?? ""
-        status.show("[\(progress.done)/\(progress.total)] \(StatusLine.bar(Double(progress.done) / Double(progress.total))) "
-            + String(format: "%.1f MPix/s", progress.megapixelsPerSecond) + eta)
+        status.show(
+            "[\(progress.done)/\(progress.total)] \(StatusLine.bar(Double(progress.done) / Double(progress.total))) "
+                + String(format: "%.1f MPix/s", progress.megapixelsPerSecond) + eta)
     }
 
     public func showFileResult(_ result: BatchFileResult) {
@@ -41,8 +42,9 @@ public final class BatchTerminalView: BatchView {
     public func showSummary(_ summary: BatchSummary) {
         status.clear()
         let end = summary.interrupted ? ", interrupted" : ""
-        console.stderr.write("\(summary.ok) written, \(summary.failed) failed in "
-            + String(format: "%.1f s", summary.seconds) + "\(end)\n")
+        console.stderr.write(
+            "\(summary.ok) written, \(summary.failed) failed in "
+                + String(format: "%.1f s", summary.seconds) + "\(end)\n")
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -27,24 +27,29 @@ public final class EditCatTerminalView: EditCatView {
             let tiles = Array(gallery.tiles[start..<min(start + gallery.columns, gallery.tiles.count)])
             let pictures = tiles.map { TerminalPicture.lines($0, depth: console.colorDepth) }
             for line in 0..<(pictures.map(\.count).max() ?? 0) {
-                out += pictures.enumerated().map { i, rows in
-                    line < rows.count ? rows[line] : String(repeating: " ", count: tiles[i].width)
-                }.joined(separator: " ") + "\n"
+                out +=
+                    pictures.enumerated().map { i, rows in
+                        line < rows.count ? rows[line] : String(repeating: " ", count: tiles[i].width)
+                    }.joined(separator: " ") + "\n"
             }
-            out += tiles.enumerated().map { i, tile in
-                let name = String(gallery.specs[start + i].prefix(tile.width))
-                let left = (tile.width - name.count) / 2
-                return String(repeating: " ", count: left) + name + String(repeating: " ", count: tile.width - name.count - left)
-            }.joined(separator: " ") + "\n"
+            out +=
+                tiles.enumerated().map { i, tile in
+                    let name = String(gallery.specs[start + i].prefix(tile.width))
+                    let left = (tile.width - name.count) / 2
+                    return String(repeating: " ", count: left) + name
+                        + String(repeating: " ", count: tile.width - name.count - left)
+                }.joined(separator: " ") + "\n"
         }
         console.stdout.write(out)
     }
 
     public func showSaved(_ result: EditCatResult) {
         status.clear()
-        let filters = result.isGallery ? "gallery of \(result.filters.count) filters" : result.filters.joined(separator: " → ")
+        let filters =
+            result.isGallery ? "gallery of \(result.filters.count) filters" : result.filters.joined(separator: " → ")
         let output = result.output == "-" ? "stdout" : result.output
-        console.stderr.write("saved \(output): \(result.width)x\(result.height), \(filters), \(result.milliseconds) ms\n")
+        console.stderr.write(
+            "saved \(output): \(result.width)x\(result.height), \(filters), \(result.milliseconds) ms\n")
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -20,7 +20,8 @@ public enum TerminalPicture {
                 case .none:
                     out.append(Self.ramp(luma(top) / 2 + luma(bottom) / 2))
                 case .trueColor, .ansi256:
-                    let fg = code(top, depth: depth, foreground: true), bg = code(bottom, depth: depth, foreground: false)
+                    let fg = code(top, depth: depth, foreground: true),
+                        bg = code(bottom, depth: depth, foreground: false)
                     if (fg, bg) != last { out += "\u{1B}[\(fg);\(bg)m"; last = (fg, bg) }
                     out += "▀"
                 }

@@ -14,19 +14,22 @@ public final class BatchJSONView: BatchView {
         self.wording = wording
     }
 
-
     public func showFileResult(_ result: BatchFileResult) {
-        var pairs: [(String, JSONValue)] = [("event", .string("file")), ("input", .string(result.input)),
-                                            ("output", .string(result.output)), ("ok", .bool(result.ok))]
+        var pairs: [(String, JSONValue)] = [
+            ("event", .string("file")), ("input", .string(result.input)),
+            ("output", .string(result.output)), ("ok", .bool(result.ok)),
+        ]
         if let error = result.error { pairs.append(("error", .string(error))) }
         pairs.append(("ms", .int(result.milliseconds)))
         json.emit(pairs)
     }
 
     public func showSummary(_ summary: BatchSummary) {
-        json.emit([("event", .string("summary")), ("ok", .int(summary.ok)), ("failed", .int(summary.failed)),
-                   ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
-                   ("interrupted", .bool(summary.interrupted))])
+        json.emit([
+            ("event", .string("summary")), ("ok", .int(summary.ok)), ("failed", .int(summary.failed)),
+            ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+            ("interrupted", .bool(summary.interrupted)),
+        ])
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -15,24 +15,32 @@ public final class EditCatJSONView: EditCatView {
     }
 
     public func updateProgress(_ progress: EditCatProgress) {
-        json.emit([("event", .string("progress")), ("percent", .int(progress.percent)),
-                   ("label", .string(progress.label))])
+        json.emit([
+            ("event", .string("progress")), ("percent", .int(progress.percent)),
+            ("label", .string(progress.label)),
+        ])
     }
 
     public func showImageInfo(_ info: EditCatImageInfo) {
-        json.emit([("event", .string("decoded")), ("input", .string(info.input)), ("format", .string(info.format)),
-                   ("width", .int(info.width)), ("height", .int(info.height))])
+        json.emit([
+            ("event", .string("decoded")), ("input", .string(info.input)), ("format", .string(info.format)),
+            ("width", .int(info.width)), ("height", .int(info.height)),
+        ])
     }
 
     public func showGallery(_ gallery: EditCatGallery) {
-        json.emit([("event", .string("gallery")), ("filters", .array(gallery.specs.map { .string($0) })),
-                   ("columns", .int(gallery.columns))])
+        json.emit([
+            ("event", .string("gallery")), ("filters", .array(gallery.specs.map { .string($0) })),
+            ("columns", .int(gallery.columns)),
+        ])
     }
 
     public func showSaved(_ result: EditCatResult) {
-        json.emit([("event", .string("saved")), ("input", .string(result.input)), ("output", .string(result.output)),
-                   ("width", .int(result.width)), ("height", .int(result.height)),
-                   ("filters", .array(result.filters.map { .string($0) })), ("ms", .int(result.milliseconds))])
+        json.emit([
+            ("event", .string("saved")), ("input", .string(result.input)), ("output", .string(result.output)),
+            ("width", .int(result.width)), ("height", .int(result.height)),
+            ("filters", .array(result.filters.map { .string($0) })), ("ms", .int(result.milliseconds)),
+        ])
     }
 
     public func showError(_ failure: SceneFailure) {

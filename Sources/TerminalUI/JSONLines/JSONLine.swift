@@ -24,7 +24,8 @@ public indirect enum JSONValue: Sendable, Equatable {
         switch self {
         case let .string(s): JSONValue.quote(s, into: &out)
         case let .int(i): out += String(i)
-        case let .double(d): out += d.isFinite ? (d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)) : "null"
+        case let .double(d):
+            out += d.isFinite ? (d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)) : "null"
         case let .bool(b): out += b ? "true" : "false"
         case .null: out += "null"
         case let .array(items):
@@ -56,7 +57,8 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

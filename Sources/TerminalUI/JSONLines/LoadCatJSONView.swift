@@ -14,15 +14,19 @@ public final class LoadCatJSONView: LoadCatView {
     }
 
     public func showCatFound(_ cat: LoadCatFound) {
-        json.emit([("event", .string("cat")), ("provider", .string(cat.provider)),
-                   ("id", cat.id.map { .string($0) } ?? .null), ("url", .string(cat.url))])
+        json.emit([
+            ("event", .string("cat")), ("provider", .string(cat.provider)),
+            ("id", cat.id.map { .string($0) } ?? .null), ("url", .string(cat.url)),
+        ])
     }
 
     public func showLoaded(_ result: LoadCatResult) {
-        json.emit([("event", .string("loaded")), ("provider", .string(result.provider)),
-                   ("id", result.id.map { .string($0) } ?? .null), ("url", .string(result.url)),
-                   ("width", .int(result.width)), ("height", .int(result.height)), ("bytes", .int(result.bytes)),
-                   ("output", result.output.map { .string($0) } ?? .null)])
+        json.emit([
+            ("event", .string("loaded")), ("provider", .string(result.provider)),
+            ("id", result.id.map { .string($0) } ?? .null), ("url", .string(result.url)),
+            ("width", .int(result.width)), ("height", .int(result.height)), ("bytes", .int(result.bytes)),
+            ("output", result.output.map { .string($0) } ?? .null),
+        ])
     }
 
     public func showError(_ failure: SceneFailure) {

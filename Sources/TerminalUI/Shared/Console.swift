@@ -51,8 +51,10 @@ public struct Console: Sendable {
     public let columns: Int
     public let rows: Int
 
-    public init(stdout: any TextSink, stderr: any TextSink, stderrIsTerminal: Bool, color: Bool,
-                stdoutIsTerminal: Bool = false, colorDepth: ColorDepth = .none, columns: Int = 80, rows: Int = 24) {
+    public init(
+        stdout: any TextSink, stderr: any TextSink, stderrIsTerminal: Bool, color: Bool,
+        stdoutIsTerminal: Bool = false, colorDepth: ColorDepth = .none, columns: Int = 80, rows: Int = 24
+    ) {
         self.stdout = stdout
         self.stderr = stderr
         self.stderrIsTerminal = stderrIsTerminal
@@ -69,14 +71,16 @@ public struct Console: Sendable {
         let errTTY = isatty(STDERR_FILENO) == 1, outTTY = isatty(STDOUT_FILENO) == 1
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
         let colorTerm = (environment["COLORTERM"] ?? "").lowercased()
-        let depth: ColorDepth = noColor ? .none : (colorTerm == "truecolor" || colorTerm == "24bit") ? .trueColor : .ansi256
+        let depth: ColorDepth =
+            noColor ? .none : (colorTerm == "truecolor" || colorTerm == "24bit") ? .trueColor : .ansi256
         var size = winsize()
         let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
         let columns = known ? Int(size.ws_col) : Int(environment["COLUMNS"] ?? "") ?? 80
         let rows = known ? Int(size.ws_row) : Int(environment["LINES"] ?? "") ?? 24
-        return Console(stdout: FileDescriptorSink(fd: STDOUT_FILENO), stderr: FileDescriptorSink(fd: STDERR_FILENO),
-                       stderrIsTerminal: errTTY, color: !noColor, stdoutIsTerminal: outTTY, colorDepth: depth,
-                       columns: columns, rows: rows)
+        return Console(
+            stdout: FileDescriptorSink(fd: STDOUT_FILENO), stderr: FileDescriptorSink(fd: STDERR_FILENO),
+            stderrIsTerminal: errTTY, color: !noColor, stdoutIsTerminal: outTTY, colorDepth: depth,
+            columns: columns, rows: rows)
     }
 }
 

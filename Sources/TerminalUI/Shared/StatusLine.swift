@@ -45,7 +45,8 @@ public struct FailureWording: Sendable {
 
     /// The stderr line for a failure; an interruption gets no "error:" label.
     func errorLine(_ failure: SceneFailure, color: Bool) -> String {
-        failure.status == .interrupted ? "catctl: \(message(failure))\n" : Self.errorLine(message(failure), color: color)
+        failure.status == .interrupted
+            ? "catctl: \(message(failure))\n" : Self.errorLine(message(failure), color: color)
     }
 
     /// `catctl: error: MESSAGE`, the label red when colours are allowed.

@@ -21,7 +21,9 @@ public struct ViewFactory {
     }
 
     public func editCat() -> any EditCatView {
-        json ? EditCatJSONView(console: console, wording: wording) : EditCatTerminalView(console: console, wording: wording)
+        json
+            ? EditCatJSONView(console: console, wording: wording)
+            : EditCatTerminalView(console: console, wording: wording)
     }
 
     /// The Load Cat view and the Edit Cat view it hands over to (`load --filter`).
@@ -29,7 +31,8 @@ public struct ViewFactory {
         if json { return (LoadCatJSONView(console: console, wording: wording), editCat()) }
         let load: any LoadCatView =
             picturesAllowed(output: output)
-            ? LoadCatTerminalView(console: console, wording: wording) : LoadCatPlainView(console: console, wording: wording)
+            ? LoadCatTerminalView(console: console, wording: wording)
+            : LoadCatPlainView(console: console, wording: wording)
         return (load, editCat())
     }
 
