@@ -91,7 +91,7 @@ struct BatchInterruptTests {
                 atPath: Fixtures.path("photos/chelsea.png"), toPath: src.appendingPathComponent("cat\(i).png").path)
         }
         let process = Process()
-        process.executableURL = Catctl.executable
+        process.executableURL = try #require(Catctl.executable)
         process.arguments = [
             "batch", "--jobs", "1", "--filter", "blur:4", "--png-level", "9", "--output-dir", out.path, src.path,
         ]

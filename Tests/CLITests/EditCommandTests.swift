@@ -10,7 +10,7 @@ struct EditCommandTests {
     let cat = Fixtures.path("jpeg/chelsea-420.jpg")
 
     @Test func binaryIsThere() throws {
-        let executable = Catctl.executable
+        let executable = try #require(Catctl.executable, "build the catctl product first")
         #expect(FileManager.default.isExecutableFile(atPath: executable.path))
     }
 

@@ -37,7 +37,7 @@ struct HostileInputTests {
             ["filters", "--json"],
         ] {
             let process = Process()
-            process.executableURL = Catctl.executable
+            process.executableURL = try #require(Catctl.executable)
             process.arguments = args
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
@@ -61,7 +61,7 @@ struct HostileInputTests {
             try ImageEncoder.encode(image, to: fd, path: input, options: EncodeOptions(format: .png, pngLevel: 0))
         }
         let process = Process()
-        process.executableURL = Catctl.executable
+        process.executableURL = try #require(Catctl.executable)
         process.arguments = [
             "edit", "--filter", "blur:12", "--filter", "sharpen:3", "--png-level", "9", "--threads", "1",
             input, out.path + "/o.png",

@@ -112,7 +112,7 @@ struct LoadCommandTests {
         let server = try CatServer.start()
         defer { server.stop() }
         let dir = try Fixtures.temporaryDirectory()
-        let executable = Catctl.executable
+        let executable = try #require(Catctl.executable)
         let process = Process()
         process.executableURL = executable
         process.arguments = [
