@@ -13,7 +13,9 @@ OpenCV's fastest transform is a 3x3 matrix on a 3-channel image; it is timed bot
 3-channel BGR (the bar) and on 4-channel BGRA with a 4x4 matrix (the same pixels catctl
 sees), and GaussianBlur on both too. Usage:
 
-    python3 Benchmarks/compare-opencv.py [--rounds 5] [--size 4032x3024]
+    python3 Benchmarks/compare-opencv.py [--rounds 5] [--size 4032x3024] [--before OLD_CATCTL]
+
+--before times an older build of catctl in the same rounds (before/after a change).
 
 Installs opencv-python-headless with pip when missing, builds catctl in release mode.
 """
@@ -92,6 +94,7 @@ def main():
     ap.add_argument("--size", default="4032x3024")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/catctl"))
+    ap.add_argument("--before", help="an older catctl binary, timed in the same rounds")
     a = ap.parse_args()
     w, h = (int(v) for v in a.size.lower().split("x"))
 
@@ -103,7 +106,7 @@ def main():
     print(f"catctl vs OpenCV {cv2.__version__}, {w}x{h}, {a.rounds} rounds, median of {a.reps} per round",
           file=sys.stderr)
 
-    specs = ["sepia", "saturate:1.4", "blur:3"]
+    specs = ["sepia", "saturate:1.4", "blur:3", "sharpen", "vignette"]
     rows = {}
     def add(key, v):
         rows.setdefault(key, []).append(v)
@@ -129,6 +132,11 @@ def main():
         add("blur:3: vs OpenCV RGB", fast["blur:3"] / cv["blur:3 rgb"])
         add("blur:3: 2 threads vs 1", two["results"][0]["mpix_s"] / fast["blur:3"])
         add("copy baseline MPix/s", copy)
+        if a.before:
+            old = catctl_bench(a.before, specs, a.size, 1, a.reps)
+            old_fast = {x["filter"]: x["mpix_s"] for x in old["results"]}
+            for s in specs:
+                add(f"{s}: after/before (speed)", fast[s] / old_fast[s])
         print(f"  round {r + 1}: copy {copy:.0f}, sepia {fast['sepia']:.0f} (OpenCV {cv['sepia rgb']:.0f}), "
               f"blur {fast['blur:3']:.0f} (OpenCV {cv['blur:3 rgba']:.0f})", file=sys.stderr)
 

@@ -4,6 +4,9 @@
 # numpy from PyPI to make the 12 MP test cat), builds catctl in release mode, makes the
 # inputs, runs catctl and vips alternately, and prints medians, ratios and peak memory.
 #   Benchmarks/compare-vips.sh [runs]        (default 5 runs per case)
+#   CATCTL_BEFORE=/path/to/old/catctl Benchmarks/compare-vips.sh
+#       also times an older build in the same rounds (before/after a change) and prints
+#       after/before ratios, plus a spatial chain (sharpen, vignette) that vips does not run.
 # Targets (issue 5): JPEG->JPEG <= 0.7x vips; JPEG->PNG <= 0.5x and size <= 1.05x;
 # progressive 14.7 MP JPEG->JPEG <= 0.85x; batch of 8 with 2 jobs <= 0.7x xargs -P2 vips;
 # peak memory of one 12 MP JPEG->JPEG <= 1.5x vips's.
@@ -23,6 +26,7 @@ python3 -c "import PIL, numpy" 2>/dev/null || python3 -m pip install -q pillow n
 scripts/install-deps
 swift build -c release --product catctl >/dev/null
 catctl=$PWD/.build/release/catctl
+before=${CATCTL_BEFORE:-}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -59,6 +63,17 @@ for r in $(seq "$runs"); do
   rm -rf "$work/bc" "$work/bv"; mkdir -p "$work/bv"
   measure cat_batch "$catctl" batch --jobs 2 --filter sepia --quality 90 --output-dir "$work/bc" "$work/batch-in"
   measure vips_batch sh -c "cd '$work/batch-in' && ls | xargs -P2 -I{} vips recomb {} '$work/bv/{}[Q=90]' '$work/sepia.mat'"
+  if [ -n "$before" ]; then
+    measure old_jpg "$before" edit --filter sepia --quality 90 --force "$work/cat12.jpg" "$work/o.jpg"
+    measure old_png "$before" edit --filter sepia --force "$work/cat12.jpg" "$work/o.png"
+    measure old_prog "$before" edit --filter sepia --quality 90 --force "$volna" "$work/op.jpg"
+    rm -rf "$work/bo"
+    measure old_batch "$before" batch --jobs 2 --filter sepia --quality 90 --output-dir "$work/bo" "$work/batch-in"
+    measure cat_spatial "$catctl" edit --filter sharpen --filter vignette --force "$work/cat12.jpg" "$work/s.jpg"
+    measure old_spatial "$before" edit --filter sharpen --filter vignette --force "$work/cat12.jpg" "$work/os.jpg"
+    measure cat_blur "$catctl" edit --filter sepia --filter blur:3 --force "$work/cat12.jpg" "$work/b.png"
+    measure old_blur "$before" edit --filter sepia --filter blur:3 --force "$work/cat12.jpg" "$work/ob.png"
+  fi
 done
 
 pngcheck -q "$work/c.png" && echo "pngcheck: catctl's PNG is valid"
@@ -76,3 +91,14 @@ cs=$(stat -c %s "$work/c.png"); vs=$(stat -c %s "$work/v.png")
 printf '%-34s catctl %d  vips %d  ratio %s  (target <= 1.05)\n' "PNG size (bytes)" "$cs" "$vs" "$(ratio "$cs" "$vs")"
 cm=$(median_col cat_jpg 2); vm=$(median_col vips_jpg 2)
 printf '%-34s catctl %d KiB  vips %d KiB  ratio %s  (target <= 1.5)\n' "peak RSS, 12 MP JPEG->JPEG" "$cm" "$vm" "$(ratio "$cm" "$vm")"
+if [ -n "$before" ]; then
+  echo "after/before ($before):"
+  for pair in "12 MP JPEG->JPEG sepia q90:jpg" "12 MP JPEG->PNG sepia:png" "14.7 MP progressive JPEG->JPEG:prog" \
+               "batch of 8, 2 jobs:batch" "12 MP sharpen+vignette (2 spatial):spatial" "12 MP sepia+blur:3 ->PNG:blur"; do
+    label=${pair%:*}; key=${pair##*:}
+    c=$(median_col "cat_$key" 1); o=$(median_col "old_$key" 1)
+    printf '%-34s after %6.3f s  before %6.3f s  ratio %s\n' "$label" "$c" "$o" "$(ratio "$c" "$o")"
+  done
+  cmp -s "$work/c.jpg" "$work/o.jpg" && cmp -s "$work/c.png" "$work/o.png" && cmp -s "$work/s.jpg" "$work/os.jpg" \
+    && cmp -s "$work/b.png" "$work/ob.png" && echo "outputs: byte-identical before and after"
+fi

@@ -48,6 +48,8 @@ public struct FilterDefinition: Sendable {
     let maximum: Double?
     /// How the value is written in help and messages: `SIGMA`, `AMOUNT`; nil when it takes none.
     public let valueName: String?
+    /// The value the gallery shows the filter with, when not its default.
+    let showcase: String?
 
     /// The largest factor any filter takes unless it says otherwise: far past any useful
     /// look, and small enough that every matrix entry stays finite.
@@ -56,9 +58,10 @@ public struct FilterDefinition: Sendable {
     /// A spatial filter: one spatial stage for a value.
     init(
         name: String, parameter: FilterParameter, valueName: String? = nil, maximum: Double? = nil,
-        description: String, stage: @escaping @Sendable (Double) -> any SpatialStage
+        description: String, showcase: String? = nil, stage: @escaping @Sendable (Double) -> any SpatialStage
     ) {
         self.name = name
+        self.showcase = showcase
         self.kind = .spatial
         self.parameter = parameter
         self.valueName = valueName ?? parameter.placeholder
@@ -69,10 +72,11 @@ public struct FilterDefinition: Sendable {
 
     /// A colour filter: a chain of colour matrices.
     init(
-        name: String, parameter: FilterParameter, description: String,
+        name: String, parameter: FilterParameter, description: String, showcase: String? = nil,
         color: @escaping @Sendable (Double) -> [ColorMatrix]
     ) {
         self.name = name
+        self.showcase = showcase
         self.kind = .color
         self.parameter = parameter
         self.valueName = parameter.placeholder
@@ -82,18 +86,9 @@ public struct FilterDefinition: Sendable {
     }
 
     /// The spec that shows off the filter (in `edit --gallery`): the default, unless the
-    /// default leaves the picture unchanged or barely changed.
+    /// filter names a value that shows it better (the default leaves the picture as it is).
     public var showcaseSpec: String {
-        switch name {
-        case "hue-rotate": return "hue-rotate:90"
-        case "saturate": return "saturate:1.8"
-        case "brightness": return "brightness:1.3"
-        case "contrast": return "contrast:1.5"
-        case "blur": return "blur:3"
-        case "sharpen": return "sharpen:2"
-        case "vignette": return "vignette:0.8"
-        default: return name
-        }
+        showcase.map { "\(name):\($0)" } ?? name
     }
 
     /// `sepia[:AMOUNT]`, `blur[:SIGMA]`, `mono`.

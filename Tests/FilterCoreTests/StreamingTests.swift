@@ -11,28 +11,21 @@ struct StreamingTests {
     func wholeImage(_ bytes: [UInt8], _ specs: [String], _ options: EncodeOptions) throws -> [UInt8] {
         let image = try ImageDecoder.decode(bytes, name: "in").pixels
         let filtered = try FilterChain(specs: specs).apply(to: image, threads: 2)
-        return try encodeToBytes { fd in try ImageEncoder.encode(filtered, to: fd, path: "out", options: options) }
+        return try Fixtures.writtenBytes { fd in
+            try ImageEncoder.encode(filtered, to: fd, path: "out", options: options)
+        }
     }
 
     func streamed(_ bytes: [UInt8], _ specs: [String], _ options: EncodeOptions) throws -> [UInt8]? {
         let reader = try ImageReader(bytes: bytes, name: "in")
         let chain = try FilterChain(specs: specs)
         guard StreamingPipeline.canStream(chain, reader) else { return nil }
-        return try encodeToBytes { fd in
+        return try Fixtures.writtenBytes { fd in
             let writer = try ImageWriter(
                 fd: fd, path: "out", width: reader.width, height: reader.height,
                 hasAlpha: reader.hasAlpha, options: options)
             try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
         }
-    }
-
-    func encodeToBytes(_ body: (Int32) throws -> Void) throws -> [UInt8] {
-        let dir = try Fixtures.temporaryDirectory()
-        let path = dir.appendingPathComponent("o").path
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        try body(fd)
-        close(fd)
-        return try InputFile.read(path)
     }
 
     static let colourSpecs =

@@ -6,15 +6,6 @@ import Testing
 /// The parallel PNG writer against libpng's decoder and pngcheck.
 @Suite("Parallel PNG encoder")
 struct PNGEncoderTests {
-    func encodeToBytes(_ body: (Int32) throws -> Void) throws -> [UInt8] {
-        let dir = try Fixtures.temporaryDirectory()
-        let path = dir.appendingPathComponent("o").path
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        try body(fd)
-        close(fd)
-        return try InputFile.read(path)
-    }
-
     @Test(
         "parallel PNG round-trips through libpng exactly",
         arguments: [(1, 1), (5, 1), (1, 7), (33, 17), (300, 541), (97, 1025)])
@@ -24,7 +15,7 @@ struct PNGEncoderTests {
             image.hasAlpha = alpha
             if !alpha { for y in 0..<image.height { for x in 0..<image.width { image.row(y)[4 * x + 3] = 255 } } }
             for (threads, level) in [(1, 3), (2, 6), (5, 9), (3, 0)] {
-                let bytes = try encodeToBytes { fd in
+                let bytes = try Fixtures.writtenBytes { fd in
                     try ImageEncoder.encode(
                         image, to: fd, path: "o",
                         options: EncodeOptions(format: .png, pngLevel: level, threads: threads))

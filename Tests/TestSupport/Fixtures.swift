@@ -28,6 +28,15 @@ public enum Fixtures {
         return url
     }
 
+    /// The bytes `body` writes to a new file descriptor (an encoder under test).
+    public static func writtenBytes(_ body: (Int32) throws -> Void) throws -> [UInt8] {
+        let path = try temporaryDirectory().appendingPathComponent("o").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(fd) }
+        try body(fd)
+        return try InputFile.read(path)
+    }
+
     /// The names of the files in a folder, sorted.
     public static func contents(of dir: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()

@@ -58,7 +58,7 @@ public final class BatchPresenter {
         let options = EditOptions(
             encode: EncodeOptions(
                 format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
-                threads: max(1, ProcessInfo.processInfo.activeProcessorCount / request.jobs)),
+                threads: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, request.jobs))),
             maxPixels: request.maxPixels)
 
         let outputs = BatchPlanning.outputs(

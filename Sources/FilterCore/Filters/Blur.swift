@@ -31,6 +31,7 @@ extension FilterDefinition {
     static let blur = FilterDefinition(
         name: "blur", parameter: .factor(default: 2), valueName: "SIGMA", maximum: GaussianKernel.maximumSigma,
         description: "Gaussian blur, SIGMA in pixels (0-100; the kernel reaches 3 sigma); default 2",
+        showcase: "3",
         stage: { BlurStage(sigma: $0) })
 }
 

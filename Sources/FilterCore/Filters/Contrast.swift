@@ -10,5 +10,6 @@ extension FilterDefinition {
     static let contrast = FilterDefinition(
         name: "contrast", parameter: .factor(default: 1),
         description: "W3C contrast(FACTOR): 0 flat grey, 1 unchanged, above 1 more contrast; default 1",
+        showcase: "1.5",
         color: { [.contrast($0)] })
 }

@@ -17,5 +17,6 @@ extension FilterDefinition {
     static let hueRotate = FilterDefinition(
         name: "hue-rotate", parameter: .angle(default: 0),
         description: "W3C hue-rotate(ANGLE): degrees, or with deg/rad/grad/turn; default 0",
+        showcase: "90",
         color: { [.hueRotate(degrees: $0)] })
 }

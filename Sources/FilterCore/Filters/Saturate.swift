@@ -13,5 +13,6 @@ extension FilterDefinition {
     static let saturate = FilterDefinition(
         name: "saturate", parameter: .factor(default: 1),
         description: "W3C saturate(FACTOR): 0 grey, 1 unchanged, above 1 more colourful; default 1",
+        showcase: "1.8",
         color: { [.saturate($0)] })
 }

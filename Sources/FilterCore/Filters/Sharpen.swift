@@ -5,6 +5,7 @@ extension FilterDefinition {
     static let sharpen = FilterDefinition(
         name: "sharpen", parameter: .factor(default: 1), valueName: "AMOUNT", maximum: 20,
         description: "Unsharp mask: adds AMOUNT x (image - its blur of sigma 1) (0-20); default 1",
+        showcase: "2",
         stage: { SharpenStage(amount: $0) })
 }
 

@@ -5,6 +5,7 @@ extension FilterDefinition {
     static let vignette = FilterDefinition(
         name: "vignette", parameter: .amount(default: 0.5),
         description: "Darkens towards the corners, by up to AMOUNT (0-1) at the very corner; default 0.5",
+        showcase: "0.8",
         stage: { VignetteStage(amount: $0) })
 }
 
