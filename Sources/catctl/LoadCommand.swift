@@ -9,9 +9,14 @@ struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch a random cat, show it in the terminal, save or edit it.",
         discussion: """
-            Providers: thecatapi (default; key from --api-key or CATCTL_API_KEY, sent as x-api-key), \
-            cataas, randomcat, and folder (a random JPEG/PNG from --endpoint DIR, by default the \
-            bundled Resources/cats: works offline).
+            Providers (the README shows each one's request and reply):
+            thecatapi (default): https://api.thecatapi.com/v1/images/search; a key from --api-key \
+            or CATCTL_API_KEY goes in x-api-key, never printed; the breed is shown when named.
+            cataas: <root>/cat?json=true (root https://cataas.com), /cat/TAG with --tag, \
+            /cat/says/TEXT with --says; a reply with no url means <root>/cat/<id>.
+            randomcat: a server answering {"file": URL}; --endpoint is required (random.cat is gone).
+            folder: a random JPEG/PNG in --endpoint DIR, by default the bundled cats (offline).
+
             Without -o the cat is only shown. With -o FILE the downloaded bytes are kept as they \
             are when FILE's extension is the cat's format, and re-encoded otherwise. With --filter \
             the decoded cat goes straight to the edit scene and the result is saved to -o.
@@ -20,6 +25,7 @@ struct Load: AsyncParsableCommand {
               catctl load
               catctl load --provider folder -o cat.jpg
               catctl load --filter sepia -o sepia-cat.png
+              catctl load --provider cataas --says "hello" -o hello.jpg
             """)
 
     @Option(help: ArgumentHelp("Where cats come from.", valueName: "name"))
@@ -27,6 +33,12 @@ struct Load: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The provider's URL (a folder for folder).", valueName: "URL|DIR"))
     var endpoint: String?
+
+    @Option(help: ArgumentHelp("cataas only: a cat saying TEXT (/cat/says/TEXT).", valueName: "TEXT"))
+    var says: String?
+
+    @Option(help: ArgumentHelp("cataas only: a cat with this tag (/cat/TAG).", valueName: "TAG"))
+    var tag: String?
 
     @Option(name: .customLong("api-key"), help: "thecatapi key (default: CATCTL_API_KEY); never printed.")
     var apiKey: String?
@@ -72,6 +84,15 @@ struct Load: AsyncParsableCommand {
         guard maxReplyBytes > 0 else { throw ValidationError("--max-reply-bytes must be positive") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with -o -") }
         if output == nil && !filters.isEmpty { throw ValidationError("--filter needs -o FILE to save the edited cat") }
+        if provider != .cataas && (says != nil || tag != nil) {
+            throw ValidationError("--says and --tag ask cataas for a cat; use them with --provider cataas")
+        }
+        if says?.isEmpty == true || tag?.isEmpty == true { throw ValidationError("--says and --tag need some text") }
+        if provider.needsEndpoint && endpoint == nil {
+            throw ValidationError(
+                "\(provider.rawValue) has no public server any more (random.cat has been down since 2023): "
+                    + "give --endpoint URL of a server that answers {\"file\": URL}")
+        }
         _ = try outputFormat()
     }
 
@@ -97,6 +118,7 @@ struct Load: AsyncParsableCommand {
         providerLimits.maxJSONBytes = maxReplyBytes
         let catProvider = CatProviders.make(
             provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
+            query: CatQuery(says: says, tag: tag),
             client: HTTPClient(options: options), limits: providerLimits,
             formats: Router.catImageFormats)
         var request = LoadRequest(

@@ -48,6 +48,35 @@ struct LoadCommandTests {
         }
     }
 
+    @Test func catAPIsAsTheyAnswerToday() throws {
+        let server = try CatServer.start()
+        defer { server.stop() }
+        // TheCatAPI's breed: in the plain lines and in JSON.
+        let plain = try load(server, "/thecatapi-breeds", [])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdoutText.contains("breed: Bengal\ntemperament: Alert, Agile, Energetic\n"))
+        let json = try load(server, "/thecatapi-breeds", ["--json"])
+        let last = try #require(json.stdoutLines.last)
+        #expect(last.contains(#""breed":"Bengal","temperament":"Alert, Agile, Energetic""#), "\(last)")
+        // cataas: the old id-only shape, and a caption.
+        for extra in [["--provider", "cataas"], ["--provider", "cataas", "--says", "Hello, wörld!"]] {
+            let path = extra.count == 2 ? "/cataas-old" : "/cataas-new"
+            let result = try load(server, path, extra + ["--json"])
+            #expect(result.status == 0, "\(extra): \(result.stderr)")
+            #expect(result.stdoutLines.last?.contains(#""event":"loaded""#) == true)
+        }
+        #expect(server.requests.contains { $0.target == "/cataas-new/cat/says/Hello%2C%20w%C3%B6rld%21?json=true" })
+        // Usage: --says/--tag belong to cataas; randomcat has no public server any more.
+        for (args, message) in [
+            (["load", "--says", "hi"], "use them with --provider cataas"),
+            (["load", "--provider", "folder", "--tag", "orange"], "use them with --provider cataas"),
+            (["load", "--provider", "randomcat"], "random.cat has been down since 2023"),
+        ] {
+            let result = try Catctl.run(args)
+            #expect(result.status == 64 && result.stderr.contains(message), "\(args): \(result.stderr)")
+        }
+    }
+
     @Test func filterGoesStraightToTheEditScene() throws {
         let server = try CatServer.start()
         defer { server.stop() }

@@ -18,13 +18,13 @@ struct ProviderTests {
     }
 
     func provider(
-        _ name: CatProviderKind, _ endpoint: String, key: String? = nil, timeout: Double = 5,
-        maxBytes: Int? = nil
+        _ name: CatProviderKind, _ endpoint: String, key: String? = nil, query: CatQuery = CatQuery(),
+        timeout: Double = 5, maxBytes: Int? = nil
     ) -> any CatProvider {
         var limits = ProviderLimits()
         if let maxBytes { limits.maxImageBytes = maxBytes }
         return CatProviders.make(
-            name, endpoint: endpoint, apiKey: key, client: client(timeout: timeout), limits: limits,
+            name, endpoint: endpoint, apiKey: key, query: query, client: client(timeout: timeout), limits: limits,
             formats: Router.catImageFormats)
     }
 
@@ -162,6 +162,36 @@ struct ProviderTests {
         while started.next() < 2 { try await Task.sleep(for: .milliseconds(20)) }
         task.cancel()
         await #expect(throws: NetworkError.cancelled) { _ = try await task.value }
+    }
+
+    @Test func theCatAPIBreed() async throws {
+        let server = try CatServer.start()
+        defer { server.stop() }
+        let cat = try await provider(.thecatapi, server.baseURL + "/thecatapi-breeds").locateCat()
+        #expect(cat.breed == CatBreed(name: "Bengal", temperament: "Alert, Agile, Energetic"))
+        #expect(try await provider(.thecatapi, server.baseURL + "/thecatapi").locateCat().breed == nil)
+    }
+
+    @Test func cataasOldAndNewShapesTagsAndCaptions() async throws {
+        let server = try CatServer.start()
+        defer { server.stop() }
+        // Old: only "_id", no URL: the image is <root>/cat/<id>.
+        let (old, oldBytes) = try await fetch(provider(.cataas, server.baseURL + "/cataas-old/"))
+        #expect(old == CatReference(provider: "cataas", id: "old1", url: server.baseURL + "/cataas-old/cat/old1"))
+        #expect(oldBytes == CatServer.jpeg)
+        // Now: "id" and an absolute URL.
+        let (new, newBytes) = try await fetch(provider(.cataas, server.baseURL + "/cataas-new"))
+        #expect(new.id == "new1" && new.url == server.baseURL + "/img/cat.png" && newBytes == CatServer.png)
+        // --tag, --says (percent-encoded, UTF-8 included), and both.
+        for (query, id, target) in [
+            (CatQuery(tag: "orange"), "tag1", "/cataas-new/cat/orange?json=true"),
+            (CatQuery(says: "Hello, wörld!"), "says1", "/cataas-new/cat/says/Hello%2C%20w%C3%B6rld%21?json=true"),
+            (CatQuery(says: "hi/there", tag: "orange"), "both1", "/cataas-new/cat/orange/says/hi%2Fthere?json=true"),
+        ] {
+            let (cat, bytes) = try await fetch(provider(.cataas, server.baseURL + "/cataas-new", query: query))
+            #expect(cat.id == id && bytes == CatServer.jpeg, "\(query)")
+            #expect(server.requests.contains { $0.target == target }, "\(target)")
+        }
     }
 
     @Test func folderProvider() async throws {

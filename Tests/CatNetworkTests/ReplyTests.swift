@@ -36,6 +36,17 @@ struct ReplyTests {
         }
     }
 
+    @Test func cataasWithoutAURL() throws {
+        let body = Array(#"{"tags":[],"mimetype":"image/jpeg","_id":"a b/c"}"#.utf8)
+        let cat = try CatReplies.parse(
+            provider: "cataas", body: body, contentType: nil, replyURL: "https://c.example/x/cat?json=true",
+            root: "https://c.example/x")
+        #expect(cat.id == "a b/c" && cat.url == "https://c.example/x/cat/a%20b%2Fc")
+        // With no root, relative to the reply's host.
+        #expect(try parse("cataas", #"{"_id":"q"}"#).url == "https://cats.example/cat/q")
+        #expect(throws: NetworkError.self) { try parse("cataas", #"{"mimetype":"image/jpeg"}"#) }
+    }
+
     @Test func shapes() throws {
         let cat = try parse("thecatapi", #"[{"id":"a","url":"https://c/a.jpg","width":-5,"height":1e99}]"#)
         #expect(cat.width == nil && cat.height == nil, "nonsense sizes are dropped")

@@ -75,8 +75,12 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
 @MainActor
 @Suite("Load Cat presenter: the exact sequence of view calls")
 struct LoadCatPresenterTests {
+    let decoded = LoadCatDecoded(
+        provider: "thecatapi", id: "abc", url: "https://cats.example/abc.jpg", width: 64, height: 48, bytes: 200,
+        breed: "Bengal", temperament: "Alert, Agile")
     let reference = CatReference(
-        provider: "thecatapi", id: "abc", url: "https://cats.example/abc.jpg", width: 640, height: 480)
+        provider: "thecatapi", id: "abc", url: "https://cats.example/abc.jpg", width: 640, height: 480,
+        breed: CatBreed(name: "Bengal", temperament: "Alert, Agile"))
 
     func cat(preview: Bool = true) throws -> LoadedCat {
         let pixels = try PixelBuffer(width: 64, height: 48)
@@ -112,14 +116,9 @@ struct LoadCatPresenterTests {
                 .progress(LoadCatProgress(received: 100, expected: 200)),
                 .progress(LoadCatProgress(received: 200, expected: 200)),
                 .state(.decoding),
-                .decoded(
-                    LoadCatDecoded(
-                        provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48, bytes: 200)),
+                .decoded(decoded),
                 .image(width: 16, height: 12),
-                .loaded(
-                    LoadCatResult(
-                        provider: "thecatapi", id: "abc", url: reference.url, width: 64, height: 48,
-                        bytes: 200, output: nil)),
+                .loaded(LoadCatResult(cat: decoded, output: nil)),
                 .state(.done),
             ])
         #expect(
@@ -141,10 +140,7 @@ struct LoadCatPresenterTests {
         #expect(view.calls.contains(.state(.saving(output: output))))
         #expect(
             view.calls.suffix(2).first
-                == .loaded(
-                    LoadCatResult(
-                        provider: "thecatapi", id: "abc", url: reference.url,
-                        width: 64, height: 48, bytes: 200, output: output)))
+                == .loaded(LoadCatResult(cat: decoded, output: output)))
     }
 
     @Test(

@@ -36,6 +36,25 @@ public enum CatServer {
             c.respondJSON(#"{"_id":"c1","url":"/cat/c1","mimetype":"image/jpeg","tags":["cute"]}"#)
         }
         routes["/meow"] = { _, c in c.respondJSON(#"{"file":"/img/cat.png"}"#) }
+        // TheCatAPI with a breed; cataas as it answered over the years: an id and no URL
+        // (the image is <root>/cat/<id>), then an id and an absolute URL; tags and captions.
+        routes["/thecatapi-breeds"] = { _, c in
+            c.respondJSON(
+                #"[{"id":"b1","url":"/img/cat.jpg","width":97,"height":61,"#
+                    + #""breeds":[{"name":"Bengal","temperament":"Alert, Agile, Energetic"}]}]"#)
+        }
+        routes["/cataas-old/cat"] = { _, c in c.respondJSON(#"{"tags":[],"mimetype":"image/jpeg","_id":"old1"}"#) }
+        routes["/cataas-old/cat/old1"] = routes["/img/cat.jpg"]
+        let absolute: @Sendable (String, String) -> TestHTTPServer.Handler = { id, image in
+            { request, c in
+                let host = request.headers["host"] ?? "127.0.0.1"
+                c.respondJSON(#"{"id":"\#(id)","url":"http://\#(host)\#(image)","mimetype":"image/png","tags":[]}"#)
+            }
+        }
+        routes["/cataas-new/cat"] = absolute("new1", "/img/cat.png")
+        routes["/cataas-new/cat/orange"] = absolute("tag1", "/img/cat.jpg")
+        routes["/cataas-new/cat/says/Hello%2C%20w%C3%B6rld%21"] = absolute("says1", "/img/cat.jpg")
+        routes["/cataas-new/cat/orange/says/hi%2Fthere"] = absolute("both1", "/img/cat.jpg")
         // Redirects, compression.
         routes["/redirect"] = { _, c in
             c.writeHead(status: 302, headers: [("Location", "/thecatapi"), ("Content-Length", "0")])

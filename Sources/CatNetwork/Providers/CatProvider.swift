@@ -8,13 +8,31 @@ public struct CatReference: Sendable, Equatable {
     public let url: String
     public let width: Int?
     public let height: Int?
+    /// The cat's breed, when the reply names one (TheCatAPI's `breeds`).
+    public let breed: CatBreed?
 
-    public init(provider: String, id: String?, url: String, width: Int? = nil, height: Int? = nil) {
+    public init(
+        provider: String, id: String?, url: String, width: Int? = nil, height: Int? = nil,
+        breed: CatBreed? = nil
+    ) {
         self.provider = provider
         self.id = id
         self.url = url
         self.width = width
         self.height = height
+        self.breed = breed
+    }
+}
+
+/// A breed as TheCatAPI describes it.
+public struct CatBreed: Sendable, Equatable {
+    public let name: String
+    /// "Active, Energetic, Independent", when given.
+    public let temperament: String?
+
+    public init(name: String, temperament: String? = nil) {
+        self.name = name
+        self.temperament = temperament
     }
 }
 
@@ -63,19 +81,37 @@ public struct CatImageFormats: Sendable {
 /// The providers of docs/CLI.md.
 public enum CatProviderKind: String, Sendable, CaseIterable {
     case thecatapi, cataas, randomcat, folder
+
+    /// random.cat has been down since 2023: the provider stays for servers that answer its
+    /// shape, but has no public default.
+    public var needsEndpoint: Bool { self == .randomcat }
+}
+
+/// What kind of cat to ask for, where the provider can say (cataas).
+public struct CatQuery: Sendable, Equatable {
+    /// A caption drawn by the service (`/cat/says/TEXT`).
+    public var says: String?
+    /// A tag (`/cat/TAG`).
+    public var tag: String?
+
+    public init(says: String? = nil, tag: String? = nil) {
+        self.says = says
+        self.tag = tag
+    }
 }
 
 public enum CatProviders {
     /// `endpoint`: a URL (a folder for `folder`); nil for the provider's default.
     public static func make(
-        _ kind: CatProviderKind, endpoint: String?, apiKey: String?, client: HTTPClient,
+        _ kind: CatProviderKind, endpoint: String?, apiKey: String?, query: CatQuery = CatQuery(), client: HTTPClient,
         limits: ProviderLimits = ProviderLimits(), formats: CatImageFormats
     ) -> any CatProvider {
         switch kind {
         case .thecatapi:
             return TheCatAPIProvider(
                 endpoint: endpoint, apiKey: apiKey, client: client, limits: limits, formats: formats)
-        case .cataas: return CataasProvider(root: endpoint, client: client, limits: limits, formats: formats)
+        case .cataas:
+            return CataasProvider(root: endpoint, query: query, client: client, limits: limits, formats: formats)
         case .randomcat: return RandomCatProvider(endpoint: endpoint, client: client, limits: limits, formats: formats)
         case .folder:
             return FolderProvider(
@@ -91,6 +127,8 @@ protocol HTTPCatProvider: CatProvider {
     var client: HTTPClient { get }
     var limits: ProviderLimits { get }
     var formats: CatImageFormats { get }
+    /// Where an image is when a reply gives only its id (cataas); nil when it must give a URL.
+    var imageRoot: String? { get }
     var requestURL: String { get }
     var headers: [String] { get }
 }
@@ -98,10 +136,12 @@ protocol HTTPCatProvider: CatProvider {
 extension HTTPCatProvider {
     var headers: [String] { [] }
 
+    var imageRoot: String? { nil }
+
     public func locateCat() async throws -> CatReference {
         let reply = try await client.get(requestURL, headers: headers, maxBytes: limits.maxJSONBytes)
         return try CatReplies.parse(
-            provider: name, body: reply.body, contentType: reply.contentType, replyURL: reply.url)
+            provider: name, body: reply.body, contentType: reply.contentType, replyURL: reply.url, root: imageRoot)
     }
 
     public func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws
@@ -119,10 +159,11 @@ extension HTTPCatProvider {
 /// NetworkError.
 public enum CatReplies {
     /// `replyURL`: where the reply came from (after redirects): relative URLs in it are
-    /// resolved against it, as RFC 3986 says.
+    /// resolved against it, as RFC 3986 says. `root`: cataas's service root, for replies
+    /// that give only an id (the image is then `<root>/cat/<id>`).
     public static func parse(
         provider: String, body: [UInt8], contentType: String?,
-        replyURL: String
+        replyURL: String, root: String? = nil
     ) throws(NetworkError) -> CatReference {
         let base = replyURL
         func bad(_ reason: String) -> NetworkError { .badReply(provider: provider, url: replyURL, reason: reason) }
@@ -137,12 +178,20 @@ public enum CatReplies {
             return CatReference(
                 provider: provider, id: first["id"] as? String,
                 url: try imageURL(first["url"], base: base, bad: bad),
-                width: dimension(first["width"]), height: dimension(first["height"]))
+                width: dimension(first["width"]), height: dimension(first["height"]),
+                breed: breed((first["breeds"] as? [Any])?.first))
         case "cataas":
+            // Seen in the wild: {"_id","url" (relative),...}, {"id","url" (absolute),...} and
+            // {"_id","mimetype","tags"} with no URL at all: then the image is <root>/cat/<id>.
             guard let reply = json as? [String: Any] else { throw bad("expected a JSON object") }
-            let id = (reply["_id"] as? String) ?? (reply["id"] as? String)
+            let id = text(reply["id"]) ?? text(reply["_id"])
+            var url = reply["url"]
+            if url == nil, let id {
+                let path = "/cat/" + (id.addingPercentEncoding(withAllowedCharacters: pathSegment) ?? id)
+                url = root.map { $0 + path } ?? path
+            }
             return CatReference(
-                provider: provider, id: id, url: try imageURL(reply["url"], base: base, bad: bad),
+                provider: provider, id: id, url: try imageURL(url, base: base, bad: bad),
                 width: dimension(reply["width"]), height: dimension(reply["height"]))
         case "randomcat":
             guard let reply = json as? [String: Any] else { throw bad("expected a JSON object with \"file\"") }
@@ -152,6 +201,23 @@ public enum CatReplies {
         default:
             throw bad("unknown provider")
         }
+    }
+
+    /// The characters a path segment keeps as they are (RFC 3986 unreserved).
+    public static let pathSegment = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// A non-empty string of sane length, else nil.
+    static func text(_ value: Any?) -> String? {
+        guard let s = value as? String, !s.isEmpty, s.utf8.count <= 1024 else { return nil }
+        return s
+    }
+
+    /// The first of TheCatAPI's `breeds`, when it has a name.
+    static func breed(_ value: Any?) -> CatBreed? {
+        guard let entry = value as? [String: Any], let name = text(entry["name"]) else { return nil }
+        return CatBreed(name: name, temperament: text(entry["temperament"]))
     }
 
     /// A size in pixels: a positive whole number that fits, else nil.
@@ -178,9 +244,10 @@ public enum CatReplies {
     }
 }
 
-/// The folder of cats that ships with catctl (Resources/cats), found from the executable.
+/// The folder of cats that ships with catctl, found from the executable: `Resources/cats`
+/// in a source tree, `share/catctl/cats` beside `bin/` once installed (scripts/install).
 public enum BundledCats {
-    /// $CATCTL_CATS_DIR, or the nearest Resources/cats above the executable.
+    /// $CATCTL_CATS_DIR, or the nearest Resources/cats or share/catctl/cats above the executable.
     public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let dir = environment["CATCTL_CATS_DIR"] { return dir }
         let exe =
@@ -188,10 +255,12 @@ public enum BundledCats {
             ?? CommandLine.arguments.first ?? "."
         var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {
-            let candidate = dir.appendingPathComponent("Resources/cats")
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
-                return candidate.path
+            for place in ["share/catctl/cats", "Resources/cats"] {
+                let candidate = dir.appendingPathComponent(place)
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
+                    return candidate.path
+                }
             }
             dir = dir.deletingLastPathComponent()
         }

@@ -67,11 +67,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
                 }
             }
         }
-        view.showLoaded(
-            LoadCatResult(
-                provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
-                width: cat.image.fullWidth, height: cat.image.fullHeight,
-                bytes: cat.bytes.count, output: request.output))
+        view.showLoaded(LoadCatResult(cat: decoded(cat), output: request.output))
         view.updateLoadingState(.done)
         return .ok
     }
@@ -89,6 +85,14 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
             EditRequest(
                 input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
                 quality: request.quality, pngLevel: request.pngLevel, maxPixels: request.maxPixels))
+    }
+
+    /// What the views are told of a cat in hand.
+    private func decoded(_ cat: LoadedCat) -> LoadCatDecoded {
+        LoadCatDecoded(
+            provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
+            width: cat.image.fullWidth, height: cat.image.fullHeight, bytes: cat.bytes.count,
+            breed: cat.reference.breed?.name, temperament: cat.reference.breed?.temperament)
     }
 
     /// The text with every secret (the API key) replaced.
@@ -124,11 +128,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
 
     public func didLoadCatImage(_ cat: LoadedCat) {
         loaded = cat
-        view.showCatDecoded(
-            LoadCatDecoded(
-                provider: cat.reference.provider, id: cat.reference.id,
-                url: redact(cat.reference.url), width: cat.image.fullWidth,
-                height: cat.image.fullHeight, bytes: cat.bytes.count))
+        view.showCatDecoded(decoded(cat))
         if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
     }
 

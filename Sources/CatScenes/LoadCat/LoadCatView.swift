@@ -68,13 +68,21 @@ public struct LoadCatDecoded: Equatable, Sendable {
     public let width: Int
     public let height: Int
     public let bytes: Int
-    public init(provider: String, id: String?, url: String, width: Int, height: Int, bytes: Int) {
+    /// The breed's name and temperament, when the provider said (TheCatAPI).
+    public let breed: String?
+    public let temperament: String?
+    public init(
+        provider: String, id: String?, url: String, width: Int, height: Int, bytes: Int,
+        breed: String? = nil, temperament: String? = nil
+    ) {
         self.provider = provider
         self.id = id
         self.url = url
         self.width = width
         self.height = height
         self.bytes = bytes
+        self.breed = breed
+        self.temperament = temperament
     }
 }
 
@@ -86,20 +94,12 @@ public struct LoadCatPreview: @unchecked Sendable, Equatable {
 }
 
 public struct LoadCatResult: Equatable, Sendable {
-    public let provider: String
-    public let id: String?
-    public let url: String
-    public let width: Int
-    public let height: Int
-    public let bytes: Int
+    /// The cat, as `showCatDecoded` told it.
+    public let cat: LoadCatDecoded
+    /// Where it was saved; nil when it was only shown.
     public let output: String?
-    public init(provider: String, id: String?, url: String, width: Int, height: Int, bytes: Int, output: String?) {
-        self.provider = provider
-        self.id = id
-        self.url = url
-        self.width = width
-        self.height = height
-        self.bytes = bytes
+    public init(cat: LoadCatDecoded, output: String?) {
+        self.cat = cat
         self.output = output
     }
 }

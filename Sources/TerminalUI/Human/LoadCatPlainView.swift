@@ -12,9 +12,12 @@ public final class LoadCatPlainView: LoadCatView {
     }
 
     public func showLoaded(_ result: LoadCatResult) {
-        var lines = ["provider: \(result.provider)"]
-        if let id = result.id { lines.append("id: \(id)") }
-        lines += ["url: \(result.url)", "size: \(result.width)x\(result.height)", "bytes: \(result.bytes)"]
+        let cat = result.cat
+        var lines = ["provider: \(cat.provider)"]
+        if let id = cat.id { lines.append("id: \(id)") }
+        if let breed = cat.breed { lines.append("breed: \(breed)") }
+        if let temperament = cat.temperament { lines.append("temperament: \(temperament)") }
+        lines += ["url: \(cat.url)", "size: \(cat.width)x\(cat.height)", "bytes: \(cat.bytes)"]
         if let output = result.output, output != "-" { lines.append("saved: \(output)") }
         let target = result.output == "-" ? console.stderr : console.stdout
         target.write(lines.joined(separator: "\n") + "\n")

@@ -37,7 +37,8 @@ public final class LoadCatTerminalView: LoadCatView {
 
     public func showCatDecoded(_ cat: LoadCatDecoded) {
         status.clear()
-        let name = cat.id.map { "\(cat.provider) cat \($0)" } ?? "\(cat.provider) cat"
+        let name =
+            (cat.id.map { "\(cat.provider) cat \($0)" } ?? "\(cat.provider) cat") + (cat.breed.map { ", \($0)" } ?? "")
         let heading = console.color ? ANSI.bold(name) : name
         console.stdout.write("\(heading)  \(cat.width)x\(cat.height), \(Bytes.format(Int64(cat.bytes)))\n\(cat.url)\n")
     }

@@ -21,11 +21,14 @@ public final class LoadCatJSONView: LoadCatView {
     }
 
     public func showLoaded(_ result: LoadCatResult) {
+        let cat = result.cat
         json.emit([
-            ("event", .string("loaded")), ("provider", .string(result.provider)),
-            ("id", result.id.map { .string($0) } ?? .null), ("url", .string(result.url)),
-            ("width", .int(result.width)), ("height", .int(result.height)), ("bytes", .int(result.bytes)),
-            ("output", result.output.map { .string($0) } ?? .null),
+            ("event", .string("loaded")), ("provider", .string(cat.provider)),
+            ("id", cat.id.map { .string($0) } ?? .null),
+            ("url", .string(cat.url)), ("width", .int(cat.width)), ("height", .int(cat.height)),
+            ("bytes", .int(cat.bytes)), ("output", result.output.map { .string($0) } ?? .null),
+            ("breed", cat.breed.map { .string($0) } ?? .null),
+            ("temperament", cat.temperament.map { .string($0) } ?? .null),
         ])
     }
 
