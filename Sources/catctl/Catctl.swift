@@ -15,8 +15,24 @@ struct Catctl: AsyncParsableCommand {
         commandName: "catctl",
         abstract: "A cat photo editor for the terminal: decode, filter, encode \(ImageFormat.names).",
         discussion: """
-            Exit codes: 0 done, 64 usage, 65 bad input data, 66 input missing, 69 network or \
-            service failure, 73 cannot create output, 74 write error, 130 interrupted.
+            Exit codes:
+              0    done
+              64   usage: bad option, unknown filter, bad value, unknown output extension
+              65   input data: not an image catctl reads, corrupt, truncated, over the pixel limit
+              66   input file missing or unreadable
+              69   network or service: connection failure, HTTP error, timeout, a reply that is not a cat
+              70   internal error (a bug: please report it)
+              73   cannot create the output (folder missing, not writable, the output is the input)
+              74   I/O error while writing (disk full)
+              130  interrupted (Ctrl-C, SIGTERM); nothing partial is left behind
+
+            Environment:
+              CATCTL_API_KEY     thecatapi key for load (or --api-key); never printed
+              CATCTL_MAX_PIXELS  the pixel limit (or --max-pixels; default 100000000)
+              CATCTL_CATS_DIR    the folder provider's default folder (default: the bundled cats)
+              NO_COLOR           no colours; pictures in plain characters
+              COLORTERM          truecolor or 24bit: pictures in 24-bit colour (else 256 colours)
+              COLUMNS, LINES     the terminal's size when it cannot be asked
             """,
         version: version,
         subcommands: [Load.self, Edit.self, Batch.self, Filters.self, Bench.self]
