@@ -28,29 +28,3 @@ final class StatusLine {
         return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     }
 }
-
-/// How failures read: the scene's sentence, the command line's hint for it, and the
-/// `catctl: error:` line every human view writes on stderr.
-public struct FailureWording: Sendable {
-    /// What the command line says about each remedy ("raise it with --max-pixels ...").
-    public let hints: [FailureHint: String]
-
-    public init(hints: [FailureHint: String] = [:]) { self.hints = hints }
-
-    /// "cannot decode x.jpg: ... MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)".
-    public func message(_ failure: SceneFailure) -> String {
-        guard let hint = failure.hint.flatMap({ hints[$0] }) else { return failure.message }
-        return "\(failure.message) (\(hint))"
-    }
-
-    /// The stderr line for a failure; an interruption gets no "error:" label.
-    func errorLine(_ failure: SceneFailure, color: Bool) -> String {
-        failure.status == .interrupted
-            ? "catctl: \(message(failure))\n" : Self.errorLine(message(failure), color: color)
-    }
-
-    /// `catctl: error: MESSAGE`, the label red when colours are allowed.
-    static func errorLine(_ message: String, color: Bool) -> String {
-        "catctl: \(color ? ANSI.red("error:") : "error:") \(message)\n"
-    }
-}
