@@ -8,16 +8,21 @@ struct Batch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply filters to many files: DIR/<name> for every input.",
         discussion: """
-            INPUT: files, folders (the JPEG/PNG files directly inside) or - (paths on stdin, one \
-            per line). Outputs are DIR/<input name> with the extension of --format (same keeps \
-            the input's); a name taken twice gets -2, -3, ... A bad file is reported and skipped; \
+            INPUT: files, folders (the images directly inside; at any depth with --recursive, \
+            the tree mirrored under DIR) or - (paths on stdin, one per line). Outputs are \
+            DIR/<input name> with the extension of --format (same keeps the input's). A name \
+            depends only on the input's path: inputs that would meet at one name (or at another \
+            input) are told apart as x-png.jpg, or x-png-3fa2c1.jpg (a hash of the path), so \
+            shards always agree and no input is overwritten. A bad file is reported and skipped; \
             the exit status is 65 when any failed. --shard K/N processes a fixed 1/N of the \
-            inputs (by a hash of each path), so N machines can share a batch.
+            inputs (by a hash of each path), so N machines can share a batch; --skip-existing \
+            resumes one.
 
             Examples:
               catctl batch --filter sepia --output-dir out/ photos/
               find . -name '*.jpg' | catctl batch --filter mono --output-dir bw/ --format png -
               catctl batch --filter fade --output-dir out/ --shard 2/4 photos/
+              catctl batch --filter sepia --recursive --skip-existing --output-dir out/ photos/
             """)
 
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec; repeat to chain.", valueName: "spec"))
@@ -36,6 +41,12 @@ struct Batch: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Process only shard K of N (1-based).", valueName: "K/N"))
     var shard: Shard?
+
+    @Flag(help: "Take the images in folders at any depth and mirror the folder tree under --output-dir.")
+    var recursive = false
+
+    @Flag(name: .customLong("skip-existing"), help: "Skip inputs whose output exists already (resume a batch).")
+    var skipExisting = false
 
     @OptionGroup var limits: LimitOptions
 
@@ -57,7 +68,8 @@ struct Batch: AsyncParsableCommand {
         let request = BatchRequest(
             inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
             jobs: jobs, quality: encoding.quality, pngLevel: encoding.pngLevel,
-            maxPixels: try limits.maxPixels(), shard: shard)
+            maxPixels: try limits.maxPixels(), shard: shard, recursive: recursive,
+            skipExisting: skipExisting)
         let json = self.json
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

@@ -6,20 +6,58 @@ import Testing
 
 @Suite("Batch planning")
 struct BatchPlanningTests {
+    func outputs(_ paths: [String], format: ImageFormat?, directory: String = "out") -> [String] {
+        BatchPlanning.outputs(for: paths.map { BatchInput(path: $0) }, directory: directory, format: format)
+    }
+
     @Test func namesNeverCollideNorEscape() {
-        let outputs = BatchPlanning.outputs(
-            for: [
-                ("a/cat.jpg", .jpeg), ("b/cat.jpg", .jpeg), ("CAT.png", .png),
-                ("../../etc/passwd.jpg", .jpeg), ("c/cat.JPG", .jpeg), ("noext", nil),
-            ],
-            directory: "out", format: .png)
+        let inputs = ["a/cat.jpg", "b/cat.jpg", "CAT.png", "../../etc/passwd.jpg", "c/cat.JPG", "noext"]
+        let names = outputs(inputs, format: .png)
+        #expect(Set(names.map { $0.lowercased() }).count == names.count, "\(names)")
+        #expect(names[2] == "out/CAT.png", "the one already a PNG keeps its name")
+        #expect(names[3] == "out/passwd.png" && names[5] == "out/noext.png")
+        for i in [0, 1, 4] {
+            #expect(
+                names[i].range(of: #"^out/cat-jpg-[0-9a-f]{6}\.png$"#, options: .regularExpression) != nil, "\(names)")
+        }
+        for name in names { #expect(!name.dropFirst(4).contains("/")) }
+        #expect(outputs(["x/a.jpg", "y/a.png"], format: nil, directory: "o/") == ["o/a.jpg", "o/a.png"])
+    }
+
+    /// The run of the issue: a/x1..x12.jpg and b/x1..x12.png to JPEG. An output's name
+    /// depends on the whole list only through clashes, and never on order or shards.
+    @Test func twentyFourInputsTwentyFourNamesInAnyOrder() {
+        let inputs = (1...12).map { "a/x\($0).jpg" } + (1...12).map { "b/x\($0).png" }
+        let names = outputs(inputs, format: .jpeg)
+        #expect(Set(names).count == 24)
+        #expect(names[0] == "out/x1.jpg" && names[12] == "out/x1-png.jpg")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5 {
+            let shuffled = inputs.shuffled(using: &generator)
+            let again = Dictionary(uniqueKeysWithValues: zip(shuffled, outputs(shuffled, format: .jpeg)))
+            #expect(inputs.indices.allSatisfy { again[inputs[$0]] == names[$0] })
+        }
+    }
+
+    @Test func noInputIsAnotherInputsOutput() {
+        // d/x.png would become out/x.jpg, which is an input itself.
+        let names = outputs(["d/x.png", "out/x.jpg"], format: .jpeg)
+        #expect(names[0] == "out/x-png.jpg")
+        // A file literally named like a disambiguated one pushes the other further.
+        let named = outputs(["p/x.png", "q/x.jpg", "r/x-png.jpg"], format: .jpeg)
+        #expect(named[1] == "out/x.jpg" && named[2] == "out/x-png.jpg")
+        #expect(named[0].range(of: #"^out/x-png-[0-9a-f]{6}\.jpg$"#, options: .regularExpression) != nil, "\(named)")
+    }
+
+    @Test func recursiveInputsMirrorTheirTree() {
+        let inputs = [
+            BatchInput(path: "photos/2024/a.jpg", relativePath: "2024/a.jpg"),
+            BatchInput(path: "photos/2025/a.jpg", relativePath: "2025/a.jpg"),
+            BatchInput(path: "photos/../x/b.jpg", relativePath: "../x/b.jpg"),
+        ]
         #expect(
-            outputs == [
-                "out/cat.png", "out/cat-2.png", "out/CAT-3.png", "out/passwd.png", "out/cat-4.png", "out/noext.png",
-            ])
-        let same = BatchPlanning.outputs(for: [("x/a.jpg", .jpeg), ("y/a.png", .png)], directory: "o/", format: nil)
-        #expect(same == ["o/a.jpg", "o/a.png"])
-        for output in outputs { #expect(!output.dropFirst(4).contains("/")) }
+            BatchPlanning.outputs(for: inputs, directory: "out", format: .png)
+                == ["out/2024/a.png", "out/2025/a.png", "out/x/b.png"])
     }
 
     @Test func shardsParseAsKOfN() {
@@ -47,8 +85,15 @@ struct BatchPlanningTests {
 /// An in-memory batch: files named "bad*" fail.
 final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
     let files: [String]
-    init(files: [String]) { self.files = files }
-    func expandInputs(_ inputs: [String]) async throws -> [String] { files }
+    let existing: Set<String>
+    init(files: [String], existing: Set<String> = []) {
+        self.files = files
+        self.existing = existing
+    }
+    func expandInputs(_ inputs: [String], recursive: Bool, skipping: String?) async throws -> [BatchInput] {
+        files.map { BatchInput(path: $0) }
+    }
+    func existingFiles(_ paths: [String]) async -> Set<String> { existing.intersection(paths) }
     func prepareOutputDirectory(_ directory: String) async throws {
         if directory == "/nope" { throw ImageIOError.cannotCreate(path: directory, reason: "cannot create the folder") }
     }
@@ -80,7 +125,7 @@ struct BatchPresenterTests {
         let status = await presenter.run(
             BatchRequest(inputs: ["x"], outputDirectory: "out", filters: ["sepia"], jobs: 2))
         #expect(status == .dataError)
-        #expect(view.plans == [BatchPlan(files: 3, skipped: 0)])
+        #expect(view.plans == [BatchPlan(files: 3, otherShards: 0)])
         #expect(Set(view.results.map(\.output)) == ["out/a.jpg", "out/bad.jpg", "out/c.png"])
         #expect(view.results.first { $0.input == "bad.jpg" }?.error == "cannot decode bad.jpg: corrupt data (boom)")
         #expect(view.progress.last?.done == 3 && view.progress.last?.total == 3)
@@ -97,7 +142,7 @@ struct BatchPresenterTests {
                 format: .png, jobs: 3, shard: Shard(index: 2, count: 3)))
         #expect(status == .ok)
         let mine = files.filter { BatchPlanning.shard(of: $0, count: 3) == 1 }
-        #expect(view.plans == [BatchPlan(files: mine.count, skipped: files.count - mine.count)])
+        #expect(view.plans == [BatchPlan(files: mine.count, otherShards: files.count - mine.count)])
         #expect(Set(view.results.map(\.input)) == Set(mine))
         #expect(view.results.allSatisfy { $0.output.hasSuffix(".png") })
     }
@@ -113,5 +158,17 @@ struct BatchPresenterTests {
                     == status)
             #expect(view.errors.count == 1 && view.results.isEmpty)
         }
+    }
+
+    @Test func skipExistingReportsAndSkips() async {
+        let view = RecordingBatchView()
+        let interactor = FakeBatchInteractor(files: ["a.jpg", "b.jpg", "c.jpg"], existing: ["out/b.jpg"])
+        let status = await BatchPresenter(view: view, interactor: interactor)
+            .run(BatchRequest(inputs: ["x"], outputDirectory: "out", filters: ["mono"], skipExisting: true))
+        #expect(status == .ok)
+        #expect(view.plans == [BatchPlan(files: 2, otherShards: 0, existing: 1)])
+        #expect(view.results.filter(\.skipped).map(\.output) == ["out/b.jpg"])
+        #expect(Set(view.results.filter { !$0.skipped }.map(\.output)) == ["out/a.jpg", "out/c.jpg"])
+        #expect(view.summaries.map { [$0.ok, $0.failed, $0.skipped] } == [[2, 0, 1]])
     }
 }

@@ -32,6 +32,16 @@ public enum Catctl {
         environment: [String: String] = [:], directory: URL? = nil
     ) throws -> CommandResult {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
+        return try run(
+            program: executable, arguments, stdinFile: stdinFile, stdoutFile: stdoutFile, environment: environment,
+            directory: directory)
+    }
+
+    /// Runs any program the same way (GNU parallel driving catctl, say).
+    public static func run(
+        program executable: URL, _ arguments: [String], stdinFile: String? = nil, stdoutFile: String? = nil,
+        environment: [String: String] = [:], directory: URL? = nil
+    ) throws -> CommandResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

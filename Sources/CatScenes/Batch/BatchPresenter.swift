@@ -38,44 +38,56 @@ public final class BatchPresenter {
     private func batch(_ request: BatchRequest) async -> ExitStatus {
         let start = now()
         let chain: FilterChain
-        var inputs: [String]
-        var skipped = 0
+        var work: [(input: String, output: String)]
+        var otherShards = 0
+        var existing: [(input: String, output: String)] = []
         do {
             chain = try FilterChain(specs: request.filters)
             try await interactor.prepareOutputDirectory(request.outputDirectory)
-            inputs = try await interactor.expandInputs(request.inputs)
+            // Names come from the whole list, before sharding: every shard agrees on them.
+            let all = try await interactor.expandInputs(
+                request.inputs, recursive: request.recursive, skipping: request.outputDirectory)
+            let outputs = BatchPlanning.outputs(for: all, directory: request.outputDirectory, format: request.format)
+            work = zip(all.map(\.path), outputs).map { (input: $0, output: $1) }
             if let shard = request.shard {
-                let mine = inputs.filter(shard.contains)
-                skipped = inputs.count - mine.count
-                inputs = mine
+                let mine = work.filter { shard.contains($0.input) }
+                otherShards = work.count - mine.count
+                work = mine
+            }
+            if request.skipExisting {
+                let present = await interactor.existingFiles(work.map(\.output))
+                existing = work.filter { present.contains($0.output) }
+                work = work.filter { !present.contains($0.output) }
             }
         } catch {
             let failure = SceneFailure(error)
             view.showError(failure)
             return failure.status
         }
-        let format = request.format
         let options = EditOptions(
             encode: EncodeOptions(
                 format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
                 threads: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, request.jobs))),
             maxPixels: request.maxPixels)
 
-        let outputs = BatchPlanning.outputs(
-            for: inputs.map { ($0, ImageFormat(path: $0)) },
-            directory: request.outputDirectory, format: format)
-        view.showPlan(BatchPlan(files: inputs.count, skipped: skipped))
+        view.showPlan(BatchPlan(files: work.count, otherShards: otherShards, existing: existing.count))
+        for file in existing {
+            view.showFileResult(
+                BatchFileResult(
+                    input: file.input, output: file.output, error: nil, milliseconds: 0,
+                    skipped: true))
+        }
         var ok = 0, failed = 0, megapixels = 0.0
         let interactor = self.interactor
         await withTaskGroup(of: (Int, Double?, String?, Int).self) { group in
             var next = 0
             func launch() {
-                guard next < inputs.count, !Task.isCancelled else { return }
+                guard next < work.count, !Task.isCancelled else { return }
                 let i = next
                 next += 1
-                let input = inputs[i], output = outputs[i]
+                let (input, output) = work[i]
                 var fileOptions = options
-                fileOptions.encode.format = format ?? ImageFormat(path: output) ?? .png
+                fileOptions.encode.format = request.format ?? ImageFormat(path: output) ?? .png
                 group.addTask {
                     let clock = ContinuousClock(), began = clock.now
                     do {
@@ -90,18 +102,20 @@ public final class BatchPresenter {
             while let (i, mp, error, ms) = await group.next() {
                 if let mp { ok += 1; megapixels += mp } else { failed += 1 }
                 view.showFileResult(
-                    BatchFileResult(input: inputs[i], output: outputs[i], error: error, milliseconds: ms))
+                    BatchFileResult(input: work[i].input, output: work[i].output, error: error, milliseconds: ms))
                 let elapsed = Self.seconds(now() - start), done = ok + failed
                 view.updateProgress(
                     BatchProgress(
-                        done: done, total: inputs.count, megapixelsPerSecond: elapsed > 0 ? megapixels / elapsed : 0,
-                        remainingSeconds: done > 0 ? elapsed / Double(done) * Double(inputs.count - done) : nil))
+                        done: done, total: work.count, megapixelsPerSecond: elapsed > 0 ? megapixels / elapsed : 0,
+                        remainingSeconds: done > 0 ? elapsed / Double(done) * Double(work.count - done) : nil))
                 launch()
             }
         }
         let interrupted = Task.isCancelled
         view.showSummary(
-            BatchSummary(ok: ok, failed: failed, seconds: Self.seconds(now() - start), interrupted: interrupted))
+            BatchSummary(
+                ok: ok, failed: failed, skipped: existing.count, seconds: Self.seconds(now() - start),
+                interrupted: interrupted))
         if interrupted { return .interrupted }
         return failed > 0 ? .dataError : .ok
     }

@@ -15,11 +15,16 @@ public struct BatchRequest: Sendable, Equatable {
     public var maxPixels: Int
     /// Process only the inputs of this shard.
     public var shard: Shard?
+    /// Folders are walked at any depth; their tree is mirrored under the output folder.
+    public var recursive: Bool
+    /// Inputs whose output exists already are skipped (resuming an interrupted batch).
+    public var skipExisting: Bool
 
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
         quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-        maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: Shard? = nil
+        maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: Shard? = nil, recursive: Bool = false,
+        skipExisting: Bool = false
     ) {
         self.inputs = inputs
         self.outputDirectory = outputDirectory
@@ -30,6 +35,8 @@ public struct BatchRequest: Sendable, Equatable {
         self.pngLevel = pngLevel
         self.maxPixels = maxPixels
         self.shard = shard
+        self.recursive = recursive
+        self.skipExisting = skipExisting
     }
 }
 
@@ -56,41 +63,4 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `input` is this shard's to process.
     public func contains(_ input: String) -> Bool { BatchPlanning.shard(of: input, count: count) == index - 1 }
-}
-
-/// Which inputs go where: shards, and output names that never collide or escape.
-public enum BatchPlanning {
-    /// The shard (0-based) an input belongs to: FNV-1a of its path, so every machine
-    /// agrees whatever order it lists the inputs in.
-    public static func shard(of input: String, count: Int) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in input.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return Int(hash % UInt64(count))
-    }
-
-    /// `DIR/<input's base name>` with the output extension; a name already taken gets
-    /// "-2", "-3", ... Names are reduced to a base name, so nothing lands outside DIR.
-    public static func outputs(
-        for inputs: [(path: String, format: ImageFormat?)], directory: String,
-        format: ImageFormat?
-    ) -> [String] {
-        var taken = Set<String>()
-        return inputs.map { input in
-            let base = input.path.split(separator: "/").last.map(String.init) ?? "image"
-            var stem = base
-            if let dot = base.lastIndex(of: "."), dot != base.startIndex { stem = String(base[..<dot]) }
-            if stem.isEmpty || stem == "." || stem == ".." { stem = "image" }
-            let ext = (format ?? input.format ?? .png).fileExtension
-            var name = "\(stem).\(ext)", n = 2
-            while taken.contains(name.lowercased()) {
-                name = "\(stem)-\(n).\(ext)"
-                n += 1
-            }
-            taken.insert(name.lowercased())
-            return directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        }
-    }
 }

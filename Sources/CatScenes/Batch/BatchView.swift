@@ -5,7 +5,7 @@ public protocol BatchView: AnyObject {
     /// The inputs are known: how many files this run (this shard) will process.
     func showPlan(_ plan: BatchPlan)
     func updateProgress(_ progress: BatchProgress)
-    /// One file finished, written or failed.
+    /// One file finished: written, failed, or skipped (its output existed: --skip-existing).
     func showFileResult(_ result: BatchFileResult)
     /// The end: the last thing a script sees.
     func showSummary(_ summary: BatchSummary)
@@ -19,12 +19,16 @@ extension BatchView {
 }
 
 public struct BatchPlan: Equatable, Sendable {
+    /// Files this run will process.
     public let files: Int
     /// Inputs left to other shards.
-    public let skipped: Int
-    public init(files: Int, skipped: Int) {
+    public let otherShards: Int
+    /// Inputs whose output exists already (--skip-existing).
+    public let existing: Int
+    public init(files: Int, otherShards: Int, existing: Int = 0) {
         self.files = files
-        self.skipped = skipped
+        self.otherShards = otherShards
+        self.existing = existing
     }
 }
 
@@ -47,23 +51,29 @@ public struct BatchFileResult: Equatable, Sendable {
     public let output: String
     public let error: String?
     public let milliseconds: Int
+    /// Not processed: the output existed already (--skip-existing).
+    public let skipped: Bool
     public var ok: Bool { error == nil }
-    public init(input: String, output: String, error: String?, milliseconds: Int) {
+    public init(input: String, output: String, error: String?, milliseconds: Int, skipped: Bool = false) {
         self.input = input
         self.output = output
         self.error = error
         self.milliseconds = milliseconds
+        self.skipped = skipped
     }
 }
 
 public struct BatchSummary: Equatable, Sendable {
     public let ok: Int
     public let failed: Int
+    /// Outputs that existed already (--skip-existing).
+    public let skipped: Int
     public let seconds: Double
     public let interrupted: Bool
-    public init(ok: Int, failed: Int, seconds: Double, interrupted: Bool) {
+    public init(ok: Int, failed: Int, skipped: Int = 0, seconds: Double, interrupted: Bool) {
         self.ok = ok
         self.failed = failed
+        self.skipped = skipped
         self.seconds = seconds
         self.interrupted = interrupted
     }

@@ -18,7 +18,10 @@ public final class BatchTerminalView: BatchView {
 
     public func showPlan(_ plan: BatchPlan) {
         guard console.stderrIsTerminal else { return }
-        let others = plan.skipped > 0 ? " (\(plan.skipped) left to other shards)" : ""
+        var notes: [String] = []
+        if plan.otherShards > 0 { notes.append("\(plan.otherShards) left to other shards") }
+        if plan.existing > 0 { notes.append("\(plan.existing) done already") }
+        let others = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
         console.stderr.write("\(plan.files) file\(plan.files == 1 ? "" : "s")\(others)\n")
     }
 
@@ -31,6 +34,7 @@ public final class BatchTerminalView: BatchView {
     }
 
     public func showFileResult(_ result: BatchFileResult) {
+        guard !result.skipped else { return }  // stdout lists what this run wrote
         status.clear()
         if let error = result.error {
             console.stderr.write(FailureWording.errorLine(error, color: console.color))
@@ -42,8 +46,9 @@ public final class BatchTerminalView: BatchView {
     public func showSummary(_ summary: BatchSummary) {
         status.clear()
         let end = summary.interrupted ? ", interrupted" : ""
+        let skipped = summary.skipped > 0 ? "\(summary.skipped) skipped, " : ""
         console.stderr.write(
-            "\(summary.ok) written, \(summary.failed) failed in "
+            "\(summary.ok) written, \(skipped)\(summary.failed) failed in "
                 + String(format: "%.1f s", summary.seconds) + "\(end)\n")
     }
 

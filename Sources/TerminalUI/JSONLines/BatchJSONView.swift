@@ -20,6 +20,7 @@ public final class BatchJSONView: BatchView {
             ("output", .string(result.output)), ("ok", .bool(result.ok)),
         ]
         if let error = result.error { pairs.append(("error", .string(error))) }
+        if result.skipped { pairs.append(("skipped", .bool(true))) }
         pairs.append(("ms", .int(result.milliseconds)))
         json.emit(pairs)
     }
@@ -27,6 +28,7 @@ public final class BatchJSONView: BatchView {
     public func showSummary(_ summary: BatchSummary) {
         json.emit([
             ("event", .string("summary")), ("ok", .int(summary.ok)), ("failed", .int(summary.failed)),
+            ("skipped", .int(summary.skipped)),
             ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
             ("interrupted", .bool(summary.interrupted)),
         ])
