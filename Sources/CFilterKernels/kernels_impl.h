@@ -373,3 +373,51 @@ void CK_FN(ck_vignette)(const uint8_t *src, size_t src_stride, uint8_t *dst, siz
         }
     }
 }
+
+// ---------------------------------------------------------------- resampling (Lanczos)
+
+typedef float ck_f32x4 __attribute__((ext_vector_type(4)));
+
+// Horizontal pass: each output pixel is the weighted sum of `taps` source pixels, the
+// four channels at once, kept in float.
+void CK_FN(ck_resample_h)(const uint8_t *src, size_t src_stride, float *dst, size_t dst_stride, size_t rows,
+                          size_t out_width, const int32_t *first, const float *weights, int taps) {
+    for (size_t y = 0; y < rows; y++) {
+        const uint8_t *s = src + y * src_stride;
+        float *d = dst + y * dst_stride;
+        for (size_t x = 0; x < out_width; x++) {
+            const uint8_t *p = s + 4 * (size_t)first[x];
+            const float *w = weights + x * (size_t)taps;
+            ck_f32x4 acc = (ck_f32x4)0.0f;
+            for (int k = 0; k < taps; k++) {
+                ck_f32x4 v = {(float)p[4 * k], (float)p[4 * k + 1], (float)p[4 * k + 2], (float)p[4 * k + 3]};
+                acc = acc + v * w[k];
+            }
+            memcpy(d + 4 * x, &acc, sizeof acc);
+        }
+    }
+}
+
+// Vertical pass: one output row from `taps` float rows (row k at src + k * src_stride):
+// the weighted sum, rounded to nearest and clamped to 0...255.
+void CK_FN(ck_resample_v)(const float *src, size_t src_stride, uint8_t *dst, size_t width, const float *weights,
+                          int taps) {
+    size_t n = 4 * width, i = 0;
+    for (; i + CK_LANES <= n; i += CK_LANES) {
+        ck_f32x8 acc = (ck_f32x8)0.0f;
+        for (int k = 0; k < taps; k++) {
+            ck_f32x8 v;
+            memcpy(&v, src + (size_t)k * src_stride + i, sizeof v);
+            acc = acc + v * weights[k];
+        }
+        acc = __builtin_elementwise_min(__builtin_elementwise_max(acc + 0.5f, (ck_f32x8)0.0f), (ck_f32x8)255.0f);
+        ck_i32x8 q = __builtin_convertvector(acc, ck_i32x8);
+        for (int l = 0; l < CK_LANES; l++) dst[i + l] = (uint8_t)q[l];
+    }
+    for (; i < n; i++) {
+        float acc = 0.0f;
+        for (int k = 0; k < taps; k++) acc = acc + src[(size_t)k * src_stride + i] * weights[k];
+        acc = acc + 0.5f;
+        dst[i] = (uint8_t)(acc < 0.0f ? 0.0f : acc > 255.0f ? 255.0f : acc);
+    }
+}

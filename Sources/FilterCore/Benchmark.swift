@@ -33,20 +33,22 @@ public enum FilterBenchmark {
     ) throws -> FilterBenchmarkReport {
         let chains = try specs.map { try FilterChain(specs: [$0]) }
         let source = try noiseImage(width: width, height: height)
-        let destination = try PixelBuffer(width: width, height: height, hasAlpha: true)
+        let copyDestination = try PixelBuffer(width: width, height: height, hasAlpha: true)
         let megapixels = Double(width * height) / 1_000_000
 
         progress("copy")
         let copy = median(repetitions) {
             Strips.run(height: height, threads: threads) { rows in
-                for y in rows { destination.row(y).update(from: source.row(y), count: source.stride) }
+                for y in rows { copyDestination.row(y).update(from: source.row(y), count: source.stride) }
             }
-            consume(destination)
+            consume(copyDestination)
         }
 
         var results: [FilterBenchmarkResult] = []
         for (spec, chain) in zip(specs, chains) {
             progress(spec)
+            let size = try chain.outputSize(width: width, height: height)
+            let destination = try PixelBuffer(width: size.width, height: size.height, hasAlpha: true)
             try chain.apply(from: source, into: destination, threads: threads)  // warm-up, page faults
             var failure: (any Error)?
             let fast = median(repetitions) {

@@ -6,44 +6,78 @@ import ImageIO
 /// The filters of one command line, in order, ready to run over a PixelBuffer.
 public struct FilterChain: Sendable {
     public let filters: [Filter]
+    /// Every stage of every filter, in order.
+    public let stages: [FilterStage]
 
     /// Parses `--filter` arguments; throws on the first bad one.
     public init(specs: [String]) throws(FilterError) {
         var filters: [Filter] = []
         for spec in specs { filters.append(try Filter(parsing: spec)) }
         self.filters = filters
+        stages = filters.flatMap(\.stages)
+    }
+
+    init(filters: [Filter], stages: [FilterStage]) {
+        self.filters = filters
+        self.stages = stages
     }
 
     /// The specs as given, for messages and JSON.
     public var specs: [String] { filters.map(\.spec) }
 
-    /// Every stage of every filter, in order.
-    public var stages: [FilterStage] { filters.flatMap(\.stages) }
+    /// Shrink-on-load, as libvips's thumbnail does it: when the chain starts with a resize
+    /// of an image of `width` × `height` (upright, full size), the JPEG DCT scale (2, 4 or
+    /// 8) that still leaves at least twice the target size, and the chain to run on the
+    /// image decoded that small (its resize aims at the size the full image would give).
+    /// nil when decoding smaller would not help.
+    public func shrinkOnLoad(width: Int, height: Int) -> (denominator: Int, chain: FilterChain)? {
+        guard case let .spatial(stage)? = stages.first, let resize = stage as? ResizeStage else { return nil }
+        let target = resize.outputSize(width: width, height: height)
+        guard
+            let denominator = [8, 4, 2].first(where: { d in
+                (width + d - 1) / d >= 2 * target.width && (height + d - 1) / d >= 2 * target.height
+            })
+        else { return nil }
+        let exact = FilterStage.spatial(ResizeStage(.exact(target.width, target.height)))
+        return (denominator, FilterChain(filters: filters, stages: [exact] + stages.dropFirst()))
+    }
+
+    /// The size of the result for an input of `width` × `height`; throws a usage error
+    /// when a stage cannot apply to the size it gets (a crop outside the image). Cheap:
+    /// callers check the result against the pixel limit before allocating anything.
+    public func outputSize(width: Int, height: Int) throws(FilterError) -> (width: Int, height: Int) {
+        var size = (width: width, height: height)
+        for case let .spatial(stage) in stages where !stage.isIdentity {
+            try stage.check(width: size.width, height: size.height)
+            size = stage.outputSize(width: size.width, height: size.height)
+        }
+        return size
+    }
 
     /// Runs the chain with the fast kernels over `threads` threads. Colour stages work in
     /// place; the result is `image` itself, or a new buffer when a spatial stage ran.
     public func apply(
         to image: PixelBuffer,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
-    ) throws(ImageIOError) -> PixelBuffer {
+    ) throws -> PixelBuffer {
         try Executor.run(stages, source: image, destination: nil, kernels: FastKernels(threads: threads))
     }
 
-    /// Runs the chain with the fast kernels from `source` into `destination` (same size),
-    /// leaving `source` as it is.
+    /// Runs the chain with the fast kernels from `source` into `destination` (which has the
+    /// chain's output size), leaving `source` as it is.
     public func apply(
         from source: PixelBuffer, into destination: PixelBuffer,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
-    ) throws(ImageIOError) {
+    ) throws {
         _ = try Executor.run(stages, source: source, destination: destination, kernels: FastKernels(threads: threads))
     }
 
     /// The same with the plain scalar reference (for tests and `bench`).
-    public func applyReference(to image: PixelBuffer) throws(ImageIOError) -> PixelBuffer {
+    public func applyReference(to image: PixelBuffer) throws -> PixelBuffer {
         try Executor.run(stages, source: image, destination: nil, kernels: Reference())
     }
 
-    public func applyReference(from source: PixelBuffer, into destination: PixelBuffer) throws(ImageIOError) {
+    public func applyReference(from source: PixelBuffer, into destination: PixelBuffer) throws {
         _ = try Executor.run(stages, source: source, destination: destination, kernels: Reference())
     }
 }
@@ -52,8 +86,9 @@ public struct FilterChain: Sendable {
 protocol Kernels {
     /// `coefficients`: stages of ColorMatrix.kernelCoefficients, back to back. dst may be src.
     func color(_ coefficients: [Float], from src: PixelBuffer, into dst: PixelBuffer)
-    /// Runs a spatial stage over the whole image. dst may be src only when it has no halo.
-    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
+    /// Runs a spatial stage over the whole image (dst has the output size). dst may be src
+    /// only for an in-place stage.
+    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws
 }
 
 /// Runs stages with one set of kernels: consecutive colour stages fused into one pass,
@@ -62,7 +97,7 @@ enum Executor {
     static func run(
         _ stages: [FilterStage], source: PixelBuffer, destination: PixelBuffer?,
         kernels: some Kernels
-    ) throws(ImageIOError) -> PixelBuffer {
+    ) throws -> PixelBuffer {
         var current = source
         var pending: [Float] = []
         /// Where a pass of `width`×`height` writes: the destination (or the image itself),
@@ -87,9 +122,10 @@ enum Executor {
             case let .spatial(spatial):
                 guard !spatial.isIdentity else { continue }
                 try flush()
+                try spatial.check(width: current.width, height: current.height)  // before any allocation
                 let size = spatial.outputSize(width: current.width, height: current.height)
                 let sameSize = size == (current.width, current.height)
-                let dst = try target(width: size.width, height: size.height, inPlace: sameSize && spatial.halo == 0)
+                let dst = try target(width: size.width, height: size.height, inPlace: sameSize && spatial.inPlace)
                 try kernels.spatial(spatial, from: current, into: dst)
                 current = dst
             }
@@ -97,6 +133,9 @@ enum Executor {
         try flush()
         if let destination, current !== destination {
             // Only when nothing ran (or a no-op blur): the destination still gets the picture.
+            precondition(
+                destination.width == current.width && destination.height == current.height,
+                "the destination must have the chain's output size")
             for y in 0..<current.height { destination.row(y).update(from: current.row(y), count: current.width * 4) }
             return destination
         }
@@ -119,19 +158,34 @@ struct FastKernels: Kernels {
         }
     }
 
-    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
-        // With a halo, one tall strip per thread: each strip recomputes the halo at its edges.
+    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws {
+        // In place, short strips handed out as threads free up; otherwise one tall strip
+        // per thread (each recomputes what it needs around its edges once).
         let rows =
-            stage.halo > 0 ? max(Strips.targetRows, (dst.height + threads - 1) / max(1, threads)) : Strips.targetRows
+            stage.inPlace ? Strips.targetRows : max(Strips.targetRows, (dst.height + threads - 1) / max(1, threads))
         let workers = max(1, min(threads, (dst.height + rows - 1) / rows))
         // One kernel (scratch memory) per thread, made up front: running out of memory is an error, not a crash.
         var kernels: [any SpatialKernel] = []
         for _ in 0..<workers { kernels.append(try stage.makeKernel(width: src.width, height: src.height)) }
         let perThread = UncheckedSendable(kernels)
+        let failure = FirstError()
         Strips.run(height: dst.height, threads: workers, rowsPerStrip: rows) { worker, strip in
-            perThread.value[worker].run(strip, from: src, firstRow: 0, into: dst, firstRow: 0)
+            do {
+                try perThread.value[worker].run(strip, from: src, firstRow: 0, into: dst, firstRow: 0)
+            } catch {
+                failure.record(error)
+            }
         }
+        if let error = failure.error { throw error }
     }
+}
+
+/// The first error any thread of a parallel pass met.
+final class FirstError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: (any Error)?
+    func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
+    var error: (any Error)? { lock.withLock { first } }
 }
 
 /// Which build of the C kernels runs: the best the CPU has, or a lower one on request.

@@ -4,6 +4,8 @@ public enum FilterKind: String, Sendable {
     case color
     /// A pixel's new colour depends on its neighbours or its position.
     case spatial
+    /// Pixels move: the size or the orientation changes (resize, crop, rotate, flip).
+    case geometry
 }
 
 /// The value a filter takes after the colon in `NAME:VALUE`.
@@ -16,10 +18,12 @@ public enum FilterParameter: Sendable, Equatable {
     case factor(default: Double)
     /// Degrees, or a number with `deg`, `rad`, `grad` or `turn`.
     case angle(default: Double)
+    /// Text with a syntax of the filter's own (`800x600`, `WxH+X+Y`); required.
+    case text
 
     public var defaultValue: Double? {
         switch self {
-        case .none: return nil
+        case .none, .text: return nil
         case let .amount(d), let .factor(d), let .angle(d): return d
         }
     }
@@ -27,7 +31,7 @@ public enum FilterParameter: Sendable, Equatable {
     /// How the value is written, unless the filter names it (`SIGMA`).
     var placeholder: String? {
         switch self {
-        case .none: return nil
+        case .none, .text: return nil
         case .amount: return "AMOUNT"
         case .factor: return "FACTOR"
         case .angle: return "ANGLE"
@@ -44,6 +48,8 @@ public struct FilterDefinition: Sendable {
     public let description: String
     /// The stages for a value (the default when none is given).
     let stages: @Sendable (Double) -> [FilterStage]
+    /// For a `.text` parameter: the stages for the text, or why it is not valid.
+    let textStages: (@Sendable (String) throws(FilterError) -> [FilterStage])?
     /// The largest value accepted (FilterDefinition.maximumFactor when nil).
     let maximum: Double?
     /// How the value is written in help and messages: `SIGMA`, `AMOUNT`; nil when it takes none.
@@ -58,11 +64,13 @@ public struct FilterDefinition: Sendable {
     /// A spatial filter: one spatial stage for a value.
     init(
         name: String, parameter: FilterParameter, valueName: String? = nil, maximum: Double? = nil,
-        description: String, showcase: String? = nil, stage: @escaping @Sendable (Double) -> any SpatialStage
+        kind: FilterKind = .spatial, description: String, showcase: String? = nil,
+        stage: @escaping @Sendable (Double) -> any SpatialStage
     ) {
         self.name = name
         self.showcase = showcase
-        self.kind = .spatial
+        self.kind = kind
+        self.textStages = nil
         self.parameter = parameter
         self.valueName = valueName ?? parameter.placeholder
         self.maximum = maximum
@@ -78,11 +86,29 @@ public struct FilterDefinition: Sendable {
         self.name = name
         self.showcase = showcase
         self.kind = .color
+        self.textStages = nil
         self.parameter = parameter
         self.valueName = parameter.placeholder
         self.maximum = nil
         self.description = description
         self.stages = { value in color(value).map { .color($0) } }
+    }
+
+    /// A filter whose value is text with a syntax of its own (`resize:800x600`): `parse`
+    /// turns it into stages or throws a usage error saying what is wrong.
+    init(
+        name: String, valueName: String, kind: FilterKind = .geometry, description: String, showcase: String,
+        parse: @escaping @Sendable (String) throws(FilterError) -> [FilterStage]
+    ) {
+        self.name = name
+        self.showcase = showcase
+        self.kind = kind
+        self.parameter = .text
+        self.valueName = valueName
+        self.maximum = nil
+        self.description = description
+        self.stages = { _ in [] }
+        self.textStages = parse
     }
 
     /// The spec that shows off the filter (in `edit --gallery`): the default, unless the
@@ -93,7 +119,8 @@ public struct FilterDefinition: Sendable {
 
     /// `sepia[:AMOUNT]`, `blur[:SIGMA]`, `mono`.
     public var usage: String {
-        valueName.map { "\(name)[:\($0)]" } ?? name
+        guard let valueName else { return name }
+        return parameter == .text ? "\(name):\(valueName)" : "\(name)[:\(valueName)]"
     }
 }
 
@@ -104,9 +131,19 @@ public enum FilterRegistry {
         .mono, .sepia, .invert, .chrome, .transfer, .process, .noir, .instant, .fade,
         .grayscale, .saturate, .hueRotate, .brightness, .contrast,
         .blur, .sharpen, .vignette,
+        .resize, .cover, .crop, .rotate, .flip, .flop,
     ]
 
     public static var names: [String] { all.map(\.name) }
+
+    /// Every filter as it runs by its name alone, or with its showcase value when it needs
+    /// one (`resize:160`), that applies to an image of this size: what `catctl bench` times
+    /// by default.
+    public static func defaultSpecs(width: Int, height: Int) -> [String] {
+        all.map { $0.parameter == .text ? $0.showcaseSpec : $0.name }.filter { spec in
+            (try? FilterChain(specs: [spec]).outputSize(width: width, height: height)) != nil
+        }
+    }
 
     public static func definition(named name: String) -> FilterDefinition? {
         all.first { $0.name == name }

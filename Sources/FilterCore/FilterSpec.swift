@@ -4,6 +4,8 @@ import Foundation
 public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownFilter(String)
     case badValue(filter: String, value: String, reason: String)
+    /// A stage that cannot apply to the image it gets (a crop outside it).
+    case doesNotFit(spec: String, width: Int, height: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -14,6 +16,8 @@ public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .badValue(filter, value, reason):
             let usage = FilterRegistry.definition(named: filter)?.usage ?? filter
             return "bad value '\(value)' for \(filter): \(reason) (usage: \(usage))"
+        case let .doesNotFit(spec, width, height, reason):
+            return "\(spec) does not fit the \(width)x\(height) image: \(reason)"
         }
     }
 }
@@ -39,9 +43,17 @@ public struct Filter: Sendable {
         guard let definition = FilterRegistry.definition(named: name.lowercased()) else {
             throw .unknownFilter(name)
         }
-        let value = try Self.parseValue(text, for: definition)
         self.spec = spec
         self.definition = definition
+        if let textStages = definition.textStages {
+            guard let text, !text.isEmpty else {
+                throw .badValue(filter: definition.name, value: text ?? "", reason: "\(definition.name) needs a value")
+            }
+            self.value = nil
+            self.stages = try textStages(text)
+            return
+        }
+        let value = try Self.parseValue(text, for: definition)
         self.value = value
         self.stages = definition.stages(value ?? definition.parameter.defaultValue ?? 0)
     }
@@ -55,6 +67,8 @@ public struct Filter: Sendable {
         switch definition.parameter {
         case .none:
             throw bad("\(name) takes no value")
+        case .text:
+            return nil  // parsed by the filter itself
         case .amount, .factor:
             let percent = trimmed.hasSuffix("%")
             guard let number = Self.number(percent ? String(trimmed.dropLast()) : trimmed) else {

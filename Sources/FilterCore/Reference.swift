@@ -27,7 +27,7 @@ struct Reference: Kernels {
         }
     }
 
-    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws {
         try stage.reference(from: src === dst ? src.copy() : src, into: dst)
     }
 

@@ -1,42 +1,60 @@
 import ImageIO
 
 /// A stage whose output pixels depend on their neighbours or their position (blur,
-/// sharpen, vignette; later resize and rotate). It declares what it needs; the
-/// whole-image executor (`Executor`) and the streaming pipeline (`StreamingPipeline`)
-/// both drive it, so a new spatial filter is its filter file plus its kernel — after
-/// libvips, where an operation says what it needs and the framework feeds it strips.
+/// sharpen, vignette) or that moves pixels around (resize, crop, rotate, flip). It
+/// declares what it needs; the whole-image executor (`Executor`) and the streaming
+/// pipeline (`StreamingPipeline`) both drive it, so a new spatial filter is its filter
+/// file plus its kernel — after libvips, where an operation says what it needs and the
+/// framework feeds it strips.
 public protocol SpatialStage: Sendable {
-    /// Input rows each output row needs above and below it (blur: its radius; vignette: 0).
-    /// A stage with no halo runs in place, on the rows it is given.
+    /// Input rows each output row needs above and below it (blur: its radius; vignette: 0),
+    /// for stages that keep the size; see `inputRows`.
     var halo: Int { get }
     /// Leaves every pixel as it is (a blur narrower than a pixel): executors skip it.
     var isIdentity: Bool { get }
-    /// Whether the output differs in size from the input (resize, rotate): such a stage
-    /// takes the whole-image path.
-    var changesSize: Bool { get }
-    /// The output size for an input of `width` × `height` (the same, unless it changes the size).
+    /// Output row y is computed from input row y alone and may overwrite it (vignette, flop).
+    var inPlace: Bool { get }
+    /// Output rows come out top to bottom from input rows arriving top to bottom. False
+    /// for a stage that needs rows from the far end first (flip, rotate): it takes the
+    /// whole-image path.
+    var streams: Bool { get }
+    /// Throws a usage error when the stage cannot apply to an image of this size (a crop
+    /// outside it). Checked before any pixel memory is allocated.
+    func check(width: Int, height: Int) throws(FilterError)
+    /// The output size for an input of `width` × `height`.
     func outputSize(width: Int, height: Int) -> (width: Int, height: Int)
-    /// What one thread needs to run the stage on an image of this size (weights, tables,
+    /// The input rows that output `rows` are made from (for a streaming stage).
+    func inputRows(forOutput rows: Range<Int>, width: Int, height: Int) -> Range<Int>
+    /// What one thread needs to run the stage on an input of this size (weights, tables,
     /// scratch memory); throws when the memory cannot be had.
     func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel
     /// The scalar reference the kernel is tested against: the whole image, `src` → `dst`
-    /// (never the same buffer).
+    /// (never the same buffer; `dst` has the output size).
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
 }
 
 extension SpatialStage {
+    public var halo: Int { 0 }
     public var isIdentity: Bool { false }
-    public var changesSize: Bool { false }
+    public var inPlace: Bool { false }
+    public var streams: Bool { true }
+    public func check(width: Int, height: Int) throws(FilterError) {}
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }
+    public func inputRows(forOutput rows: Range<Int>, width: Int, height: Int) -> Range<Int> {
+        max(0, rows.lowerBound - halo)..<min(height, rows.upperBound + halo)
+    }
+
+    /// Whether the output is another size than the input.
+    func changesSize(width: Int, height: Int) -> Bool { outputSize(width: width, height: height) != (width, height) }
 }
 
 /// A spatial stage ready to run on one thread.
 public protocol SpatialKernel: AnyObject {
-    /// Computes output rows `rows` (image coordinates). `source` holds input rows from
-    /// `sourceRow` on — every row of `rows` widened by the halo that lies in the image —
-    /// and `destination` receives them from `destinationRow` on. With no halo,
-    /// `destination` may be `source`.
+    /// Computes output rows `rows` (output coordinates). `source` holds input rows from
+    /// `sourceRow` on — at least `inputRows(forOutput: rows)` — and `destination` receives
+    /// the output rows from `destinationRow` on. For an in-place stage `destination` may be
+    /// `source`.
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
-        into destination: PixelBuffer, firstRow destinationRow: Int)
+        into destination: PixelBuffer, firstRow destinationRow: Int) throws(ImageIOError)
 }

@@ -21,7 +21,8 @@ public enum StreamingPipeline {
         var after: [Float] = []
     }
 
-    /// nil when the chain cannot stream: two spatial stages, or one that changes the size.
+    /// nil when the chain cannot stream: two spatial stages, or one that needs rows from
+    /// the far end first (flip, rotate).
     static func plan(_ chain: FilterChain) -> Plan? {
         var plan = Plan()
         for stage in chain.stages {
@@ -34,7 +35,7 @@ public enum StreamingPipeline {
                 }
             case let .spatial(spatial):
                 if spatial.isIdentity { continue }  // as in the whole-image path
-                guard plan.spatial == nil, !spatial.changesSize else { return nil }
+                guard plan.spatial == nil, spatial.streams else { return nil }
                 plan.spatial = spatial
             }
         }
@@ -45,7 +46,8 @@ public enum StreamingPipeline {
         reader.canStream && plan(chain) != nil
     }
 
-    /// `progress`: the fraction of rows written so far, after each strip.
+    /// `writer` has the chain's output size (`FilterChain.outputSize`). `progress`: the
+    /// fraction of rows written so far, after each strip.
     public static func run(
         reader: ImageReader, writer: ImageWriter, chain: FilterChain,
         progress: (Double) -> Void = { _ in }
@@ -86,7 +88,7 @@ public enum StreamingPipeline {
             case let .strip(strip, count):
                 try stage.take(strip, rows: count, writer: writer)
                 spare.give(strip)
-                progress(Double(writer.rowsWritten) / Double(height))
+                progress(Double(writer.rowsWritten) / Double(writer.height))
             case let .failed(error):
                 throw error
             case .end:
@@ -100,10 +102,12 @@ public enum StreamingPipeline {
     final class Stage {
         let plan: Plan
         let width: Int, height: Int
+        /// The size written.
+        let outputWidth: Int, outputHeight: Int
         private var row = 0
         private let kernel: (any SpatialKernel)?
-        private let halo: Int
-        // A stage with a halo: the window of input rows [windowStart, windowEnd), the next row to write.
+        // A stage that does not work in place: the window of input rows
+        // [windowStart, windowEnd), the next output row to write.
         private var window: PixelBuffer?
         private var windowStart = 0, windowEnd = 0, nextOutput = 0
         private var output: PixelBuffer?
@@ -113,14 +117,18 @@ public enum StreamingPipeline {
             self.plan = plan
             self.width = width
             self.height = height
+            (outputWidth, outputHeight) = plan.spatial?.outputSize(width: width, height: height) ?? (width, height)
             kernel = try plan.spatial?.makeKernel(width: width, height: height)
-            halo = plan.spatial?.halo ?? 0
-            if halo > 0 {
+            if let spatial = plan.spatial, !spatial.inPlace {
                 // Output strips of at least 4 halos: each recomputes 2 halos of rows at its edges.
-                outputRows = max(stripRows, 4 * halo)
-                window = try PixelBuffer(
-                    width: width, height: outputRows + 2 * halo + 2 * stripRows, hasAlpha: hasAlpha)
-                output = try PixelBuffer(width: width, height: outputRows, hasAlpha: hasAlpha)
+                outputRows = min(max(stripRows, 4 * spatial.halo), outputHeight)
+                var needed = 0
+                for y in stride(from: 0, to: outputHeight, by: outputRows) {
+                    let rows = y..<min(outputHeight, y + outputRows)
+                    needed = max(needed, spatial.inputRows(forOutput: rows, width: width, height: height).count)
+                }
+                window = try PixelBuffer(width: width, height: needed + 2 * stripRows, hasAlpha: hasAlpha)
+                output = try PixelBuffer(width: outputWidth, height: outputRows, hasAlpha: hasAlpha)
             }
         }
 
@@ -128,23 +136,26 @@ public enum StreamingPipeline {
         func take(_ strip: PixelBuffer, rows: Int, writer: ImageWriter) throws(ImageIOError) {
             Self.color(plan.before, strip, rows: rows)
             defer { row += rows }
-            if let kernel, halo > 0 {
-                try slide(strip, rows: rows, kernel: kernel, writer: writer)
-                return
+            if let kernel, let spatial = plan.spatial {
+                if !spatial.inPlace {
+                    try slide(strip, rows: rows, spatial: spatial, kernel: kernel, writer: writer)
+                    return
+                }
+                try kernel.run(row..<row + rows, from: strip, firstRow: row, into: strip, firstRow: row)
             }
-            kernel?.run(row..<row + rows, from: strip, firstRow: row, into: strip, firstRow: row)
             Self.color(plan.after, strip, rows: rows)
             try writer.write(strip, rows: 0..<rows)
         }
 
-        /// Adds rows to the window, then writes every output row whose neighbourhood is in.
+        /// Adds rows to the window, then writes every output strip whose input rows are in.
         private func slide(
-            _ strip: PixelBuffer, rows: Int, kernel: any SpatialKernel,
+            _ strip: PixelBuffer, rows: Int, spatial: any SpatialStage, kernel: any SpatialKernel,
             writer: ImageWriter
         ) throws(ImageIOError) {
-            guard let window, let output else { return }
+            guard let window, let output, nextOutput < outputHeight else { return }  // past the last output row
             if windowEnd - windowStart + rows > window.height {  // drop rows no output needs any more
-                let keepFrom = max(windowStart, nextOutput - halo)
+                let needed = spatial.inputRows(forOutput: nextOutput..<nextOutput + 1, width: width, height: height)
+                let keepFrom = min(windowEnd, max(windowStart, needed.lowerBound))
                 for y in keepFrom..<windowEnd {
                     window.row(y - keepFrom).update(from: window.row(y - windowStart), count: width * 4)
                 }
@@ -154,10 +165,11 @@ public enum StreamingPipeline {
                 window.row(windowEnd - windowStart + y).update(from: strip.row(y), count: width * 4)
             }
             windowEnd += rows
-            while nextOutput < height {
-                let n = min(outputRows, height - nextOutput)
-                guard windowEnd >= min(height, nextOutput + n + halo) else { return }
-                kernel.run(
+            while nextOutput < outputHeight {
+                let n = min(outputRows, outputHeight - nextOutput)
+                let needed = spatial.inputRows(forOutput: nextOutput..<nextOutput + n, width: width, height: height)
+                guard windowEnd >= needed.upperBound else { return }
+                try kernel.run(
                     nextOutput..<nextOutput + n, from: window, firstRow: windowStart, into: output,
                     firstRow: nextOutput)
                 Self.color(plan.after, output, rows: n)

@@ -1,5 +1,5 @@
 /// How to decode: limits and size.
-public struct DecodeOptions: Sendable, Equatable {
+public struct DecodeOptions: Sendable {
     /// 100 MP: a 12 MP phone photo is far below it; 400 MB of RGBA is the most it allows.
     public static let defaultMaxPixels = 100_000_000
     /// More scans than any real progressive JPEG has; a hostile file may have thousands.
@@ -10,6 +10,9 @@ public struct DecodeOptions: Sendable, Equatable {
     public var maxPixels: Int
     /// JPEG only: decode at 1/1, 1/2, 1/4 or 1/8 size through libjpeg's DCT scaling.
     public var scaleDenominator: Int
+    /// JPEG only, shrink-on-load: given the image's upright size (read from the headers),
+    /// the DCT scale denominator to decode at; overrides `scaleDenominator`.
+    public var shrinkOnLoad: (@Sendable (_ width: Int, _ height: Int) -> Int)?
     /// Apply the EXIF orientation of a JPEG, so the image comes out upright.
     public var applyOrientation: Bool
     public var maxProgressiveScans: Int

@@ -13,6 +13,8 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(file: String, reason: String)
     /// The declared size is over the pixel limit; refused before allocating anything.
     case tooLarge(file: String, width: Int, height: Int, limit: Int)
+    /// The result of an edit would be over the pixel limit (a resize); refused before allocating.
+    case outputTooLarge(width: Int, height: Int, limit: Int)
     /// A resource limit other than size (e.g. progressive scans).
     case limitExceeded(file: String, reason: String)
     case invalidSize(width: Int, height: Int)
@@ -39,6 +41,9 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupported(file, reason): return "cannot decode \(file): \(reason)"
         case let .tooLarge(file, w, h, limit):
             return "cannot decode \(file): \(w)x\(h) is \(Self.megapixels(w * h)) MP, over the limit of "
+                + "\(Self.megapixels(limit)) MP"
+        case let .outputTooLarge(w, h, limit):
+            return "the result would be \(w)x\(h), \(Self.megapixels(w * h)) MP, over the limit of "
                 + "\(Self.megapixels(limit)) MP"
         case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
         case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"

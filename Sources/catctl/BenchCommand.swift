@@ -53,7 +53,7 @@ struct Bench: ParsableCommand {
         let console = Console.standard()
         let (width, height) = parsedSize!
         if let kernels { KernelISA.select(kernels) }
-        let specs = filters.isEmpty ? FilterRegistry.names : filters
+        let specs = filters.isEmpty ? FilterRegistry.defaultSpecs(width: width, height: height) : filters
         let report: FilterBenchmarkReport
         do {
             report = try FilterBenchmark.run(

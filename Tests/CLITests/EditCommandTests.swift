@@ -218,7 +218,9 @@ struct EditCommandTests {
         let filters = try #require(object["filters"] as? [[String: Any]])
         #expect(filters.map { $0["name"] as? String } == FilterRegistry.names)
         #expect(
-            filters.allSatisfy { ["color", "spatial"].contains($0["kind"] as? String) && $0["description"] is String })
+            filters.allSatisfy {
+                ["color", "spatial", "geometry"].contains($0["kind"] as? String) && $0["description"] is String
+            })
         #expect(
             filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == [
                 "blur", "sharpen", "vignette",
@@ -244,7 +246,8 @@ struct GalleryCommandTests {
         let result = try Catctl.run(["edit", "--gallery", "--json", Fixtures.path("photos/chelsea.png"), out])
         #expect(result.status == 0, "\(result.stderr)")
         let sheet = try ImageDecoder.decode(try InputFile.read(out), name: out).pixels
-        #expect(sheet.width == 6 * 212 + 12 && sheet.height == 3 * (133 + 30 + 12) + 12)
+        let rows = (FilterRegistry.all.count + 5) / 6
+        #expect(sheet.width == 6 * 212 + 12 && sheet.height == rows * (133 + 30 + 12) + 12)
         #expect(result.stdoutLines.last?.contains(#""event":"saved""#) == true)
         #expect(
             try Catctl.run(["edit", "--gallery", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), out]).status

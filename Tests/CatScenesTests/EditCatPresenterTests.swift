@@ -170,7 +170,7 @@ struct EditCatGalleryTests {
                 == .saved(
                     EditCatResult(
                         input: "cat.jpg", output: "sheet.png", width: 6 * 212 + 12,
-                        height: 3 * (150 + 30 + 12) + 12, filters: specs,
+                        height: (specs.count + 5) / 6 * (150 + 30 + 12) + 12, filters: specs,
                         milliseconds: 25, isGallery: true)))
         #expect(view.calls.last == .state(.done))
     }

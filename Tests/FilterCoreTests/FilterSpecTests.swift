@@ -9,6 +9,7 @@ struct FilterSpecTests {
                 "mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
                 "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
                 "blur", "sharpen", "vignette",
+                "resize", "cover", "crop", "rotate", "flip", "flop",
             ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
     }

@@ -22,8 +22,15 @@ struct KernelTests {
         case .factor where f.kind == .spatial: return [f.name, "\(f.name):0.2", "\(f.name):0.7", "\(f.name):4.5"]
         case .factor: return [f.name, "\(f.name):0", "\(f.name):0.6", "\(f.name):2.5"]
         case .angle: return [f.name, "\(f.name):45", "\(f.name):-120", "\(f.name):200"]
+        case .text: return []  // geometry: see geometrySpecs
         }
     }
+
+    /// Geometry stages that apply to every shape (a crop must fit a 1x1 image).
+    static let geometrySpecs = [
+        "resize:3x2", "resize:x5", "resize:2", "resize:50x9", "resize:900", "cover:2x3", "crop:1x1", "crop:1x1+0+0",
+        "rotate:90", "rotate:180", "rotate:270", "flip", "flop",
+    ]
 
     static func randomImage(_ w: Int, _ h: Int, extraStride: Int, seed: UInt64) throws -> PixelBuffer {
         let image = try PixelBuffer(width: w, height: h, stride: w * 4 + extraStride, hasAlpha: true)
@@ -65,6 +72,26 @@ struct KernelTests {
 
     @Test("each filter", arguments: specs)
     func eachFilter(_ spec: String) throws { try check([spec]) }
+
+    /// The size changes: compare the pixels of the results (no padding to compare).
+    @Test("each geometry stage", arguments: geometrySpecs)
+    func eachGeometryStage(_ spec: String) throws {
+        let chain = try FilterChain(specs: ["sepia", spec, "contrast:1.3"])
+        defer { KernelISA.select(.best) }
+        for (i, (w, h, extra)) in Self.shapes.enumerated() {
+            let source = try Self.randomImage(w, h, extraStride: extra, seed: UInt64(i + 3) * 7907)
+            let expected = try chain.applyReference(to: try source.copy())
+            let size = try chain.outputSize(width: w, height: h)
+            #expect(expected.width == size.width && expected.height == size.height)
+            for isa in KernelISA.available {
+                KernelISA.select(isa)
+                for n in [1, 3] {
+                    let result = try chain.apply(to: try source.copy(), threads: n)
+                    #expect(result.packedRGBA() == expected.packedRGBA(), "\(spec) \(isa.name) \(w)x\(h) threads \(n)")
+                }
+            }
+        }
+    }
 
     @Test func longChainMixingColourAndSpatial() throws {
         try check(

@@ -20,9 +20,10 @@ struct StreamingTests {
         let reader = try ImageReader(bytes: bytes, name: "in")
         let chain = try FilterChain(specs: specs)
         guard StreamingPipeline.canStream(chain, reader) else { return nil }
+        let size = try chain.outputSize(width: reader.width, height: reader.height)
         return try Fixtures.writtenBytes { fd in
             let writer = try ImageWriter(
-                fd: fd, path: "out", width: reader.width, height: reader.height,
+                fd: fd, path: "out", width: size.width, height: size.height,
                 hasAlpha: reader.hasAlpha, options: options)
             try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
         }
@@ -35,6 +36,9 @@ struct StreamingTests {
     static let spatialChains: [[String]] = [
         ["blur:3"], ["blur:0.5"], ["blur:20"], ["sharpen:2"], ["vignette:0.7"], ["sepia", "blur:1.5", "contrast:1.2"],
         ["mono", "sharpen:1", "invert:0.3"], ["fade", "vignette"], ["blur:0.1", "noir"],
+        // Geometry that streams: a band of input rows per band of output rows.
+        ["resize:50"], ["resize:x200"], ["sepia", "resize:23x17", "contrast:1.2"], ["crop:20x16+5+7"], ["crop:30x20"],
+        ["flop"], ["noir", "flop", "invert:0.5"],
     ]
 
     @Test("spatial chains stream byte-identically", arguments: spatialChains)

@@ -76,4 +76,16 @@ void ck_unsharp(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_
 void ck_vignette(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
                  size_t width, size_t rows, const float *dx2, const float *dy2, float amount);
 
+// ---------------------------------------------------------------- resampling
+
+// Separable resampling (FilterCore/Filters/Resize.swift computes the Lanczos-3 weights).
+// Horizontal pass: `rows` RGBA8 rows of `src` -> float RGBA rows of `out_width` pixels in
+// `dst` (rows `dst_stride` floats apart); output pixel x is the sum over k < taps of
+// weights[x * taps + k] * source pixel first[x] + k, each channel.
+void ck_resample_h(const uint8_t *src, size_t src_stride, float *dst, size_t dst_stride, size_t rows,
+                   size_t out_width, const int32_t *first, const float *weights, int taps);
+// Vertical pass: one RGBA8 row of `width` pixels from `taps` float rows (row k at
+// src + k * src_stride floats): sum of weights[k] * row k, + 0.5, clamped to 0...255, truncated.
+void ck_resample_v(const float *src, size_t src_stride, uint8_t *dst, size_t width, const float *weights, int taps);
+
 #endif

@@ -31,9 +31,17 @@ public struct ContactSheet: @unchecked Sendable {
         sheet.fill(x: 0, y: 0, width: sheet.width, height: sheet.height, color: background)
         var previews: [PixelBuffer] = []
         for (i, chain) in chains.enumerated() {
-            let tile = try chain.apply(to: try thumbnail.copy(), threads: threads)
+            // A crop bigger than a tiny picture's thumbnail shows the thumbnail as it is.
+            var tile = thumbnail
+            do {
+                tile = try chain.apply(to: try thumbnail.copy(), threads: threads)
+            } catch is FilterError {}
+            if tile.width > tw || tile.height > th {  // a geometry stage made it larger: fit it in the cell
+                let (fw, fh) = tile.fittingSize(maxWidth: tw, maxHeight: th)
+                tile = try tile.downsampled(width: fw, height: fh)
+            }
             let x = padding + (i % columns) * (tw + padding), y = padding + (i / columns) * (th + labelHeight + padding)
-            sheet.paste(tile, x: x, y: y)
+            sheet.paste(tile, x: x + (tw - tile.width) / 2, y: y + (th - tile.height) / 2)
             let label = chain.specs.joined(separator: " ")
             let scale = BitmapFont.width(label, scale: 2) <= tw ? 2 : 1
             BitmapFont.draw(

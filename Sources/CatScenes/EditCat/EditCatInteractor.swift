@@ -87,31 +87,46 @@ public struct EditCatInteractor: EditCatInteractorInput {
     ) async throws -> EditOutcome {
         let progress = ProgressReporter(events)
         let image: PixelBuffer
+        var chain = chain
         switch input {
         case let .image(decoded):
             try OutputFile.checkCreatable(output)
             image = decoded.pixels
             events(.opened(format: decoded.format, width: image.width, height: image.height))
+            try Self.checkResult(chain, width: image.width, height: image.height, options: options)
         case let .file(path):
             try OutputFile.checkCreatable(output, input: path, force: options.force)
-            let decode = DecodeOptions(maxPixels: options.maxPixels)
+            // Shrink-on-load: the decoder asks for the image's size before it starts.
+            let original = chain
+            var decode = DecodeOptions(maxPixels: options.maxPixels)
+            decode.shrinkOnLoad = { width, height in
+                original.shrinkOnLoad(width: width, height: height)?.denominator ?? 1
+            }
             let reader = try ImageReader(
-                bytes: try InputFile.read(path), name: path == "-" ? "(stdin)" : path,
-                options: decode)
+                bytes: try InputFile.read(path), name: path == "-" ? "(stdin)" : path, options: decode)
             let swaps = reader.orientation >= 5
-            events(
-                .opened(
-                    format: reader.format, width: swaps ? reader.height : reader.width,
-                    height: swaps ? reader.width : reader.height))
+            let upright = (
+                width: swaps ? reader.fullHeight : reader.fullWidth,
+                height: swaps ? reader.fullWidth : reader.fullHeight
+            )
+            events(.opened(format: reader.format, width: upright.width, height: upright.height))
+            try Self.checkResult(chain, width: upright.width, height: upright.height, options: options)
+            if reader.width != reader.fullWidth,
+                let shrunk = chain.shrinkOnLoad(width: upright.width, height: upright.height)
+            {
+                chain = shrunk.chain
+            }
             if StreamingPipeline.canStream(chain, reader) {
+                let size = try chain.outputSize(width: reader.width, height: reader.height)
                 try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                     let writer = try ImageWriter(
-                        fd: fd, path: Self.displayName(output), width: reader.width,
-                        height: reader.height, hasAlpha: reader.hasAlpha, options: options.encode)
+                        fd: fd, path: Self.displayName(output), width: size.width, height: size.height,
+                        hasAlpha: reader.hasAlpha, options: options.encode)
                     try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
                 }
-                return EditOutcome(width: reader.width, height: reader.height, streamed: true)
+                return EditOutcome(width: size.width, height: size.height, streamed: true)
             }
+            decode.shrinkOnLoad = nil  // the reader has its scale already
             image = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }.pixels
         }
         let filtered = try chain.apply(to: image, threads: threads)
@@ -146,6 +161,16 @@ public struct EditCatInteractor: EditCatInteractorInput {
     public func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
         try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
             try ImageEncoder.encode(image, to: fd, path: Self.displayName(output), options: options)
+        }
+    }
+
+    /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
+    /// size (a crop outside the image: usage) or whose result is over the pixel limit.
+    static func checkResult(_ chain: FilterChain, width: Int, height: Int, options: EditOptions) throws {
+        let size = try chain.outputSize(width: width, height: height)
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        if overflow || pixels > options.maxPixels {
+            throw ImageIOError.outputTooLarge(width: size.width, height: size.height, limit: options.maxPixels)
         }
     }
 

@@ -63,7 +63,8 @@ public struct SceneFailure: Error, Equatable, Sendable {
 
     static func status(of error: ImageIOError) -> ExitStatus {
         switch error {
-        case .notAnImage, .corrupt, .truncated, .unsupported, .tooLarge, .limitExceeded, .invalidSize, .outOfMemory:
+        case .notAnImage, .corrupt, .truncated, .unsupported, .tooLarge, .outputTooLarge, .limitExceeded, .invalidSize,
+            .outOfMemory:
             return .dataError
         case .inputMissing, .inputUnreadable:
             return .noInput
@@ -76,7 +77,7 @@ public struct SceneFailure: Error, Equatable, Sendable {
 
     static func hint(for error: ImageIOError) -> FailureHint? {
         switch error {
-        case .tooLarge: return .raisePixelLimit
+        case .tooLarge, .outputTooLarge: return .raisePixelLimit
         case .outputIsInput: return .overwriteInput
         default: return nil
         }

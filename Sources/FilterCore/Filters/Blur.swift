@@ -108,7 +108,7 @@ final class BlurKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) {
+    ) throws(ImageIOError) {
         gaussian.weights.withUnsafeBufferPointer { w in
             ck_blur_rows(
                 source.base, source.stride, destination.base, destination.stride, width, height,

@@ -54,8 +54,8 @@ final class SharpenKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) {
-        blur.run(rows, from: source, firstRow: sourceRow, into: destination, firstRow: destinationRow)
+    ) throws(ImageIOError) {
+        try blur.run(rows, from: source, firstRow: sourceRow, into: destination, firstRow: destinationRow)
         ck_unsharp(
             source.row(rows.lowerBound - sourceRow), source.stride,
             destination.row(rows.lowerBound - destinationRow), destination.stride,

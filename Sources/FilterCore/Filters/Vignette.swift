@@ -16,7 +16,7 @@ struct VignetteStage: SpatialStage {
 
     init(amount: Double) { self.amount = Float(amount) }
 
-    var halo: Int { 0 }
+    var inPlace: Bool { true }
 
     func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
         VignetteKernel(amount: amount, width: width, height: height)
@@ -66,7 +66,7 @@ final class VignetteKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) {
+    ) throws(ImageIOError) {
         dx2.withUnsafeBufferPointer { dx in
             dy2.withUnsafeBufferPointer { dy in
                 ck_vignette(

@@ -72,7 +72,10 @@ final class JPEGRowDecoder: RowDecoder {
         let orientation =
             header.exif_length > 0
             ? ExifOrientation.parse(UnsafeBufferPointer(start: header.exif, count: header.exif_length)) : 1
-        code = cj_decoder_start(d, Int32(options.scaleDenominator), Int32(options.maxProgressiveScans), &header)
+        let upright =
+            orientation >= 5 ? (Int(header.height), Int(header.width)) : (Int(header.width), Int(header.height))
+        let denominator = options.shrinkOnLoad?(upright.0, upright.1) ?? options.scaleDenominator
+        code = cj_decoder_start(d, Int32(denominator), Int32(options.maxProgressiveScans), &header)
         guard code == Int32(CJ_OK) else { throw fail(code) }
         info = RowDecoderInfo(
             width: Int(header.output_width), height: Int(header.output_height),

@@ -1,0 +1,79 @@
+import ImageIO
+
+extension FilterDefinition {
+    static let crop = FilterDefinition(
+        name: "crop", valueName: "WxH[+X+Y]",
+        description: "Cut out W x H pixels at X,Y from the top left (ImageMagick geometry); centred without +X+Y",
+        showcase: "100x100",
+        parse: { text throws(FilterError) in
+            let r = try Geometry.rectangle(text, filter: "crop")
+            return [.spatial(CropStage(width: r.width, height: r.height, x: r.x, y: r.y, spec: "crop:" + text))]
+        })
+}
+
+/// A rectangle of the image, exactly; centred when no offset is given. Streams: output
+/// row y is input row y + top.
+struct CropStage: SpatialStage {
+    let width: Int, height: Int
+    /// nil: centred.
+    let x: Int?, y: Int?
+    /// As given, for messages.
+    let spec: String
+
+    func origin(width w: Int, height h: Int) -> (x: Int, y: Int) {
+        (x ?? (w - width) / 2, y ?? (h - height) / 2)
+    }
+
+    func check(width w: Int, height h: Int) throws(FilterError) {
+        let (left, top) = origin(width: w, height: h)
+        guard width <= w, height <= h, left + width <= w, top + height <= h else {
+            let reason =
+                width > w || height > h
+                ? "it is larger than the image"
+                : "it reaches \(left + width)x\(top + height), past the image's edge"
+            throw .doesNotFit(spec: spec, width: w, height: h, reason: reason)
+        }
+    }
+
+    func outputSize(width w: Int, height h: Int) -> (width: Int, height: Int) { (width, height) }
+
+    func inputRows(forOutput rows: Range<Int>, width w: Int, height h: Int) -> Range<Int> {
+        let top = origin(width: w, height: h).y
+        return rows.lowerBound + top..<rows.upperBound + top
+    }
+
+    func makeKernel(width w: Int, height h: Int) throws(ImageIOError) -> any SpatialKernel {
+        let (left, top) = origin(width: w, height: h)
+        return CropKernel(left: left, top: top, width: width)
+    }
+
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+        let (left, top) = origin(width: src.width, height: src.height)
+        for y in 0..<dst.height {
+            for x in 0..<dst.width {
+                let s = src.row(y + top) + 4 * (x + left), d = dst.row(y) + 4 * x
+                for c in 0..<4 { d[c] = s[c] }
+            }
+        }
+    }
+}
+
+final class CropKernel: SpatialKernel {
+    let left: Int, top: Int, width: Int
+
+    init(left: Int, top: Int, width: Int) {
+        self.left = left
+        self.top = top
+        self.width = width
+    }
+
+    func run(
+        _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+        into destination: PixelBuffer, firstRow destinationRow: Int
+    ) throws(ImageIOError) {
+        for y in rows {
+            destination.row(y - destinationRow).update(
+                from: source.row(y + top - sourceRow) + 4 * left, count: 4 * width)
+        }
+    }
+}

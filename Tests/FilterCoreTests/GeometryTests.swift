@@ -1,0 +1,163 @@
+import FilterCore
+import Foundation
+import ImageIO
+import TestSupport
+import Testing
+
+/// The geometry stages against plain index arithmetic and a straightforward
+/// double-precision Lanczos-3, written here independently of the stages' own references.
+@Suite("Geometry stages")
+struct GeometryTests {
+    func pixel(_ image: PixelBuffer, _ x: Int, _ y: Int) -> [UInt8] {
+        let p = image.row(y) + 4 * x
+        return [p[0], p[1], p[2], p[3]]
+    }
+
+    func run(_ spec: String, on image: PixelBuffer, threads: Int = 2) throws -> PixelBuffer {
+        try FilterChain(specs: [spec]).apply(to: try image.copy(), threads: threads)
+    }
+
+    @Test(
+        "rotate, flip, flop and crop move every pixel where index arithmetic says",
+        arguments: [
+            (1, 1), (2, 3), (17, 5), (64, 31), (301, 7),
+        ])
+    func exactMoves(_ size: (Int, Int)) throws {
+        let (w, h) = size
+        let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w * 131 + h))
+        let cases: [(String, Int, Int, (Int, Int) -> (Int, Int))] = [
+            ("rotate:90", h, w, { x, y in (y, h - 1 - x) }),
+            ("rotate:180", w, h, { x, y in (w - 1 - x, h - 1 - y) }),
+            ("rotate:270", h, w, { x, y in (w - 1 - y, x) }),
+            ("flip", w, h, { x, y in (x, h - 1 - y) }),
+            ("flop", w, h, { x, y in (w - 1 - x, y) }),
+            (
+                "crop:\(max(1, w / 2))x\(max(1, h / 3))+\(w / 3)+\(h / 2)", max(1, w / 2), max(1, h / 3),
+                { x, y in (x + w / 3, y + h / 2) }
+            ),
+            (
+                "crop:\(max(1, w - 1))x\(max(1, h - 1))", max(1, w - 1), max(1, h - 1),
+                { x, y in (x + (w - max(1, w - 1)) / 2, y + (h - max(1, h - 1)) / 2) }
+            ),
+        ]
+        for (spec, ow, oh, from) in cases {
+            for threads in [1, 3] {
+                let out = try run(spec, on: image, threads: threads)
+                #expect(out.width == ow && out.height == oh, "\(spec)")
+                for y in 0..<oh {
+                    for x in 0..<ow {
+                        let (sx, sy) = from(x, y)
+                        guard pixel(out, x, y) == pixel(image, sx, sy) else {
+                            Issue.record("\(spec) \(w)x\(h): pixel \(x),\(y)")
+                            return
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func quarterTurnsAndMirrorsUndoThemselves() throws {
+        let image = try PixelBuffer.random(width: 37, height: 11, seed: 4)
+        for chain in [
+            ["rotate:90", "rotate:270"], ["rotate:180", "rotate:180"], ["flip", "flip"], ["flop", "flop"],
+            ["rotate:90", "rotate:90", "flip", "flop"],
+        ] {
+            let out = try FilterChain(specs: chain).apply(to: try image.copy())
+            #expect(out.packedRGBA() == image.packedRGBA(), "\(chain)")
+        }
+    }
+
+    /// Lanczos-3 as Pillow's LANCZOS defines it, one output pixel at a time, in doubles:
+    /// the kernel stretched by the scale when shrinking, normalised per output pixel.
+    static func lanczos(_ src: PixelBuffer, width ow: Int, height oh: Int) throws -> PixelBuffer {
+        func weights(_ inSize: Int, _ outSize: Int, _ i: Int) -> [(Int, Double)] {
+            let scale = Double(inSize) / Double(outSize), filterScale = max(scale, 1), support = 3 * filterScale
+            let center = (Double(i) + 0.5) * scale
+            let lo = max(0, Int(center - support + 0.5)), hi = min(inSize, Int(center + support + 0.5))
+            func l3(_ x: Double) -> Double {
+                x == 0 ? 1 : abs(x) >= 3 ? 0 : 3 * sin(.pi * x) * sin(.pi * x / 3) / (.pi * .pi * x * x)
+            }
+            let raw = (lo..<max(lo + 1, hi)).map { ($0, l3((Double($0) - center + 0.5) / filterScale)) }
+            let total = raw.reduce(0) { $0 + $1.1 }
+            return raw.map { ($0.0, $0.1 / total) }
+        }
+        let out = try PixelBuffer(width: ow, height: oh, hasAlpha: true)
+        for y in 0..<oh {
+            let wy = weights(src.height, oh, y)
+            for x in 0..<ow {
+                let wx = weights(src.width, ow, x)
+                for c in 0..<4 {
+                    var sum = 0.0
+                    for (sy, vy) in wy { for (sx, vx) in wx { sum += vy * vx * Double(src.row(sy)[4 * sx + c]) } }
+                    out.row(y)[4 * x + c] = UInt8(min(max(sum.rounded(), 0), 255))
+                }
+            }
+        }
+        return out
+    }
+
+    @Test(
+        "resize is within 1 of a double-precision Lanczos-3",
+        arguments: [
+            (37, 23, "resize:11"), (20, 15, "resize:53x40"), (101, 3, "resize:7x3"), (64, 64, "resize:x21"),
+            (9, 40, "resize:9x13"), (5, 5, "resize:5"),
+        ])
+    func resizeMatchesLanczos(_ w: Int, _ h: Int, _ spec: String) throws {
+        let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w + 7 * h))
+        for threads in [1, 2] {
+            let out = try run(spec, on: image, threads: threads)
+            let expected = try Self.lanczos(image, width: out.width, height: out.height)
+            let diff = PixelDifference(out.packedRGBA(), expected.packedRGBA())
+            #expect(diff.maximum <= 1, "\(spec) \(w)x\(h) threads \(threads): \(diff)")
+        }
+        // The same size is the same picture.
+        #expect(try run("resize:\(w)x\(h)", on: image).packedRGBA() == image.packedRGBA())
+    }
+
+    @Test func sizes() throws {
+        let chain = { (spec: String) in try FilterChain(specs: [spec]) }
+        #expect(try chain("resize:800").outputSize(width: 4032, height: 3024) == (800, 600))
+        #expect(try chain("resize:x600").outputSize(width: 4032, height: 3024) == (800, 600))
+        #expect(try chain("resize:800x800").outputSize(width: 4032, height: 3024) == (800, 600))
+        #expect(try chain("resize:8000x100").outputSize(width: 400, height: 300) == (133, 100))
+        #expect(try chain("resize:1000").outputSize(width: 400, height: 300) == (1000, 750), "it may enlarge")
+        #expect(try chain("cover:300x300").outputSize(width: 4032, height: 3024) == (300, 300))
+        #expect(try chain("crop:10x20+3+4").outputSize(width: 100, height: 100) == (10, 20))
+        #expect(try chain("rotate:90").outputSize(width: 4032, height: 3024) == (3024, 4032))
+        let cover = try chain("cover:64x64").apply(to: try PixelBuffer.random(width: 90, height: 40, seed: 1))
+        #expect(cover.width == 64 && cover.height == 64)
+    }
+
+    @Test func badValuesAreUsageErrorsNamingTheProblem() throws {
+        for spec in [
+            "resize:0", "resize:x", "resize:-5", "resize:10x0", "resize:abc", "cover:100", "crop:10",
+            "crop:10x10+1", "crop:10x10+a+1", "rotate:45", "rotate", "resize", "resize:2000000",
+        ] {
+            #expect(throws: FilterError.self, "\(spec)") { try FilterChain(specs: [spec]) }
+        }
+        #expect(
+            throws: FilterError.doesNotFit(
+                spec: "crop:50x50+60+0", width: 100, height: 80,
+                reason: "it reaches 110x50, past the image's edge")
+        ) {
+            _ = try FilterChain(specs: ["crop:50x50+60+0"]).outputSize(width: 100, height: 80)
+        }
+        let message = FilterError.doesNotFit(
+            spec: "crop:500x500", width: 451, height: 300,
+            reason: "it is larger than the image"
+        ).description
+        #expect(message == "crop:500x500 does not fit the 451x300 image: it is larger than the image")
+    }
+
+    @Test func shrinkOnLoadPicksTheDCTScaleThatLeavesTwiceTheTarget() throws {
+        let chain = try FilterChain(specs: ["resize:800", "sepia"])
+        let shrunk = try #require(chain.shrinkOnLoad(width: 4032, height: 3024))
+        #expect(shrunk.denominator == 2)  // 2016x1512 >= 1600x1200; 1008x756 is not
+        #expect(try shrunk.chain.outputSize(width: 2016, height: 1512) == (800, 600))
+        #expect(try chain.shrinkOnLoad(width: 4032, height: 3024)?.chain.specs == ["resize:800", "sepia"])
+        #expect(try FilterChain(specs: ["resize:200"]).shrinkOnLoad(width: 4032, height: 3024)?.denominator == 8)
+        #expect(try FilterChain(specs: ["resize:3000"]).shrinkOnLoad(width: 4032, height: 3024) == nil)
+        #expect(try FilterChain(specs: ["sepia", "resize:200"]).shrinkOnLoad(width: 4032, height: 3024) == nil)
+    }
+}
