@@ -9,7 +9,9 @@
 #       after/before ratios, plus a spatial chain (sharpen, vignette) that vips does not run.
 # Targets (issue 5): JPEG->JPEG <= 0.7x vips; JPEG->PNG <= 0.5x and size <= 1.05x;
 # progressive 14.7 MP JPEG->JPEG <= 0.85x; batch of 8 with 2 jobs <= 0.7x xargs -P2 vips;
-# peak memory of one 12 MP JPEG->JPEG <= 1.5x vips's.
+# peak memory of one 12 MP JPEG->JPEG <= 1.5x vips's. (Issue 11) a 12 MP JPEG -> 800 px
+# thumbnail <= 0.5x vipsthumbnail's time, peak memory <= its; 16 of them, 2 jobs, <= 0.5x
+# xargs -P2 vipsthumbnail; mean absolute difference to Pillow's LANCZOS <= vipsthumbnail's + 0.3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -41,8 +43,9 @@ Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(sys.argv[1], quality=9
 PY
 volna=$(ls -S /usr/share/wallpapers/Volna/contents/images/*.jpg | head -1)
 printf '3 3\n0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' > "$work/sepia.mat"
-mkdir -p "$work/batch-in"
+mkdir -p "$work/batch-in" "$work/thumbs-in"
 for i in 1 2 3 4 5 6 7 8; do cp "$work/cat12.jpg" "$work/batch-in/cat$i.jpg"; done
+for i in $(seq 1 16); do cp "$work/cat12.jpg" "$work/thumbs-in/cat$i.jpg"; done
 
 # measure NAME CMD...: appends "seconds peak_kib" of one run to $work/NAME.
 measure() {
@@ -63,6 +66,12 @@ for r in $(seq "$runs"); do
   rm -rf "$work/bc" "$work/bv"; mkdir -p "$work/bv"
   measure cat_batch "$catctl" batch --jobs 2 --filter sepia --quality 90 --output-dir "$work/bc" "$work/batch-in"
   measure vips_batch sh -c "cd '$work/batch-in' && ls | xargs -P2 -I{} vips recomb {} '$work/bv/{}[Q=90]' '$work/sepia.mat'"
+  # Thumbnails (issue 11): 12 MP JPEG -> 800 px JPEG q90, one file and 16 files two at a time.
+  measure cat_thumb "$catctl" edit --filter resize:800 --quality 90 --force "$work/cat12.jpg" "$work/ct.jpg"
+  measure vips_thumb vipsthumbnail "$work/cat12.jpg" -s 800 -o "$work/vt.jpg[Q=90]"
+  rm -rf "$work/tc" "$work/tv"; mkdir -p "$work/tv"
+  measure cat_thumbs "$catctl" batch --jobs 2 --filter resize:800 --quality 90 --output-dir "$work/tc" "$work/thumbs-in"
+  measure vips_thumbs sh -c "ls '$work/thumbs-in'/*.jpg | xargs -P2 -I{} vipsthumbnail {} -s 800 -o '$work/tv/%s.jpg[Q=90]'"
   if [ -n "$before" ]; then
     measure old_jpg "$before" edit --filter sepia --quality 90 --force "$work/cat12.jpg" "$work/o.jpg"
     measure old_png "$before" edit --filter sepia --force "$work/cat12.jpg" "$work/o.png"
@@ -91,6 +100,25 @@ cs=$(stat -c %s "$work/c.png"); vs=$(stat -c %s "$work/v.png")
 printf '%-34s catctl %d  vips %d  ratio %s  (target <= 1.05)\n' "PNG size (bytes)" "$cs" "$vs" "$(ratio "$cs" "$vs")"
 cm=$(median_col cat_jpg 2); vm=$(median_col vips_jpg 2)
 printf '%-34s catctl %d KiB  vips %d KiB  ratio %s  (target <= 1.5)\n' "peak RSS, 12 MP JPEG->JPEG" "$cm" "$vm" "$(ratio "$cm" "$vm")"
+echo "thumbnails against $(vipsthumbnail --version 2>/dev/null || echo vipsthumbnail):"
+row "12 MP JPEG->800 px JPEG q90" cat_thumb vips_thumb 0.5
+row "16 thumbnails, 2 jobs" cat_thumbs vips_thumbs 0.5
+cm=$(median_col cat_thumb 2); vm=$(median_col vips_thumb 2)
+printf '%-34s catctl %d KiB  vips %d KiB  ratio %s  (target <= 1)\n' "peak RSS, thumbnail" "$cm" "$vm" "$(ratio "$cm" "$vm")"
+# Quality: mean absolute difference per channel to Pillow's LANCZOS on the fully decoded photo.
+python3 - "$work/cat12.jpg" "$work/ct.jpg" "$work/vt.jpg" <<'PY'
+import sys
+import numpy as np
+from PIL import Image
+full = Image.open(sys.argv[1]).convert("RGB")
+out = {}
+for name, path in (("catctl", sys.argv[2]), ("vipsthumbnail", sys.argv[3])):
+    thumb = Image.open(path).convert("RGB")
+    ref = np.asarray(full.resize(thumb.size, Image.LANCZOS), dtype=np.float64)
+    out[name] = np.abs(np.asarray(thumb, dtype=np.float64) - ref).mean()
+print(f"{'thumbnail MAD to Pillow LANCZOS':34} catctl {out['catctl']:.3f}  vips {out['vipsthumbnail']:.3f}  "
+      f"(target: catctl <= vips + 0.3)")
+PY
 if [ -n "$before" ]; then
   echo "after/before ($before):"
   for pair in "12 MP JPEG->JPEG sepia q90:jpg" "12 MP JPEG->PNG sepia:png" "14.7 MP progressive JPEG->JPEG:prog" \

@@ -13,9 +13,8 @@
     void ck_unsharp_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, float);        \
     void ck_vignette_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t,               \
                               const float *, const float *, float);                                     \
-    void ck_resample_h_##suffix(const uint8_t *, size_t, float *, size_t, size_t, size_t, const int32_t *, \
-                                const float *, int);                                                    \
-    void ck_resample_v_##suffix(const float *, size_t, uint8_t *, size_t, const float *, int);
+    void ck_resample_v_##suffix(const uint8_t *, size_t, float *, size_t, const float *, int);           \
+    void ck_resample_h_##suffix(const float *, uint8_t *, size_t, const int32_t *, const float *, int);
 
 CK_DECLARE(baseline)
 #if defined(__x86_64__)
@@ -94,9 +93,8 @@ static ck_color_fn color_fn(void) { CK_DISPATCH(ck_color_chain) }
 static ck_scratch_fn scratch_fn(void) { CK_DISPATCH(ck_blur_scratch_bytes) }
 static ck_blur_fn blur_fn(void) { CK_DISPATCH(ck_blur_rows) }
 static ck_unsharp_fn unsharp_fn(void) { CK_DISPATCH(ck_unsharp) }
-typedef void (*ck_resample_h_fn)(const uint8_t *, size_t, float *, size_t, size_t, size_t, const int32_t *,
-                                 const float *, int);
-typedef void (*ck_resample_v_fn)(const float *, size_t, uint8_t *, size_t, const float *, int);
+typedef void (*ck_resample_v_fn)(const uint8_t *, size_t, float *, size_t, const float *, int);
+typedef void (*ck_resample_h_fn)(const float *, uint8_t *, size_t, const int32_t *, const float *, int);
 
 static ck_vignette_fn vignette_fn(void) { CK_DISPATCH(ck_vignette) }
 static ck_resample_h_fn resample_h_fn(void) { CK_DISPATCH(ck_resample_h) }
@@ -125,11 +123,11 @@ void ck_vignette(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst
     vignette_fn()(src, src_stride, dst, dst_stride, width, rows, dx2, dy2, amount);
 }
 
-void ck_resample_h(const uint8_t *src, size_t src_stride, float *dst, size_t dst_stride, size_t rows,
-                   size_t out_width, const int32_t *first, const float *weights, int taps) {
-    resample_h_fn()(src, src_stride, dst, dst_stride, rows, out_width, first, weights, taps);
+void ck_resample_v(const uint8_t *src, size_t src_stride, float *dst, size_t width, const float *weights, int taps) {
+    resample_v_fn()(src, src_stride, dst, width, weights, taps);
 }
 
-void ck_resample_v(const float *src, size_t src_stride, uint8_t *dst, size_t width, const float *weights, int taps) {
-    resample_v_fn()(src, src_stride, dst, width, weights, taps);
+void ck_resample_h(const float *src, uint8_t *dst, size_t out_width, const int32_t *first, const float *weights,
+                   int taps) {
+    resample_h_fn()(src, dst, out_width, first, weights, taps);
 }

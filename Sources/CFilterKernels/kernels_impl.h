@@ -377,47 +377,47 @@ void CK_FN(ck_vignette)(const uint8_t *src, size_t src_stride, uint8_t *dst, siz
 // ---------------------------------------------------------------- resampling (Lanczos)
 
 typedef float ck_f32x4 __attribute__((ext_vector_type(4)));
+typedef uint8_t ck_u8x8 __attribute__((ext_vector_type(CK_LANES)));
 
-// Horizontal pass: each output pixel is the weighted sum of `taps` source pixels, the
-// four channels at once, kept in float.
-void CK_FN(ck_resample_h)(const uint8_t *src, size_t src_stride, float *dst, size_t dst_stride, size_t rows,
-                          size_t out_width, const int32_t *first, const float *weights, int taps) {
-    for (size_t y = 0; y < rows; y++) {
-        const uint8_t *s = src + y * src_stride;
-        float *d = dst + y * dst_stride;
-        for (size_t x = 0; x < out_width; x++) {
-            const uint8_t *p = s + 4 * (size_t)first[x];
-            const float *w = weights + x * (size_t)taps;
-            ck_f32x4 acc = (ck_f32x4)0.0f;
-            for (int k = 0; k < taps; k++) {
-                ck_f32x4 v = {(float)p[4 * k], (float)p[4 * k + 1], (float)p[4 * k + 2], (float)p[4 * k + 3]};
-                acc = acc + v * w[k];
-            }
-            memcpy(d + 4 * x, &acc, sizeof acc);
-        }
-    }
-}
-
-// Vertical pass: one output row from `taps` float rows (row k at src + k * src_stride):
-// the weighted sum, rounded to nearest and clamped to 0...255.
-void CK_FN(ck_resample_v)(const float *src, size_t src_stride, uint8_t *dst, size_t width, const float *weights,
+// Vertical pass: the weighted sum of `taps` RGBA8 rows (row k at src + k * src_stride),
+// every channel of every pixel, into one float row of `width` pixels.
+void CK_FN(ck_resample_v)(const uint8_t *src, size_t src_stride, float *dst, size_t width, const float *weights,
                           int taps) {
     size_t n = 4 * width, i = 0;
     for (; i + CK_LANES <= n; i += CK_LANES) {
         ck_f32x8 acc = (ck_f32x8)0.0f;
         for (int k = 0; k < taps; k++) {
-            ck_f32x8 v;
-            memcpy(&v, src + (size_t)k * src_stride + i, sizeof v);
-            acc = acc + v * weights[k];
+            ck_u8x8 b;
+            memcpy(&b, src + (size_t)k * src_stride + i, sizeof b);
+            acc = acc + __builtin_convertvector(b, ck_f32x8) * weights[k];
         }
-        acc = __builtin_elementwise_min(__builtin_elementwise_max(acc + 0.5f, (ck_f32x8)0.0f), (ck_f32x8)255.0f);
-        ck_i32x8 q = __builtin_convertvector(acc, ck_i32x8);
-        for (int l = 0; l < CK_LANES; l++) dst[i + l] = (uint8_t)q[l];
+        memcpy(dst + i, &acc, sizeof acc);
     }
     for (; i < n; i++) {
         float acc = 0.0f;
-        for (int k = 0; k < taps; k++) acc = acc + src[(size_t)k * src_stride + i] * weights[k];
-        acc = acc + 0.5f;
-        dst[i] = (uint8_t)(acc < 0.0f ? 0.0f : acc > 255.0f ? 255.0f : acc);
+        for (int k = 0; k < taps; k++) acc = acc + (float)src[(size_t)k * src_stride + i] * weights[k];
+        dst[i] = acc;
+    }
+}
+
+// Horizontal pass: output pixel x of one row is the weighted sum of `taps` pixels of the
+// float row `src` from first[x], the four channels at once, + 0.5, clamped to 0...255,
+// truncated.
+void CK_FN(ck_resample_h)(const float *src, uint8_t *dst, size_t out_width, const int32_t *first,
+                          const float *weights, int taps) {
+    for (size_t x = 0; x < out_width; x++) {
+        const float *p = src + 4 * (size_t)first[x];
+        const float *w = weights + x * (size_t)taps;
+        ck_f32x4 acc = (ck_f32x4)0.0f;
+        for (int k = 0; k < taps; k++) {
+            ck_f32x4 v;
+            memcpy(&v, p + 4 * k, sizeof v);
+            acc = acc + v * w[k];
+        }
+        acc = __builtin_elementwise_min(__builtin_elementwise_max(acc + 0.5f, (ck_f32x4)0.0f), (ck_f32x4)255.0f);
+        dst[4 * x] = (uint8_t)acc.x;
+        dst[4 * x + 1] = (uint8_t)acc.y;
+        dst[4 * x + 2] = (uint8_t)acc.z;
+        dst[4 * x + 3] = (uint8_t)acc.w;
     }
 }

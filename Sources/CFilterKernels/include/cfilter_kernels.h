@@ -78,14 +78,14 @@ void ck_vignette(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst
 
 // ---------------------------------------------------------------- resampling
 
-// Separable resampling (FilterCore/Filters/Resize.swift computes the Lanczos-3 weights).
-// Horizontal pass: `rows` RGBA8 rows of `src` -> float RGBA rows of `out_width` pixels in
-// `dst` (rows `dst_stride` floats apart); output pixel x is the sum over k < taps of
-// weights[x * taps + k] * source pixel first[x] + k, each channel.
-void ck_resample_h(const uint8_t *src, size_t src_stride, float *dst, size_t dst_stride, size_t rows,
-                   size_t out_width, const int32_t *first, const float *weights, int taps);
-// Vertical pass: one RGBA8 row of `width` pixels from `taps` float rows (row k at
-// src + k * src_stride floats): sum of weights[k] * row k, + 0.5, clamped to 0...255, truncated.
-void ck_resample_v(const float *src, size_t src_stride, uint8_t *dst, size_t width, const float *weights, int taps);
+// Separable resampling (FilterCore/Filters/Resize.swift computes the Lanczos-3 weights),
+// one output row at a time, vertical pass first (it then runs on as few rows as the output
+// has). Vertical: the sum over k < taps of weights[k] * RGBA8 row k (at src + k * src_stride)
+// into a float row of `width` pixels. Horizontal: output pixel x of that row is the sum over
+// k < taps of weights[x * taps + k] * float pixel first[x] + k, + 0.5, clamped to 0...255,
+// truncated, each channel.
+void ck_resample_v(const uint8_t *src, size_t src_stride, float *dst, size_t width, const float *weights, int taps);
+void ck_resample_h(const float *src, uint8_t *dst, size_t out_width, const int32_t *first, const float *weights,
+                   int taps);
 
 #endif

@@ -76,28 +76,27 @@ struct ResizeStage: SpatialStage {
             horizontal: LanczosAxis(input: w, output: size.width), vertical: LanczosAxis(input: h, output: size.height))
     }
 
-    /// The kernels' arithmetic one sample at a time: float weights, the horizontal sums
-    /// in tap order, the vertical sums in tap order, + 0.5, clamped, truncated. (The test
-    /// suite checks this against an independent double-precision Lanczos-3: within 1.)
+    /// The kernels' arithmetic one sample at a time: float weights, for each output row
+    /// the vertical sums in tap order, then the horizontal sums in tap order, + 0.5,
+    /// clamped, truncated. (The tests check this against an independent double-precision
+    /// Lanczos-3: within 1.)
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
         let ha = LanczosAxis(input: src.width, output: dst.width),
             va = LanczosAxis(input: src.height, output: dst.height)
         let hw = ha.weights().map { $0.map(Float.init) }, vw = va.weights().map { $0.map(Float.init) }
-        var rows = [Float](repeating: 0, count: src.height * dst.width * 4)
-        for y in 0..<src.height {
+        var column = [Float](repeating: 0, count: src.width * 4)
+        for y in 0..<dst.height {
+            for i in 0..<src.width * 4 {
+                var sum: Float = 0
+                for k in 0..<va.taps { sum = sum + Float(src.row(va.first(y) + k)[i]) * vw[y][k] }
+                column[i] = sum
+            }
             for x in 0..<dst.width {
                 for c in 0..<4 {
                     var sum: Float = 0
-                    for k in 0..<ha.taps { sum = sum + Float(src.row(y)[4 * (ha.first(x) + k) + c]) * hw[x][k] }
-                    rows[(y * dst.width + x) * 4 + c] = sum
+                    for k in 0..<ha.taps { sum = sum + column[4 * (ha.first(x) + k) + c] * hw[x][k] }
+                    dst.row(y)[4 * x + c] = UInt8(min(max(sum + 0.5, 0), 255))
                 }
-            }
-        }
-        for y in 0..<dst.height {
-            for i in 0..<dst.width * 4 {
-                var sum: Float = 0
-                for k in 0..<va.taps { sum = sum + rows[(va.first(y) + k) * dst.width * 4 + i] * vw[y][k] }
-                dst.row(y)[i] = UInt8(min(max(sum + 0.5, 0), 255))
             }
         }
     }
@@ -149,12 +148,11 @@ struct LanczosAxis {
     }
 }
 
-/// The two passes with their weights, and the float rows between them (grown as needed).
+/// The two passes with their weights, and the float row between them.
 final class ResizeKernel: SpatialKernel {
     let horizontal: LanczosAxis, vertical: LanczosAxis
     private let hFirst: [Int32], hWeights: [Float], vWeights: [Float]
-    private var scratch: UnsafeMutablePointer<Float>?
-    private var scratchFloats = 0
+    private var row: [Float]
 
     init(horizontal: LanczosAxis, vertical: LanczosAxis) {
         self.horizontal = horizontal
@@ -162,43 +160,28 @@ final class ResizeKernel: SpatialKernel {
         hFirst = (0..<horizontal.output).map { Int32(horizontal.first($0)) }
         hWeights = horizontal.weights().flatMap { $0.map(Float.init) }
         vWeights = vertical.weights().flatMap { $0.map(Float.init) }
+        row = [Float](repeating: 0, count: horizontal.input * 4)
     }
-
-    deinit { free(scratch) }
 
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
     ) throws(ImageIOError) {
-        guard !rows.isEmpty else { return }
-        let inputs = vertical.first(rows.lowerBound)..<vertical.first(rows.upperBound - 1) + vertical.taps
-        let rowFloats = horizontal.output * 4
-        let needed = inputs.count * rowFloats
-        if needed > scratchFloats {
-            free(scratch)
-            scratch = nil
-            scratchFloats = 0
-            var memory: UnsafeMutableRawPointer?
-            guard posix_memalign(&memory, 64, needed * 4) == 0, let memory else {
-                throw .outOfMemory(bytes: needed * 4)
-            }
-            scratch = memory.bindMemory(to: Float.self, capacity: needed)
-            scratchFloats = needed
-        }
-        guard let scratch else { return }
-        hFirst.withUnsafeBufferPointer { first in
-            hWeights.withUnsafeBufferPointer { w in
-                ck_resample_h(
-                    source.row(inputs.lowerBound - sourceRow), source.stride, scratch, rowFloats, inputs.count,
-                    horizontal.output, first.baseAddress, w.baseAddress, Int32(horizontal.taps))
-            }
-        }
-        vWeights.withUnsafeBufferPointer { w in
-            for y in rows {
-                ck_resample_v(
-                    scratch + (vertical.first(y) - inputs.lowerBound) * rowFloats, rowFloats,
-                    destination.row(y - destinationRow), horizontal.output, w.baseAddress! + y * vertical.taps,
-                    Int32(vertical.taps))
+        let (width, taps) = (horizontal.input, Int32(vertical.taps))
+        row.withUnsafeMutableBufferPointer { column in
+            hFirst.withUnsafeBufferPointer { first in
+                hWeights.withUnsafeBufferPointer { hw in
+                    vWeights.withUnsafeBufferPointer { vw in
+                        for y in rows {
+                            ck_resample_v(
+                                source.row(vertical.first(y) - sourceRow), source.stride, column.baseAddress, width,
+                                vw.baseAddress! + y * vertical.taps, taps)
+                            ck_resample_h(
+                                column.baseAddress, destination.row(y - destinationRow), horizontal.output,
+                                first.baseAddress, hw.baseAddress, Int32(horizontal.taps))
+                        }
+                    }
+                }
             }
         }
     }
