@@ -6,7 +6,7 @@ import PackageDescription
 //   TerminalUI ─► CatScenes, FilterCore, ImageIO
 //   CatScenes ─► CatNetwork, FilterCore, ImageIO
 //   FilterCore ─► ImageIO (its PixelBuffer is the one pixel format), CFilterKernels
-//   ImageIO ─► CJPEGShim, CPNGShim;  CatNetwork ─► CCURLShim (it knows no image format:
+//   ImageIO ─► CJPEGShim, CPNGShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
 //   the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API.
 let package = Package(
@@ -30,6 +30,9 @@ let package = Package(
             name: "CLibZ", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(
+            name: "CLibFreeType", pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"]), .brew(["freetype"])]),
+        .systemLibrary(
             name: "CLibCURL", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
@@ -37,12 +40,14 @@ let package = Package(
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
+        // FreeType for caption text (glyphs and stroked outlines into coverage masks).
+        .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
         // Pixel kernels of the filter core.
         .target(
             name: "CFilterKernels",
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
-        .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim"]),
+        .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim", "CFreeTypeShim"]),
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),

@@ -8,10 +8,10 @@ cd "$(dirname "$0")/.."
 out=$PWD/.build-fuzz
 mkdir -p "$out/obj" "$out/modules" "$out/lib"
 
-cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib)"
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2)"
 objs=()
 maps=()
-for target in CJPEGShim CPNGShim CFilterKernels CCURLShim; do
+for target in CJPEGShim CPNGShim CFreeTypeShim CFilterKernels CCURLShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
     clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -c "$c" -o "$o"
@@ -31,7 +31,7 @@ for module in ImageIO FilterCore CatNetwork; do
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lFilterCore -lCatNetwork -lImageIO $(pkg-config --libs libpng libjpeg libcurl zlib))
+libs=(-L "$out/lib" -lFilterCore -lCatNetwork -lImageIO $(pkg-config --libs libpng libjpeg libcurl zlib freetype2))
 for driver in JPEG PNG JSON FilterSpec; do
   name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')
   swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \

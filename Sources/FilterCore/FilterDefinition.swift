@@ -132,6 +132,7 @@ public enum FilterRegistry {
         .grayscale, .saturate, .hueRotate, .brightness, .contrast,
         .blur, .sharpen, .vignette,
         .resize, .cover, .crop, .rotate, .flip, .flop,
+        .caption, .captionTop,
     ]
 
     public static var names: [String] { all.map(\.name) }

@@ -26,6 +26,8 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotCreate(path: String, reason: String)
     /// The output is the input file (refused unless forced).
     case outputIsInput(path: String)
+    /// A file catctl needs is missing or unusable (the caption font): an installation problem.
+    case resourceMissing(String)
     /// Writing failed part way (disk full, I/O error).
     case writeFailed(path: String, reason: String)
 
@@ -53,6 +55,7 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .cannotCreate(path, reason): return "cannot create \(path): \(reason)"
         case let .outputIsInput(path): return "cannot create \(path): it is the input file"
         case let .writeFailed(path, reason): return "cannot write \(path): \(reason)"
+        case let .resourceMissing(what): return "cannot load \(what)"
         }
     }
 

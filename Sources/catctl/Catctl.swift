@@ -30,6 +30,7 @@ struct Catctl: AsyncParsableCommand {
               CATCTL_API_KEY     thecatapi key for load (or --api-key); never printed
               CATCTL_MAX_PIXELS  the pixel limit (or --max-pixels; default 100000000)
               CATCTL_CATS_DIR    the folder provider's default folder (default: the bundled cats)
+              CATCTL_FONT        a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold)
               NO_COLOR           no colours; pictures in plain characters
               COLORTERM          truecolor or 24bit: pictures in 24-bit colour (else 256 colours)
               COLUMNS, LINES     the terminal's size when it cannot be asked

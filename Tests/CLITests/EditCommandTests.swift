@@ -223,7 +223,7 @@ struct EditCommandTests {
             })
         #expect(
             filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == [
-                "blur", "sharpen", "vignette",
+                "blur", "sharpen", "vignette", "caption", "caption-top",
             ])
         #expect(filters.first { $0["name"] as? String == "sepia" }?["default"] as? Double == 1)
         #expect(filters.first { $0["name"] as? String == "mono" }?["default"] is NSNull)

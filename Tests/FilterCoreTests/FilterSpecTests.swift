@@ -9,7 +9,7 @@ struct FilterSpecTests {
                 "mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
                 "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
                 "blur", "sharpen", "vignette",
-                "resize", "cover", "crop", "rotate", "flip", "flop",
+                "resize", "cover", "crop", "rotate", "flip", "flop", "caption", "caption-top",
             ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
     }

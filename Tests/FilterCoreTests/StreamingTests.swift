@@ -38,7 +38,7 @@ struct StreamingTests {
         ["mono", "sharpen:1", "invert:0.3"], ["fade", "vignette"], ["blur:0.1", "noir"],
         // Geometry that streams: a band of input rows per band of output rows.
         ["resize:50"], ["resize:x200"], ["sepia", "resize:23x17", "contrast:1.2"], ["crop:20x16+5+7"], ["crop:30x20"],
-        ["flop"], ["noir", "flop", "invert:0.5"],
+        ["flop"], ["noir", "flop", "invert:0.5"], ["caption:Hello cat"], ["sepia", "caption-top:Top text", "fade"],
     ]
 
     @Test("spatial chains stream byte-identically", arguments: spatialChains)

@@ -114,9 +114,9 @@ public enum CatProviders {
             return CataasProvider(root: endpoint, query: query, client: client, limits: limits, formats: formats)
         case .randomcat: return RandomCatProvider(endpoint: endpoint, client: client, limits: limits, formats: formats)
         case .folder:
+            // The command line gives the bundled folder as the default endpoint.
             return FolderProvider(
-                directory: endpoint ?? BundledCats.directory() ?? "Resources/cats",
-                maxBytes: limits.maxImageBytes, formats: formats)
+                directory: endpoint ?? "Resources/cats", maxBytes: limits.maxImageBytes, formats: formats)
         }
     }
 }
@@ -241,29 +241,5 @@ public enum CatReplies {
         }
         try HTTPClient.checkScheme(absolute)
         return absolute
-    }
-}
-
-/// The folder of cats that ships with catctl, found from the executable: `Resources/cats`
-/// in a source tree, `share/catctl/cats` beside `bin/` once installed (scripts/install).
-public enum BundledCats {
-    /// $CATCTL_CATS_DIR, or the nearest Resources/cats or share/catctl/cats above the executable.
-    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let dir = environment["CATCTL_CATS_DIR"] { return dir }
-        let exe =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? "."
-        var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<6 {
-            for place in ["share/catctl/cats", "Resources/cats"] {
-                let candidate = dir.appendingPathComponent(place)
-                var isDir: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
-                    return candidate.path
-                }
-            }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
     }
 }

@@ -72,6 +72,8 @@ public struct SceneFailure: Error, Equatable, Sendable {
             return .cannotCreate
         case .writeFailed:
             return .ioError
+        case .resourceMissing:
+            return .software
         }
     }
 

@@ -1,0 +1,176 @@
+import Foundation
+import ImageIO
+
+extension FilterDefinition {
+    static let caption = FilterDefinition(
+        name: "caption", valueName: "TEXT", kind: .spatial,
+        description: "Meme caption at the bottom: white, dark outline, sized to the width, wrapped (FreeType)",
+        showcase: "HELLO CAT",
+        parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, top: false, filter: "caption"))] })
+
+    static let captionTop = FilterDefinition(
+        name: "caption-top", valueName: "TEXT", kind: .spatial,
+        description: "The same caption at the top", showcase: "TOP TEXT",
+        parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, top: true, filter: "caption-top"))] })
+}
+
+/// Text over the picture, meme style: white letters with a dark outline, as large as the
+/// width allows (and at most two fifths of the height), wrapped onto several lines when
+/// long, centred at the bottom (or the top). Glyphs and outlines come from FreeType and the
+/// bundled DejaVu Sans Bold; a character the font lacks shows its missing-glyph box. Each
+/// row is drawn over in place, so it streams.
+struct CaptionStage: SpatialStage {
+    let text: String
+    let top: Bool
+    /// The mask of one image size, rendered once whatever the number of threads.
+    let masks = MaskCache()
+
+    init(_ text: String, top: Bool, filter: String) throws(FilterError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .badValue(filter: filter, value: text, reason: "the caption is empty") }
+        self.text = trimmed
+        self.top = top
+    }
+
+    var inPlace: Bool { true }
+
+    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+        CaptionKernel(
+            mask: try masks.mask(width: width, height: height) { () throws(ImageIOError) in
+                try CaptionMask(text, top: top, width: width, height: height)
+            })
+    }
+
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+        for y in 0..<src.height { dst.row(y).update(from: src.row(y), count: src.width * 4) }
+        let mask = try CaptionMask(text, top: top, width: src.width, height: src.height)
+        for y in 0..<src.height { mask.draw(row: y, into: dst.row(y)) }
+    }
+}
+
+/// The caption's coverage: `fill` (the letters) and `outline` (their stroked borders), for
+/// the band of rows [top, top + height) of an image `width` wide.
+struct CaptionMask: Sendable {
+    let width: Int, top: Int, height: Int
+    let fill: [UInt8], outline: [UInt8]
+    /// For tests: the lines the text was wrapped onto, and the font size.
+    let lines: [String], size: Int
+
+    /// The grey of the outline.
+    static let dark: Int = 16
+
+    init(_ text: String, top atTop: Bool, width: Int, height: Int) throws(ImageIOError) {
+        let font = try Font.bundled()
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        let maxWidth = max(1, width * 92 / 100) * 64
+        var size = max(6, min(width / 9, height / 4)), lines: [String] = []
+        while true {
+            try font.setSize(size)
+            lines = Self.wrap(words, font: font, maxWidth: maxWidth)
+            let fits =
+                lines.allSatisfy { font.width($0) <= maxWidth }
+                && lines.count * font.metrics.lineHeight <= height * 2 / 5
+            if fits || size <= 6 { break }
+            size = max(6, size * 9 / 10)
+        }
+        let metrics = font.metrics, radius = max(1, size / 14)
+        let band = min(height, lines.count * metrics.lineHeight + 2 * radius)
+        let margin = max(1, height / 40)
+        self.width = width
+        self.height = band
+        self.top = atTop ? min(margin, height - band) : max(0, height - margin - band)
+        self.lines = lines
+        self.size = size
+        var fill = [UInt8](repeating: 0, count: width * band), outline = fill
+        try fill.withUnsafeMutableBufferPointer { (f) throws(ImageIOError) in
+            try outline.withUnsafeMutableBufferPointer { (o) throws(ImageIOError) in
+                for (i, line) in lines.enumerated() {
+                    try font.draw(
+                        line, x: (width * 64 - font.width(line)) / 2,
+                        baseline: radius + i * metrics.lineHeight + metrics.ascender, fill: f.baseAddress!,
+                        outline: o.baseAddress, width: width, height: band, radius: radius * 64)
+                }
+            }
+        }
+        self.fill = fill
+        self.outline = outline
+    }
+
+    /// Words greedily onto lines no wider than `maxWidth` (1/64 px); a word wider than a
+    /// line stands alone on one.
+    static func wrap(_ words: [String], font: Font, maxWidth: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in words {
+            let candidate = line.isEmpty ? word : line + " " + word
+            if line.isEmpty || font.width(candidate) <= maxWidth {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = word
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// Paints image row `y` (RGBA8): the outline over the picture, the letters over that;
+    /// alpha becomes at least the coverage.
+    func draw(row y: Int, into pixels: UnsafeMutablePointer<UInt8>) {
+        guard y >= top, y < top + height else { return }
+        let start = (y - top) * width
+        for x in 0..<width {
+            let o = Int(outline[start + x]), f = Int(fill[start + x])
+            guard o | f != 0 else { continue }
+            let p = pixels + 4 * x
+            for c in 0..<3 {
+                let under = (Int(p[c]) * (255 - o) + Self.dark * o + 127) / 255
+                p[c] = UInt8((under * (255 - f) + 255 * f + 127) / 255)
+            }
+            p[3] = max(p[3], UInt8(max(o, f)))
+        }
+    }
+}
+
+/// How a caption is laid out on an image of a size: its lines and font size (for tests
+/// and curious callers).
+public enum Captions {
+    public static func layout(_ text: String, width: Int, height: Int) throws -> (lines: [String], size: Int) {
+        let mask = try CaptionMask(text, top: false, width: width, height: height)
+        return (mask.lines, mask.size)
+    }
+}
+
+/// Rows drawn over in place.
+final class CaptionKernel: SpatialKernel {
+    let mask: CaptionMask
+
+    init(mask: CaptionMask) { self.mask = mask }
+
+    func run(
+        _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
+        into destination: PixelBuffer, firstRow destinationRow: Int
+    ) throws(ImageIOError) {
+        for y in rows {
+            let d = destination.row(y - destinationRow)
+            if source !== destination { d.update(from: source.row(y - sourceRow), count: source.width * 4) }
+            mask.draw(row: y, into: d)
+        }
+    }
+}
+
+/// One rendered mask per image size, shared by the threads of a pass.
+final class MaskCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var masks: [String: CaptionMask] = [:]
+
+    func mask(width: Int, height: Int, render: () throws(ImageIOError) -> CaptionMask) throws(ImageIOError)
+        -> CaptionMask
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        if let mask = masks["\(width)x\(height)"] { return mask }
+        let mask = try render()
+        masks["\(width)x\(height)"] = mask
+        return mask
+    }
+}
