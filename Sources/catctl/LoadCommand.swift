@@ -116,8 +116,10 @@ struct Load: AsyncParsableCommand {
         var providerLimits = ProviderLimits()
         providerLimits.maxImageBytes = maxBytes
         providerLimits.maxJSONBytes = maxReplyBytes
+        // The folder provider's default is the bundled cats, found from this executable.
         let catProvider = CatProviders.make(
-            provider, endpoint: endpoint, apiKey: key?.isEmpty == false ? key : nil,
+            provider, endpoint: endpoint ?? (provider == .folder ? BundledResources.catsDirectory() : nil),
+            apiKey: key?.isEmpty == false ? key : nil,
             query: CatQuery(says: says, tag: tag),
             client: HTTPClient(options: options), limits: providerLimits,
             formats: Router.catImageFormats)

@@ -164,6 +164,10 @@ struct LoadCommandTests {
     }
 
     @Test func bundledFolderWorksOffline() throws {
+        // From any folder: the bundled cats are found from the executable, not the working folder.
+        let elsewhere = try Catctl.run(
+            ["load", "--provider", "folder", "--json"], directory: URL(fileURLWithPath: "/"))
+        #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
         let result = try Catctl.run(["load", "--provider", "folder", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutLines.last?.contains(#""id":"chelsea""#) == true)
