@@ -46,7 +46,7 @@ const char *cp_decoder_message(const cp_decoder *decoder);
 // The pieces of a pigz-style PNG encoder: the image is cut into stripes of rows that are
 // filtered and deflated independently (on several threads), each stripe ending with a
 // sync flush, so their outputs joined are one zlib stream; the Adler-32 values are
-// combined. The Swift side (ImageIO/ParallelPNGEncoder.swift) runs and joins them.
+// combined. The Swift side (ImageIO/Codecs/PNGStreamWriter.swift) runs and joins them.
 
 // Bytes of filtered scanlines for `rows` rows: a filter byte + width*channels bytes each.
 size_t cp_scanline_bytes(uint32_t width, int channels, uint32_t rows);

@@ -49,12 +49,7 @@ struct CropStage: SpatialStage {
 
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
         let (left, top) = origin(width: src.width, height: src.height)
-        for y in 0..<dst.height {
-            for x in 0..<dst.width {
-                let s = src.row(y + top) + 4 * (x + left), d = dst.row(y) + 4 * x
-                for c in 0..<4 { d[c] = s[c] }
-            }
-        }
+        Geometry.move(from: src, into: dst) { x, y in (x + left, y + top) }
     }
 }
 

@@ -23,13 +23,7 @@ struct FlipStage: SpatialStage {
     }
 
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
-        for y in 0..<src.height {
-            for x in 0..<src.width {
-                let (sx, sy) = vertical ? (x, src.height - 1 - y) : (src.width - 1 - x, y)
-                let s = src.row(sy) + 4 * sx, d = dst.row(y) + 4 * x
-                for c in 0..<4 { d[c] = s[c] }
-            }
-        }
+        Geometry.move(from: src, into: dst) { x, y in vertical ? (x, src.height - 1 - y) : (src.width - 1 - x, y) }
     }
 }
 

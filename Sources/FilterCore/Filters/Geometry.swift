@@ -1,7 +1,21 @@
+import ImageIO
+
 /// The value syntax the geometry filters share (ImageMagick's geometry): `W`, `xH`,
 /// `WxH`, `WxH+X+Y`. Sizes are whole pixels, 1 to 1,000,000; offsets 0 to 1,000,000.
 enum Geometry {
     static let maximum = 1_000_000
+
+    /// The reference of every stage that only moves pixels (crop, rotate, flip, flop):
+    /// output pixel (x, y) is input pixel `from(x, y)`, all four bytes.
+    static func move(from src: PixelBuffer, into dst: PixelBuffer, _ from: (Int, Int) -> (Int, Int)) {
+        for y in 0..<dst.height {
+            for x in 0..<dst.width {
+                let (sx, sy) = from(x, y)
+                let s = src.row(sy) + 4 * sx, d = dst.row(y) + 4 * x
+                for c in 0..<4 { d[c] = s[c] }
+            }
+        }
+    }
 
     /// `W`, `xH` or `WxH`: at least one side.
     static func size(_ text: String, filter: String) throws(FilterError) -> (width: Int?, height: Int?) {

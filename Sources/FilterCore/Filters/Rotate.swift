@@ -30,13 +30,7 @@ struct RotateStage: SpatialStage {
     }
 
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
-        for y in 0..<dst.height {
-            for x in 0..<dst.width {
-                let (sx, sy) = RotateKernel.source(x, y, quarterTurns, src.width, src.height)
-                let s = src.row(sy) + 4 * sx, d = dst.row(y) + 4 * x
-                for c in 0..<4 { d[c] = s[c] }
-            }
-        }
+        Geometry.move(from: src, into: dst) { x, y in RotateKernel.source(x, y, quarterTurns, src.width, src.height) }
     }
 }
 
