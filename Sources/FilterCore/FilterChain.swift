@@ -42,16 +42,30 @@ public struct FilterChain: Sendable {
         return (denominator, FilterChain(filters: filters, stages: [exact] + stages.dropFirst()))
     }
 
-    /// The size of the result for an input of `width` × `height`; throws a usage error
-    /// when a stage cannot apply to the size it gets (a crop outside the image). Cheap:
-    /// callers check the result against the pixel limit before allocating anything.
-    public func outputSize(width: Int, height: Int) throws(FilterError) -> (width: Int, height: Int) {
+    /// The size of the result for an input of `width` × `height`, and the largest image any
+    /// step makes on the way (a resize before a crop may be far larger than the result);
+    /// throws a usage error when a stage cannot apply to the size it gets (a crop outside
+    /// the image). Cheap: callers check `largestPixels` against the pixel limit before
+    /// allocating anything.
+    public func sizes(width: Int, height: Int) throws(FilterError) -> (
+        width: Int, height: Int, largestPixels: Int, largestWidth: Int, largestHeight: Int
+    ) {
         var size = (width: width, height: height)
+        var largest = (pixels: width.multipliedReportingOverflow(by: height).partialValue, width: width, height: height)
         for case let .spatial(stage) in stages where !stage.isIdentity {
             try stage.check(width: size.width, height: size.height)
             size = stage.outputSize(width: size.width, height: size.height)
+            let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+            let count = overflow ? Int.max : pixels
+            if count > largest.pixels { largest = (count, size.width, size.height) }
         }
-        return size
+        return (size.width, size.height, largest.pixels, largest.width, largest.height)
+    }
+
+    /// The size of the result for an input of `width` × `height` (see `sizes`).
+    public func outputSize(width: Int, height: Int) throws(FilterError) -> (width: Int, height: Int) {
+        let all = try sizes(width: width, height: height)
+        return (all.width, all.height)
     }
 
     /// Runs the chain with the fast kernels over `threads` threads. Colour stages work in

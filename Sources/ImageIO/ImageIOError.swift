@@ -13,7 +13,7 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(file: String, reason: String)
     /// The declared size is over the pixel limit; refused before allocating anything.
     case tooLarge(file: String, width: Int, height: Int, limit: Int)
-    /// The result of an edit would be over the pixel limit (a resize); refused before allocating.
+    /// A step of an edit would make an image over the pixel limit (a resize); refused before allocating.
     case outputTooLarge(width: Int, height: Int, limit: Int)
     /// A resource limit other than size (e.g. progressive scans).
     case limitExceeded(file: String, reason: String)
@@ -45,7 +45,8 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
             return "cannot decode \(file): \(w)x\(h) is \(Self.megapixels(w * h)) MP, over the limit of "
                 + "\(Self.megapixels(limit)) MP"
         case let .outputTooLarge(w, h, limit):
-            return "the result would be \(w)x\(h), \(Self.megapixels(w * h)) MP, over the limit of "
+            return
+                "the edit would make a \(w)x\(h) image, \(Self.megapixels(w.multipliedReportingOverflow(by: h).partialValue)) MP, over the limit of "
                 + "\(Self.megapixels(limit)) MP"
         case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
         case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"

@@ -103,6 +103,10 @@ struct EditCommandTests {
                 ["edit", "--filter", "sepia", "--max-pixels", "100", cat, out], 65,
                 "over the limit of 0.0 MP (raise it with --max-pixels or CATCTL_MAX_PIXELS)"
             ),
+            (
+                ["edit", "--filter", "resize:100000", "--filter", "crop:10x10", cat, out], 65,
+                "the edit would make a 100000x62887 image"
+            ),
             // Checked once, by the parser and the option groups, before any scene runs:
             (
                 ["edit", "--filter", "sepia", "--format", "gif", cat, out], 64,

@@ -160,4 +160,16 @@ struct GeometryTests {
         #expect(try FilterChain(specs: ["resize:3000"]).shrinkOnLoad(width: 4032, height: 3024) == nil)
         #expect(try FilterChain(specs: ["sepia", "resize:200"]).shrinkOnLoad(width: 4032, height: 3024) == nil)
     }
+
+    /// Found by the filter-spec fuzzer: a resize then a crop ends small, but the resize on
+    /// the way would be 100087x55604. Every step counts against the pixel limit.
+    @Test func theLargestStepIsWhatCounts() throws {
+        let text = String(decoding: try Fixtures.bytes("fuzz/filter-spec-huge-intermediate.txt"), as: UTF8.self)
+        let specs = text.split(separator: "\n").map(String.init)
+        #expect(specs.first == "resize:100087")
+        let chain = try FilterChain(specs: ["resize:100087", "crop:3x2+1+1"])
+        let sizes = try chain.sizes(width: 9, height: 5)
+        #expect(sizes.width == 3 && sizes.height == 2)
+        #expect(sizes.largestWidth == 100087 && sizes.largestHeight == 55604 && sizes.largestPixels > 5_000_000_000)
+    }
 }

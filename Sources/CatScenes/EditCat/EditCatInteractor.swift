@@ -167,10 +167,10 @@ public struct EditCatInteractor: EditCatInteractorInput {
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
     /// size (a crop outside the image: usage) or whose result is over the pixel limit.
     static func checkResult(_ chain: FilterChain, width: Int, height: Int, options: EditOptions) throws {
-        let size = try chain.outputSize(width: width, height: height)
-        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-        if overflow || pixels > options.maxPixels {
-            throw ImageIOError.outputTooLarge(width: size.width, height: size.height, limit: options.maxPixels)
+        let sizes = try chain.sizes(width: width, height: height)
+        if sizes.largestPixels > options.maxPixels {
+            throw ImageIOError.outputTooLarge(
+                width: sizes.largestWidth, height: sizes.largestHeight, limit: options.maxPixels)
         }
     }
 
