@@ -33,11 +33,15 @@ let package = Package(
             name: "CLibFreeType", pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"]), .brew(["freetype"])]),
         .systemLibrary(
+            name: "CLibLCMS2", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        .systemLibrary(
             name: "CLibCURL", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
-        .target(name: "CJPEGShim", dependencies: ["CLibJPEG"]),
+        // lcms2 converts CMYK JPEGs through their ICC profile.
+        .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2"]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // FreeType for caption text (glyphs and stroked outlines into coverage masks).

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 out=$PWD/.build-fuzz
 mkdir -p "$out/obj" "$out/modules" "$out/lib"
 
-cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2)"
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2)"
 objs=()
 maps=()
 for target in CJPEGShim CPNGShim CFreeTypeShim CFilterKernels CCURLShim; do
@@ -31,7 +31,7 @@ for module in ImageIO FilterCore CatNetwork; do
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lFilterCore -lCatNetwork -lImageIO $(pkg-config --libs libpng libjpeg libcurl zlib freetype2))
+libs=(-L "$out/lib" -lFilterCore -lCatNetwork -lImageIO $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2))
 for driver in JPEG PNG JSON FilterSpec; do
   name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')
   swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \

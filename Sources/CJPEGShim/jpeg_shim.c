@@ -12,6 +12,7 @@
 
 #include <jpeglib.h>
 #include <jerror.h>
+#include <lcms2.h>
 
 typedef struct cj_error_mgr {
     struct jpeg_error_mgr pub;
@@ -83,6 +84,9 @@ struct cj_decoder {
     uint8_t *cmyk_row;
     uint8_t *exif;
     size_t exif_length;
+    JOCTET *icc;  // from jpeg_read_icc_profile (malloc'd)
+    unsigned int icc_length;
+    cmsHTRANSFORM cmyk_transform;  // the file's CMYK profile to sRGB, or NULL
 };
 
 cj_decoder *cj_decoder_create(const uint8_t *data, size_t length) {
@@ -104,6 +108,8 @@ void cj_decoder_destroy(cj_decoder *d) {
     if (d->created) jpeg_destroy_decompress(&d->cinfo);
     free(d->cmyk_row);
     free(d->exif);
+    free(d->icc);
+    if (d->cmyk_transform) cmsDeleteTransform(d->cmyk_transform);
     free(d->data);
     free(d);
 }
@@ -127,7 +133,9 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
     if (setjmp(d->err.jump)) return d->err.code;
     if (d->length == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_TRUNCATED, "the file is empty");
     jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
-    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);  // EXIF, XMP
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);  // ICC profile
+    jpeg_save_markers(&d->cinfo, JPEG_COM, 0xFFFF);
     if (jpeg_read_header(&d->cinfo, TRUE) != JPEG_HEADER_OK)
         cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_CORRUPT, "the file holds tables but no image");
     d->header_read = 1;
@@ -140,17 +148,34 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
     info->progressive = d->cinfo.progressive_mode ? 1 : 0;
     info->arithmetic = d->cinfo.arith_code ? 1 : 0;
     info->adobe_transform = d->cinfo.saw_Adobe_marker ? d->cinfo.Adobe_transform : -1;
+    static const char xmp_ns[] = "http://ns.adobe.com/xap/1.0/";  // with its NUL: 29 bytes
     for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
         if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            if (d->exif) continue;  // the first one is the image's
+            d->exif = malloc(m->data_length - 6);
+            if (!d->exif) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
             d->exif_length = m->data_length - 6;
-            d->exif = malloc(d->exif_length);
-            if (!d->exif) { d->exif_length = 0; break; }
             memcpy(d->exif, m->data + 6, d->exif_length);
-            break;
+        } else if (m->marker == JPEG_APP0 + 1 && m->data_length > sizeof xmp_ns
+                   && memcmp(m->data, xmp_ns, sizeof xmp_ns) == 0 && !info->xmp) {
+            // Points into libjpeg's saved marker, which lives as long as the decoder.
+            info->xmp = m->data + sizeof xmp_ns;
+            info->xmp_length = m->data_length - sizeof xmp_ns;
+        } else if (m->marker == JPEG_COM && m->data_length > 0 && !info->comment) {
+            info->comment = m->data;
+            info->comment_length = m->data_length;
         }
     }
     info->exif = d->exif;
     info->exif_length = d->exif_length;
+    // libjpeg-turbo joins the APP2 "ICC_PROFILE" segments in sequence order and refuses a
+    // broken sequence (then the image is read without its profile, as browsers do).
+    if (!jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length)) {
+        d->icc = NULL;
+        d->icc_length = 0;
+    }
+    info->icc = d->icc;
+    info->icc_length = d->icc_length;
     return CJ_OK;
 }
 
@@ -161,6 +186,27 @@ static void cj_progress_monitor(j_common_ptr cinfo) {
         snprintf(message, sizeof message, "more than %d progressive scans (a hostile file?)", d->max_scans);
         cj_fail(cinfo, CJ_ERR_LIMIT, message);
     }
+}
+
+// CMYK through the file's own profile to sRGB (lcms2), relative colorimetric with black
+// point compensation, as Photoshop converts by default. NULL when there is no profile or
+// it is not a usable CMYK one: then the naive formula is used.
+static cmsHTRANSFORM cj_cmyk_transform(const uint8_t *icc, size_t length, int inverted) {
+    if (!icc || length < 132) return NULL;
+    cmsHPROFILE cmyk = cmsOpenProfileFromMem(icc, (cmsUInt32Number)length);
+    if (!cmyk) return NULL;
+    cmsHTRANSFORM transform = NULL;
+    if (cmsGetColorSpace(cmyk) == cmsSigCmykData) {
+        cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+        if (srgb) {
+            // Adobe's inverted CMYK (255 = no ink) is lcms2's "reversed" flavour.
+            transform = cmsCreateTransform(cmyk, inverted ? TYPE_CMYK_8_REV : TYPE_CMYK_8, srgb, TYPE_RGBA_8,
+                                           INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_BLACKPOINTCOMPENSATION);
+            cmsCloseProfile(srgb);
+        }
+    }
+    cmsCloseProfile(cmyk);
+    return transform;
 }
 
 int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *info) {
@@ -185,9 +231,11 @@ int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *inf
     if (d->cmyk) {
         d->cmyk_row = malloc((size_t)d->cinfo.output_width * 4);
         if (!d->cmyk_row) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
+        d->cmyk_transform = cj_cmyk_transform(d->icc, d->icc_length, d->cmyk_inverted);
     }
     info->output_width = d->cinfo.output_width;
     info->output_height = d->cinfo.output_height;
+    info->color_managed = d->cmyk_transform != NULL;
     return CJ_OK;
 }
 
@@ -219,7 +267,12 @@ int cj_decoder_read_rows(cj_decoder *d, uint8_t *dst, size_t stride, uint32_t ma
         if (d->cmyk) {
             JSAMPROW rows[1] = { d->cmyk_row };
             got = jpeg_read_scanlines(&d->cinfo, rows, 1);
-            if (got == 1) cj_cmyk_to_rgba(d->cmyk_row, row, d->cinfo.output_width, d->cmyk_inverted);
+            if (got == 1 && d->cmyk_transform) {
+                cmsDoTransform(d->cmyk_transform, d->cmyk_row, row, d->cinfo.output_width);
+                for (uint32_t x = 0; x < d->cinfo.output_width; x++) row[4 * x + 3] = 255;
+            } else if (got == 1) {
+                cj_cmyk_to_rgba(d->cmyk_row, row, d->cinfo.output_width, d->cmyk_inverted);
+            }
         } else {
             JSAMPROW rows[16];
             uint32_t n = max_rows - done < 16 ? max_rows - done : 16;
@@ -299,7 +352,8 @@ cj_encoder *cj_encoder_create(void) {
     return e;
 }
 
-int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int quality) {
+int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int quality,
+                     const cj_metadata *metadata) {
     if (!e->created) return e->err.code ? e->err.code : CJ_ERR_NOMEM;
     if (e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
     if (setjmp(e->err.jump)) return e->err.code;
@@ -314,7 +368,25 @@ int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int
     e->cinfo.in_color_space = JCS_EXT_RGBA;
     jpeg_set_defaults(&e->cinfo);  // YCbCr 4:2:0, Huffman tables, islow DCT
     jpeg_set_quality(&e->cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
-    jpeg_start_compress(&e->cinfo, TRUE);
+    const cj_metadata none = {0};
+    const cj_metadata *m = metadata ? metadata : &none;
+    int has_exif = m->exif && m->exif_length > 0 && m->exif_length <= 65533 - 6;
+    if (has_exif) e->cinfo.write_JFIF_header = FALSE;
+    jpeg_start_compress(&e->cinfo, TRUE);  // writes SOI (and JFIF APP0)
+    if (has_exif) {
+        jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned)(m->exif_length + 6));
+        for (int i = 0; i < 6; i++) jpeg_write_m_byte(&e->cinfo, "Exif\0\0"[i]);
+        for (size_t i = 0; i < m->exif_length; i++) jpeg_write_m_byte(&e->cinfo, m->exif[i]);
+    }
+    if (m->icc && m->icc_length > 0) jpeg_write_icc_profile(&e->cinfo, m->icc, (unsigned)m->icc_length);
+    static const char xmp_ns[] = "http://ns.adobe.com/xap/1.0/";
+    if (m->xmp && m->xmp_length > 0 && m->xmp_length <= 65533 - sizeof xmp_ns) {
+        jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned)(m->xmp_length + sizeof xmp_ns));
+        for (size_t i = 0; i < sizeof xmp_ns; i++) jpeg_write_m_byte(&e->cinfo, xmp_ns[i]);
+        for (size_t i = 0; i < m->xmp_length; i++) jpeg_write_m_byte(&e->cinfo, m->xmp[i]);
+    }
+    if (m->comment && m->comment_length > 0 && m->comment_length <= 65533)
+        jpeg_write_marker(&e->cinfo, JPEG_COM, m->comment, (unsigned)m->comment_length);
     e->started = 1;
     return CJ_OK;
 }

@@ -78,6 +78,39 @@ void cp_decoder_destroy(cp_decoder *d) {
 
 const char *cp_decoder_message(const cp_decoder *d) { return d ? d->err.message : "out of memory"; }
 
+// The metadata chunks libpng read before IDAT (a later eXIf is not looked for).
+static void cp_read_metadata(cp_decoder *d, cp_info *out) {
+    png_charp name;
+    int compression;
+    png_bytep profile;
+    png_uint_32 profile_length;
+    if (png_get_iCCP(d->png, d->info, &name, &compression, &profile, &profile_length) && profile_length > 0) {
+        out->icc = profile;
+        out->icc_length = profile_length;
+    }
+    png_uint_32 exif_length;
+    png_bytep exif;
+    if (png_get_eXIf_1(d->png, d->info, &exif_length, &exif) && exif_length > 0) {
+        out->exif = exif;
+        out->exif_length = exif_length;
+    }
+    png_textp text;
+    int count = 0;
+    png_get_text(d->png, d->info, &text, &count);
+    for (int i = 0; i < count; i++) {
+        // libpng has decompressed zTXt/iTXt already; iTXt's text is in text/itxt_length.
+        size_t length = text[i].compression >= PNG_ITXT_COMPRESSION_NONE ? text[i].itxt_length : text[i].text_length;
+        if (!text[i].key || !text[i].text || length == 0) continue;
+        if (!out->xmp && strcmp(text[i].key, "XML:com.adobe.xmp") == 0) {
+            out->xmp = (const uint8_t *)text[i].text;
+            out->xmp_length = length;
+        } else if (!out->comment && strcmp(text[i].key, "Comment") == 0) {
+            out->comment = (const uint8_t *)text[i].text;
+            out->comment_length = length;
+        }
+    }
+}
+
 int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     if (d->err.code != CP_OK) return d->err.code;
     if (d->header_read) { cp_record(&d->err, CP_ERR_STATE, "header already read"); return CP_ERR_STATE; }
@@ -113,6 +146,7 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     out->color_type = color_type;
     out->interlaced = interlace != PNG_INTERLACE_NONE;
     out->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) || has_trns;
+    cp_read_metadata(d, out);
     return CP_OK;
 }
 

@@ -3,12 +3,27 @@ public enum ExifOrientation {
     /// The orientation 1–8 in an EXIF block (the TIFF data after "Exif\0\0"), or 1 when
     /// there is none or the block is malformed. Every offset is bounds-checked.
     public static func parse(_ tiff: UnsafeBufferPointer<UInt8>) -> Int {
-        guard tiff.count >= 8 else { return 1 }
+        guard let (offset, little) = valueOffset(tiff) else { return 1 }
+        let a = Int(tiff[offset]), b = Int(tiff[offset + 1])
+        let value = little ? a | b << 8 : a << 8 | b
+        return (1...8).contains(value) ? value : 1
+    }
+
+    /// Sets the orientation tag of TIFF data to 1 (top-left), when it has one.
+    public static func reset(_ tiff: inout [UInt8]) {
+        guard let (offset, little) = tiff.withUnsafeBufferPointer({ valueOffset($0) }) else { return }
+        tiff[offset] = little ? 1 : 0
+        tiff[offset + 1] = little ? 0 : 1
+    }
+
+    /// Where the orientation's 16-bit value is in the first IFD, and the byte order.
+    private static func valueOffset(_ tiff: UnsafeBufferPointer<UInt8>) -> (Int, little: Bool)? {
+        guard tiff.count >= 8 else { return nil }
         let little: Bool
         switch (tiff[0], tiff[1]) {
         case (0x49, 0x49): little = true
         case (0x4D, 0x4D): little = false
-        default: return 1
+        default: return nil
         }
         func u16(_ at: Int) -> Int? {
             guard at >= 0, at + 2 <= tiff.count else { return nil }
@@ -19,15 +34,15 @@ public enum ExifOrientation {
             guard let lo = u16(little ? at : at + 2), let hi = u16(little ? at + 2 : at) else { return nil }
             return hi << 16 | lo
         }
-        guard u16(2) == 42, let ifd = u32(4), let count = u16(ifd) else { return 1 }
+        guard u16(2) == 42, let ifd = u32(4), let count = u16(ifd) else { return nil }
         for i in 0..<min(count, 512) {
             let entry = ifd + 2 + i * 12
-            guard let tag = u16(entry) else { return 1 }
+            guard let tag = u16(entry) else { return nil }
             guard tag == 0x0112 else { continue }
-            guard u16(entry + 2) == 3, let value = u16(entry + 8), (1...8).contains(value) else { return 1 }
-            return value
+            guard u16(entry + 2) == 3, u16(entry + 8) != nil else { return nil }  // SHORT, inline
+            return (entry + 8, little)
         }
-        return 1
+        return nil
     }
 
     /// The upright image for an orientation: a new buffer, or `image` itself for 1.

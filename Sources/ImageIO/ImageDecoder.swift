@@ -51,14 +51,17 @@ public struct DecodedImage: Sendable {
     /// smaller: a JPEG decoded with DCT scaling).
     public let fullWidth: Int
     public let fullHeight: Int
+    /// The file's metadata; its EXIF orientation says 1 once the orientation is applied.
+    public let metadata: ImageMetadata
 
     public init(
         pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1,
-        fullWidth: Int? = nil, fullHeight: Int? = nil
+        fullWidth: Int? = nil, fullHeight: Int? = nil, metadata: ImageMetadata = .none
     ) {
         self.pixels = pixels
         self.format = format
         self.orientation = orientation
+        self.metadata = metadata
         self.fullWidth = fullWidth ?? pixels.width
         self.fullHeight = fullHeight ?? pixels.height
     }
@@ -98,7 +101,8 @@ public enum ImageDecoder {
         return DecodedImage(
             pixels: upright, format: reader.format, orientation: reader.orientation,
             fullWidth: swaps ? reader.fullHeight : reader.fullWidth,
-            fullHeight: swaps ? reader.fullWidth : reader.fullHeight)
+            fullHeight: swaps ? reader.fullWidth : reader.fullHeight,
+            metadata: options.applyOrientation ? reader.metadata.upright() : reader.metadata)
     }
 }
 
@@ -117,8 +121,10 @@ public final class ImageReader {
     public let hasAlpha: Bool
     /// EXIF orientation (JPEG), not applied by the reader.
     public let orientation: Int
-    /// Adam7: the rows cannot come out one strip at a time.
+    /// Adam7, WebP: the rows cannot come out one strip at a time.
     public let interlaced: Bool
+    /// ICC profile, EXIF (orientation as stored), XMP, comment.
+    public let metadata: ImageMetadata
     public private(set) var rowsRead = 0
     private let decoder: any RowDecoder
 
@@ -137,6 +143,7 @@ public final class ImageReader {
         hasAlpha = info.hasAlpha
         orientation = info.orientation
         interlaced = info.interlaced
+        metadata = info.metadata
     }
 
     /// Decodes the next `count` rows into rows `at...` of `buffer`; after the last row the

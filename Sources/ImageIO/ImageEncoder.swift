@@ -3,43 +3,82 @@ import Foundation
 /// How to encode.
 public struct EncodeOptions: Sendable, Equatable {
     public static let defaultJPEGQuality = 90
+    /// libwebp's own tools' default (cwebp -q 75 is libwebp's; 80 is what libvips and most web tools use).
+    public static let defaultWebPQuality = 80
     /// zlib level 3 with adaptive row filters: smaller than libvips's default PNGs, in half the time
     /// (see Benchmarks/compare-vips.sh).
     public static let defaultPNGLevel = 3
-    public static let jpegQualityRange = 1...100
+    public static let qualityRange = 1...100
     public static let pngLevelRange = 0...9
 
     public var format: ImageFormat
-    /// 1–100 (`jpegQualityRange`).
-    public var jpegQuality: Int
+    /// JPEG and lossy WebP quality, 1–100 (`qualityRange`); nil: the format's default
+    /// (`defaultJPEGQuality`, `defaultWebPQuality`).
+    public var quality: Int?
     /// zlib level 0–9 (`pngLevelRange`).
     public var pngLevel: Int
-    /// Threads for the PNG encoder's stripes.
+    /// WebP: lossless (the pixels a PNG would hold) instead of lossy.
+    public var lossless: Bool
+    /// Which of the input's metadata the output keeps.
+    public var metadata: MetadataPolicy
+    /// Threads for the PNG encoder's stripes, WebP's threading, GIF's frames.
     public var threads: Int
 
     public init(
-        format: ImageFormat, jpegQuality: Int = EncodeOptions.defaultJPEGQuality,
-        pngLevel: Int = EncodeOptions.defaultPNGLevel,
+        format: ImageFormat, quality: Int? = nil, pngLevel: Int = EncodeOptions.defaultPNGLevel,
+        lossless: Bool = false, metadata: MetadataPolicy = .keep,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.format = format
-        self.jpegQuality = jpegQuality
+        self.quality = quality
         self.pngLevel = pngLevel
+        self.lossless = lossless
+        self.metadata = metadata
         self.threads = threads
+    }
+}
+
+/// The encoding choices of a command line, the same for every output of a run (whatever
+/// its format): scenes take these and make `EncodeOptions` once an output's format is known.
+public struct EncodeSettings: Sendable, Equatable {
+    public var quality: Int?
+    public var pngLevel: Int
+    public var lossless: Bool
+    public var metadata: MetadataPolicy
+
+    public init(
+        quality: Int? = nil, pngLevel: Int = EncodeOptions.defaultPNGLevel, lossless: Bool = false,
+        metadata: MetadataPolicy = .keep
+    ) {
+        self.quality = quality
+        self.pngLevel = pngLevel
+        self.lossless = lossless
+        self.metadata = metadata
+    }
+}
+
+extension EncodeOptions {
+    public init(
+        format: ImageFormat, settings: EncodeSettings, threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
+        self.init(
+            format: format, quality: settings.quality, pngLevel: settings.pngLevel, lossless: settings.lossless,
+            metadata: settings.metadata, threads: threads)
     }
 }
 
 public enum ImageEncoder {
     /// Encodes `image` to the open descriptor `fd`. `path` names the destination in errors.
-    /// PNG keeps the alpha channel when the image has one; JPEG has none. `progress` hears
-    /// the fraction of rows encoded, a block of rows at a time.
+    /// PNG keeps the alpha channel when the image has one; JPEG has none. `metadata` is
+    /// written as `options.metadata` says. `progress` hears the fraction of rows encoded,
+    /// a block of rows at a time.
     public static func encode(
         _ image: PixelBuffer, to fd: Int32, path: String, options: EncodeOptions,
-        progress: ((Double) -> Void)? = nil
+        metadata: ImageMetadata = .none, progress: ((Double) -> Void)? = nil
     ) throws(ImageIOError) {
         let writer = try ImageWriter(
             fd: fd, path: path, width: image.width, height: image.height,
-            hasAlpha: image.hasAlpha, options: options)
+            hasAlpha: image.hasAlpha, metadata: metadata, options: options)
         let block = progress == nil ? image.height : ImageDecoder.progressRows
         var y = 0
         while y < image.height {
@@ -60,13 +99,15 @@ public final class ImageWriter {
     public let height: Int
     public private(set) var rowsWritten = 0
 
+    /// `metadata`: the input's, written as `options.metadata` says.
     public init(
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-        options: EncodeOptions
+        metadata: ImageMetadata = .none, options: EncodeOptions
     ) throws(ImageIOError) {
         self.height = height
         encoder = try ImageCodecs.codec(for: options.format).makeEncoder(
-            fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha, options: options)
+            fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
+            metadata: metadata.kept(by: options.metadata), options: options)
     }
 
     /// Encodes `rows` of `buffer` as the next rows of the image.

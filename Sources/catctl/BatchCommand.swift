@@ -67,7 +67,7 @@ struct Batch: AsyncParsableCommand {
         let jobs = self.jobs ?? cores
         let request = BatchRequest(
             inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
-            jobs: jobs, quality: encoding.quality, pngLevel: encoding.pngLevel,
+            jobs: jobs, encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), shard: shard, recursive: recursive,
             skipExisting: skipExisting)
         let json = self.json

@@ -125,7 +125,7 @@ struct Load: AsyncParsableCommand {
             formats: Router.catImageFormats)
         var request = LoadRequest(
             provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
-            quality: encoding.quality, pngLevel: encoding.pngLevel,
+            encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview, output = self.output
         let presenter = await MainActor.run {

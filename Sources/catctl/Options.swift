@@ -9,21 +9,39 @@ import TerminalUI
 // Options shared by several commands, and the types the parser reads: every value is
 // parsed and checked here, once; the scenes get it ready to use.
 
-/// --quality and --png-level, for every command that encodes.
+/// --quality, --png-level, --lossless, --strip and --strip-all, for every command that encodes.
 struct EncodingOptions: ParsableArguments {
-    @Option(help: "JPEG quality, 1-100.")
-    var quality: Int = EncodeOptions.defaultJPEGQuality
+    @Option(help: "JPEG and WebP quality, 1-100 (default: 90 for JPEG, 80 for WebP).")
+    var quality: Int?
 
     @Option(name: .customLong("png-level"), help: "PNG compression level, 0 (fast) to 9 (small).")
     var pngLevel: Int = EncodeOptions.defaultPNGLevel
 
+    @Flag(help: "Write lossless WebP (the same pixels as PNG output) instead of lossy.")
+    var lossless = false
+
+    @Flag(help: "Drop EXIF, XMP and comments from the output; keep the ICC profile, so colours do not change.")
+    var strip = false
+
+    @Flag(
+        name: .customLong("strip-all"),
+        help: "Drop all metadata, the ICC profile too (viewers then show the pixels as sRGB).")
+    var stripAll = false
+
     func validate() throws {
-        guard EncodeOptions.jpegQualityRange.contains(quality) else {
+        if let quality, !EncodeOptions.qualityRange.contains(quality) {
             throw ValidationError("--quality must be 1-100, not \(quality)")
         }
         guard EncodeOptions.pngLevelRange.contains(pngLevel) else {
             throw ValidationError("--png-level must be 0-9, not \(pngLevel)")
         }
+        if lossless, quality != nil { throw ValidationError("--lossless takes no --quality") }
+    }
+
+    var settings: EncodeSettings {
+        EncodeSettings(
+            quality: quality, pngLevel: pngLevel, lossless: lossless,
+            metadata: stripAll ? .stripAll : strip ? .strip : .keep)
     }
 }
 

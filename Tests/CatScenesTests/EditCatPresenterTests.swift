@@ -34,7 +34,7 @@ struct EditCatPresenterTests {
         #expect(
             interactor.calls == [
                 .edit(
-                    input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"], format: .png, quality: 90,
+                    input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"], format: .png, quality: nil,
                     level: 3, maxPixels: DecodeOptions.defaultMaxPixels, force: false)
             ])
         // sepia then invert(0.5) of (100,150,200): everything becomes 127.5 → 128
@@ -48,7 +48,7 @@ struct EditCatPresenterTests {
         let status = await presenter.edit(
             EditRequest(
                 input: "big.jpg", output: "big.jpg", filters: ["mono"], format: .jpeg,
-                quality: 80, force: true))
+                encoding: EncodeSettings(quality: 80), force: true))
         #expect(status == .ok)
         #expect(
             view.calls == [
@@ -138,7 +138,7 @@ struct EditCatPresenterTests {
         #expect(
             interactor.calls == [
                 .edit(
-                    input: "(in hand)", output: "o.jpg", filters: ["invert"], format: .jpeg, quality: 90, level: 3,
+                    input: "(in hand)", output: "o.jpg", filters: ["invert"], format: .jpeg, quality: nil, level: 3,
                     maxPixels: DecodeOptions.defaultMaxPixels, force: false)
             ])
         #expect(interactor.filtered === image.pixels)

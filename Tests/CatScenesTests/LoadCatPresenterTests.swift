@@ -205,7 +205,7 @@ struct LoadCatPresenterTests {
         #expect(
             editor.calls == [
                 .edit(
-                    input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, quality: 90, level: 3,
+                    input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, quality: nil, level: 3,
                     maxPixels: DecodeOptions.defaultMaxPixels, force: false)
             ])
         #expect(editView.calls.last == .state(.done))

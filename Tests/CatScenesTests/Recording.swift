@@ -30,11 +30,11 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
     enum Step: Equatable { case prepare, load, filter, save }
     enum Call: Equatable {
         case edit(
-            input: String, output: String, filters: [String], format: ImageFormat, quality: Int, level: Int,
+            input: String, output: String, filters: [String], format: ImageFormat, quality: Int?, level: Int,
             maxPixels: Int, force: Bool)
         case prepare(output: String, input: String?, force: Bool)
         case load(String, maxPixels: Int)
-        case save(output: String, format: ImageFormat, quality: Int, level: Int)
+        case save(output: String, format: ImageFormat, quality: Int?, level: Int)
         case contactSheet(chains: Int, previewWidth: Int?)
     }
 
@@ -65,7 +65,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         calls.append(
             .edit(
                 input: name, output: output, filters: chain.specs, format: options.encode.format,
-                quality: options.encode.jpegQuality, level: options.encode.pngLevel,
+                quality: options.encode.quality, level: options.encode.pngLevel,
                 maxPixels: options.maxPixels, force: options.force))
         try fail(at: .prepare)
         try fail(at: .load)
@@ -100,7 +100,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
 
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
         calls.append(
-            .save(output: output, format: options.format, quality: options.jpegQuality, level: options.pngLevel))
+            .save(output: output, format: options.format, quality: options.quality, level: options.pngLevel))
         try fail(at: .save)
     }
 }

@@ -45,7 +45,7 @@ struct StreamingTests {
     func spatialIdentical(_ specs: [String]) throws {
         for input in ["jpeg/chelsea-420.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png", "jpeg/testorig.jpg"] {
             let bytes = try Fixtures.bytes(input)
-            for options in [EncodeOptions(format: .jpeg, jpegQuality: 85), EncodeOptions(format: .png, threads: 2)] {
+            for options in [EncodeOptions(format: .jpeg, quality: 85), EncodeOptions(format: .png, threads: 2)] {
                 let streamed = try #require(try streamed(bytes, specs, options), "\(input) streams")
                 #expect(streamed == (try wholeImage(bytes, specs, options)), "\(specs) \(input) \(options.format)")
             }
@@ -57,7 +57,7 @@ struct StreamingTests {
         for input in ["jpeg/chelsea-420.jpg", "jpeg/testimgint.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png"] {
             let bytes = try Fixtures.bytes(input)
             for options in [
-                EncodeOptions(format: .jpeg, jpegQuality: 85), EncodeOptions(format: .png, threads: 2),
+                EncodeOptions(format: .jpeg, quality: 85), EncodeOptions(format: .png, threads: 2),
                 EncodeOptions(format: .png, pngLevel: 0, threads: 3),
             ] {
                 let streamed = try #require(try streamed(bytes, [spec, "contrast:1.1"], options), "\(input) streams")

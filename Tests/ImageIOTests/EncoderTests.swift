@@ -40,7 +40,7 @@ struct EncoderTests {
         let dir = try Fixtures.temporaryDirectory()
         let image = try Fixtures.decode("photos/chelsea.png").pixels
         let q90 = try encode(image, EncodeOptions(format: .jpeg), in: dir, name: "c.jpg")
-        let q30 = try encode(image, EncodeOptions(format: .jpeg, jpegQuality: 30), in: dir, name: "d.jpg")
+        let q30 = try encode(image, EncodeOptions(format: .jpeg, quality: 30), in: dir, name: "d.jpg")
         #expect(q30.count < q90.count)
         let back = try ImageDecoder.decode(q90, name: "c.jpg").pixels
         #expect(back.width == 451 && back.height == 300)

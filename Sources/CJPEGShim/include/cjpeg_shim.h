@@ -30,8 +30,15 @@ typedef struct cj_info {
     int arithmetic;
     int adobe_transform;           // -1: no Adobe APP14 marker, else its transform flag
     const uint8_t *exif;           // TIFF data of the first APP1 "Exif" segment, or NULL
-    size_t exif_length;            // (owned by the decoder)
+    size_t exif_length;            // (owned by the decoder, as are the next three)
+    const uint8_t *icc;            // the ICC profile, joined from its APP2 segments, or NULL
+    size_t icc_length;
+    const uint8_t *xmp;            // the XMP packet of the APP1 "http://ns.adobe.com/xap/1.0/" segment, or NULL
+    size_t xmp_length;
+    const uint8_t *comment;        // the first COM segment, or NULL
+    size_t comment_length;
     uint32_t output_width, output_height;  // valid after cj_decoder_start
+    int color_managed;             // after cj_decoder_start: CMYK/YCCK converted to sRGB through the file's profile
 } cj_info;
 
 typedef struct cj_decoder cj_decoder;
@@ -42,7 +49,9 @@ void cj_decoder_destroy(cj_decoder *decoder);
 // Reads the headers (no pixel memory is allocated yet) and fills `info`.
 int cj_decoder_read_header(cj_decoder *decoder, cj_info *info);
 // Starts decompression at 1/scale_denom size (1, 2, 4 or 8), output RGBA8.
-// `max_scans` bounds the number of progressive scans (0: no bound).
+// `max_scans` bounds the number of progressive scans (0: no bound). CMYK and YCCK files
+// with a CMYK ICC profile are converted to sRGB through it with lcms2; without one, by
+// the naive formula R = (1-C)(1-K).
 int cj_decoder_start(cj_decoder *decoder, int scale_denom, int max_scans, cj_info *info);
 // Decodes up to `max_rows` RGBA8 rows (alpha 255) into `dst`; sets *rows_read.
 int cj_decoder_read_rows(cj_decoder *decoder, uint8_t *dst, size_t stride, uint32_t max_rows,
@@ -53,10 +62,21 @@ const char *cj_decoder_message(const cj_decoder *decoder);
 
 typedef struct cj_encoder cj_encoder;
 
+// What to write besides the pixels; NULL/0 for what is absent.
+typedef struct cj_metadata {
+    const uint8_t *icc;  size_t icc_length;          // split over APP2 segments as the ICC spec says
+    const uint8_t *exif; size_t exif_length;         // TIFF data; APP1 "Exif", left out above 65527 bytes
+    const uint8_t *xmp;  size_t xmp_length;          // APP1 XMP, left out above 65504 bytes
+    const uint8_t *comment; size_t comment_length;   // COM, left out above 65533 bytes
+} cj_metadata;
+
 // Returns NULL only when out of memory.
 cj_encoder *cj_encoder_create(void);
-// Starts a baseline JPEG (4:2:0, quality 1-100) of RGBA8 rows (alpha ignored), written to `fd`.
-int cj_encoder_start(cj_encoder *encoder, int fd, uint32_t width, uint32_t height, int quality);
+// Starts a baseline JPEG (4:2:0, quality 1-100) of RGBA8 rows (alpha ignored), written to
+// `fd`, with `metadata` (may be NULL). A file with EXIF gets no JFIF APP0 segment, as
+// cameras write it: EXIF's APP1 comes first.
+int cj_encoder_start(cj_encoder *encoder, int fd, uint32_t width, uint32_t height, int quality,
+                     const cj_metadata *metadata);
 int cj_encoder_write_rows(cj_encoder *encoder, const uint8_t *src, size_t stride, uint32_t rows);
 int cj_encoder_finish(cj_encoder *encoder);
 void cj_encoder_destroy(cj_encoder *encoder);

@@ -66,7 +66,7 @@ public final class BatchPresenter {
         }
         let options = EditOptions(
             encode: EncodeOptions(
-                format: .png, jpegQuality: request.quality, pngLevel: request.pngLevel,
+                format: .png, settings: request.encoding,
                 threads: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, request.jobs))),
             maxPixels: request.maxPixels)
 

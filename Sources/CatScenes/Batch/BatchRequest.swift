@@ -10,8 +10,7 @@ public struct BatchRequest: Sendable, Equatable {
     public var format: ImageFormat?
     /// Files in flight at once (at least 1).
     public var jobs: Int
-    public var quality: Int
-    public var pngLevel: Int
+    public var encoding: EncodeSettings
     public var maxPixels: Int
     /// Process only the inputs of this shard.
     public var shard: Shard?
@@ -22,8 +21,8 @@ public struct BatchRequest: Sendable, Equatable {
 
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
-        quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-        maxPixels: Int = DecodeOptions.defaultMaxPixels, shard: Shard? = nil, recursive: Bool = false,
+        encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        shard: Shard? = nil, recursive: Bool = false,
         skipExisting: Bool = false
     ) {
         self.inputs = inputs
@@ -31,8 +30,7 @@ public struct BatchRequest: Sendable, Equatable {
         self.filters = filters
         self.format = format
         self.jobs = jobs
-        self.quality = quality
-        self.pngLevel = pngLevel
+        self.encoding = encoding
         self.maxPixels = maxPixels
         self.shard = shard
         self.recursive = recursive

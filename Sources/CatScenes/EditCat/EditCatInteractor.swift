@@ -86,12 +86,13 @@ public struct EditCatInteractor: EditCatInteractorInput {
         events: @escaping @Sendable (EditEvent) -> Void
     ) async throws -> EditOutcome {
         let progress = ProgressReporter(events)
-        let image: PixelBuffer
+        let image: PixelBuffer, metadata: ImageMetadata
         var chain = chain
         switch input {
         case let .image(decoded):
             try OutputFile.checkCreatable(output)
             image = decoded.pixels
+            metadata = decoded.metadata
             events(.opened(format: decoded.format, width: image.width, height: image.height))
             try Self.checkResult(chain, width: image.width, height: image.height, options: options)
         case let .file(path):
@@ -121,18 +122,21 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                     let writer = try ImageWriter(
                         fd: fd, path: Self.displayName(output), width: size.width, height: size.height,
-                        hasAlpha: reader.hasAlpha, options: options.encode)
+                        hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode)
                     try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
                 }
                 return EditOutcome(width: size.width, height: size.height, streamed: true)
             }
             decode.shrinkOnLoad = nil  // the reader has its scale already
-            image = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }.pixels
+            let decoded = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }
+            (image, metadata) = (decoded.pixels, decoded.metadata)
         }
         let filtered = try chain.apply(to: image, threads: threads)
         progress.report(Self.decodeShare + Self.filterShare)
         try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(filtered, to: fd, path: Self.displayName(output), options: options.encode) {
+            try ImageEncoder.encode(
+                filtered, to: fd, path: Self.displayName(output), options: options.encode, metadata: metadata
+            ) {
                 progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
             }
         }

@@ -9,25 +9,23 @@ public struct EditRequest: Sendable, Equatable {
     public var filters: [String]
     /// The output's format, resolved from `--format` or the output's extension.
     public var format: ImageFormat
-    public var quality: Int
-    public var pngLevel: Int
+    public var encoding: EncodeSettings
     public var force: Bool
     public var maxPixels: Int
 
     public init(
         input: String, output: String, filters: [String], format: ImageFormat,
-        quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-        force: Bool = false, maxPixels: Int = DecodeOptions.defaultMaxPixels
+        encoding: EncodeSettings = EncodeSettings(), force: Bool = false,
+        maxPixels: Int = DecodeOptions.defaultMaxPixels
     ) {
         self.input = input
         self.output = output
         self.filters = filters
         self.format = format
-        self.quality = quality
-        self.pngLevel = pngLevel
+        self.encoding = encoding
         self.force = force
         self.maxPixels = maxPixels
     }
 
-    var encodeOptions: EncodeOptions { EncodeOptions(format: format, jpegQuality: quality, pngLevel: pngLevel) }
+    var encodeOptions: EncodeOptions { EncodeOptions(format: format, settings: encoding) }
 }

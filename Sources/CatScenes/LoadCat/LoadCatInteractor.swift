@@ -179,7 +179,8 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
     private static func save(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {
         try OutputFile.checkCreatable(output)
         let name = output == "-" ? "(stdout)" : output
-        if cat.image.format == options.format {
+        // The bytes as downloaded, unless metadata must go (that takes a new encode).
+        if cat.image.format == options.format, options.metadata == .keep || cat.image.metadata.isEmpty {
             try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                 try OutputFile.writeAll(cat.bytes, to: fd, path: name)
             }
@@ -191,7 +192,7 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
                     cat.bytes, name: cat.reference.id.map { "cat \($0)" } ?? cat.reference.url,
                     options: DecodeOptions(maxPixels: maxPixels))
             try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-                try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options)
+                try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options, metadata: image.metadata)
             }
         }
     }

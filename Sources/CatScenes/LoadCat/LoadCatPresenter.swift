@@ -59,8 +59,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
                 do {
                     try await interactor.saveCat(
                         cat, to: output,
-                        options: EncodeOptions(
-                            format: format, jpegQuality: request.quality, pngLevel: request.pngLevel),
+                        options: EncodeOptions(format: format, settings: request.encoding),
                         maxPixels: request.maxPixels)
                 } catch {
                     return fail(SceneFailure(error))
@@ -84,7 +83,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
             cat.image,
             EditRequest(
                 input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
-                quality: request.quality, pngLevel: request.pngLevel, maxPixels: request.maxPixels))
+                encoding: request.encoding, maxPixels: request.maxPixels))
     }
 
     /// What the views are told of a cat in hand.

@@ -10,8 +10,7 @@ public struct LoadRequest: Sendable, Equatable {
     public var format: ImageFormat?
     /// Filters for the Edit Cat scene (only with an output).
     public var filters: [String]
-    public var quality: Int
-    public var pngLevel: Int
+    public var encoding: EncodeSettings
     public var maxPixels: Int
     /// Terminal columns for the preview; nil: no preview.
     public var previewColumns: Int?
@@ -23,16 +22,14 @@ public struct LoadRequest: Sendable, Equatable {
 
     public init(
         provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
-        quality: Int = EncodeOptions.defaultJPEGQuality, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-        maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
         previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []
     ) {
         self.provider = provider
         self.output = output
         self.format = format
         self.filters = filters
-        self.quality = quality
-        self.pngLevel = pngLevel
+        self.encoding = encoding
         self.maxPixels = maxPixels
         self.previewColumns = previewColumns
         self.previewRows = previewRows

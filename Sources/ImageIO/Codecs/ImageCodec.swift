@@ -13,10 +13,11 @@ protocol ImageCodec: Sendable {
     /// Reads the headers of `bytes` (which `recognizes`) and checks the declared size
     /// against `options.maxPixels` before any pixel memory is allocated.
     func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder
-    /// Starts a file of `width`×`height` pixels on `fd`; `path` names it in errors.
+    /// Starts a file of `width`×`height` pixels on `fd` holding `metadata` (already filtered
+    /// by `options.metadata`); `path` names it in errors.
     func makeEncoder(
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-        options: EncodeOptions
+        metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) -> any RowEncoder
 }
 
@@ -29,8 +30,10 @@ struct RowDecoderInfo {
     var hasAlpha: Bool
     /// EXIF orientation 1–8, not applied by the decoder.
     var orientation = 1
-    /// The rows cannot come out top to bottom a strip at a time (Adam7).
+    /// The rows cannot come out top to bottom a strip at a time (Adam7, WebP).
     var interlaced = false
+    /// ICC profile, EXIF (orientation as stored), XMP, comment.
+    var metadata = ImageMetadata.none
 }
 
 /// A codec's decoder: RGBA8 rows on demand, top to bottom.

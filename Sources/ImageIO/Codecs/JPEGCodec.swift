@@ -25,9 +25,11 @@ struct JPEGCodec: ImageCodec {
 
     func makeEncoder(
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-        options: EncodeOptions
+        metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) -> any RowEncoder {
-        try JPEGRowEncoder(fd: fd, path: path, width: width, height: height, quality: options.jpegQuality)
+        try JPEGRowEncoder(
+            fd: fd, path: path, width: width, height: height,
+            quality: options.quality ?? EncodeOptions.defaultJPEGQuality, metadata: metadata)
     }
 
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
@@ -79,7 +81,12 @@ final class JPEGRowDecoder: RowDecoder {
         guard code == Int32(CJ_OK) else { throw fail(code) }
         info = RowDecoderInfo(
             width: Int(header.output_width), height: Int(header.output_height),
-            fullWidth: Int(header.width), fullHeight: Int(header.height), hasAlpha: false, orientation: orientation)
+            fullWidth: Int(header.width), fullHeight: Int(header.height), hasAlpha: false, orientation: orientation,
+            metadata: ImageMetadata(
+                // A CMYK profile converted the pixels; ImageMetadata keeps RGB profiles only.
+                iccProfile: copiedBytes(header.icc, header.icc_length),
+                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length),
+                comment: copiedBytes(header.comment, header.comment_length)))
         decoder = d
         self.name = name
     }
@@ -103,7 +110,7 @@ final class JPEGRowEncoder: RowEncoder {
     private let encoder: OpaquePointer
     private let path: String
 
-    init(fd: Int32, path: String, width: Int, height: Int, quality: Int) throws(ImageIOError) {
+    init(fd: Int32, path: String, width: Int, height: Int, quality: Int, metadata: ImageMetadata) throws(ImageIOError) {
         guard width <= JPEGCodec.maxDimension, height <= JPEGCodec.maxDimension else {
             throw .cannotCreate(
                 path: path,
@@ -112,7 +119,9 @@ final class JPEGRowEncoder: RowEncoder {
         guard let e = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
         encoder = e
         self.path = path
-        try check(cj_encoder_start(e, fd, UInt32(width), UInt32(height), Int32(quality)))
+        try withCMetadata(metadata) { (m: UnsafePointer<cj_metadata>) throws(ImageIOError) in
+            try check(cj_encoder_start(e, fd, UInt32(width), UInt32(height), Int32(quality), m))
+        }
     }
 
     deinit { cj_encoder_destroy(encoder) }
@@ -135,5 +144,26 @@ final class JPEGRowEncoder: RowEncoder {
             throw .writeFailed(path: path, reason: errnoReason(cj_encoder_errno(encoder), fallback: message))
         }
         throw .writeFailed(path: path, reason: "JPEG encoder: \(message)")
+    }
+}
+
+/// `metadata` as the C shim's struct, valid during `body`.
+private func withCMetadata<R>(
+    _ metadata: ImageMetadata, _ body: (UnsafePointer<cj_metadata>) throws(ImageIOError) -> R
+) throws(ImageIOError) -> R {
+    let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
+    let comment = metadata.comment ?? []
+    return try icc.withUnsafeBufferPointer { icc throws(ImageIOError) in
+        try exif.withUnsafeBufferPointer { exif throws(ImageIOError) in
+            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in
+                try comment.withUnsafeBufferPointer { comment throws(ImageIOError) in
+                    var m = cj_metadata(
+                        icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
+                        xmp: xmp.baseAddress, xmp_length: xmp.count, comment: comment.baseAddress,
+                        comment_length: comment.count)
+                    return try body(&m)
+                }
+            }
+        }
     }
 }

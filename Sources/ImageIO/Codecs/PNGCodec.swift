@@ -23,11 +23,11 @@ struct PNGCodec: ImageCodec {
 
     func makeEncoder(
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-        options: EncodeOptions
+        metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) -> any RowEncoder {
         try PNGStreamWriter(
             fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
-            level: options.pngLevel, threads: options.threads)
+            level: options.pngLevel, threads: options.threads, metadata: metadata)
     }
 
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
@@ -63,7 +63,11 @@ final class PNGRowDecoder: RowDecoder {
         let (width, height) = (Int(header.width), Int(header.height))
         info = RowDecoderInfo(
             width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
-            interlaced: header.interlaced != 0)
+            interlaced: header.interlaced != 0,
+            metadata: ImageMetadata(
+                iccProfile: copiedBytes(header.icc, header.icc_length),
+                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length),
+                comment: copiedBytes(header.comment, header.comment_length)))
         decoder = d
         self.name = name
     }

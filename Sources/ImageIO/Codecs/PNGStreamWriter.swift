@@ -32,16 +32,19 @@ final class PNGStreamWriter: RowEncoder {
     private var piecesWritten = 0
     private var adler: UInt32 = 1
     private var started = false
+    private let metadata: ImageMetadata
 
     /// One stripe's deflated bytes, written by one worker (concurrentPerform is the barrier).
     final class Piece: @unchecked Sendable {
         var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false
     }
 
-    init(fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int)
-        throws(ImageIOError)
-    {
+    init(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int,
+        metadata: ImageMetadata = .none
+    ) throws(ImageIOError) {
         self.fd = fd
+        self.metadata = metadata
         self.path = path
         self.width = width
         self.height = height
@@ -80,7 +83,43 @@ final class PNGStreamWriter: RowEncoder {
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         head += Self.chunk(
             "IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, hasAlpha ? 6 : 2, 0, 0, 0])
+        head += try Self.metadataChunks(metadata)
         try OutputFile.writeAll(head, to: fd, path: path)
+    }
+
+    /// iCCP (zlib-compressed profile), eXIf (TIFF data), iTXt "XML:com.adobe.xmp" and a
+    /// "Comment" (tEXt when it is Latin-1 without NULs, else iTXt when UTF-8): all before IDAT.
+    static func metadataChunks(_ metadata: ImageMetadata) throws(ImageIOError) -> [UInt8] {
+        var chunks: [UInt8] = []
+        if let icc = metadata.iccProfile {
+            chunks += chunk("iCCP", Array("ICC Profile".utf8) + [0, 0] + (try zlibCompress(icc)))
+        }
+        if let exif = metadata.exif { chunks += chunk("eXIf", exif) }
+        if let xmp = metadata.xmp {
+            // keyword, NUL, compression flag 0, method 0, empty language tag, NUL, empty translated keyword, NUL
+            chunks += chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + xmp)
+        }
+        if let comment = metadata.comment, !comment.contains(0) {
+            if String(validating: comment, as: UTF8.self) != nil, comment.contains(where: { $0 >= 0x80 }) {
+                chunks += chunk("iTXt", Array("Comment".utf8) + [0, 0, 0, 0, 0] + comment)
+            } else {
+                chunks += chunk("tEXt", Array("Comment".utf8) + [0] + comment)
+            }
+        }
+        return chunks
+    }
+
+    /// A whole zlib stream (header, deflate, Adler-32) of `data`.
+    static func zlibCompress(_ data: [UInt8]) throws(ImageIOError) -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var adler: UInt32 = 1
+        let code = data.withUnsafeBufferPointer {
+            cp_deflate_piece($0.baseAddress, $0.count, nil, 0, 6, 1, &out, &length, &adler)
+        }
+        defer { free(out) }
+        guard code == Int32(CP_OK), let out else { throw .outOfMemory(bytes: data.count) }
+        return [0x78, 0x9C] + Array(UnsafeBufferPointer(start: out, count: length)) + bigEndian(adler)
     }
 
     /// Hands the filled stripe to a thread, then slides the window: its last primer+1
