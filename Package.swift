@@ -6,7 +6,7 @@ import PackageDescription
 //   TerminalUI ─► CatScenes, FilterCore, ImageIO
 //   CatScenes ─► CatNetwork, FilterCore, ImageIO
 //   FilterCore ─► ImageIO (its PixelBuffer is the one pixel format), CFilterKernels
-//   ImageIO ─► CJPEGShim, CPNGShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
+//   ImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
 //   the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API.
 let package = Package(
@@ -36,6 +36,9 @@ let package = Package(
             name: "CLibLCMS2", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         .systemLibrary(
+            name: "CLibWebP", pkgConfig: "libwebpmux libwebpdemux libwebp",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
+        .systemLibrary(
             name: "CLibCURL", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
@@ -43,6 +46,10 @@ let package = Package(
         // lcms2 converts CMYK JPEGs through their ICC profile.
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2"]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "CWebPShim", dependencies: ["CLibWebP"]),
+        // giflib ships no pkg-config file: gif_lib.h from the system's include path, -lgif.
+        .target(
+            name: "CGIFShim", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // FreeType for caption text (glyphs and stroked outlines into coverage masks).
         .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
@@ -51,7 +58,7 @@ let package = Package(
             name: "CFilterKernels",
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
-        .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim", "CFreeTypeShim"]),
+        .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CFreeTypeShim"]),
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),

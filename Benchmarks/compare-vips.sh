@@ -12,6 +12,8 @@
 # peak memory of one 12 MP JPEG->JPEG <= 1.5x vips's. (Issue 11) a 12 MP JPEG -> 800 px
 # thumbnail <= 0.5x vipsthumbnail's time, peak memory <= its; 16 of them, 2 jobs, <= 0.5x
 # xargs -P2 vipsthumbnail; mean absolute difference to Pillow's LANCZOS <= vipsthumbnail's + 0.3.
+# (Issue 10) 12 MP JPEG -> WebP q80 with sepia <= 0.8x vips; a 50-frame animated GIF with
+# sepia -> GIF <= 0.5x vips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -40,6 +42,14 @@ from PIL import Image
 im = Image.open("Tests/Fixtures/photos/chelsea.png").convert("RGB").resize((4032, 3024), Image.LANCZOS)
 a = np.asarray(im).astype(np.int16) + np.random.default_rng(7).normal(0, 4, (3024, 4032, 3)).round().astype(np.int16)
 Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(sys.argv[1], quality=92, subsampling=2)
+PY
+# 50 frames of Chelsea turning (451x300, 40-49 ms each, looping), written by Pillow.
+python3 - "$work/anim50.gif" <<'PY'
+import sys
+from PIL import Image
+cat = Image.open("Tests/Fixtures/photos/chelsea.png").convert("RGB")
+frames = [cat.rotate(i * 7.2, resample=Image.BILINEAR) for i in range(50)]
+frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=[40 + i % 10 for i in range(50)], loop=0)
 PY
 volna=$(ls -S /usr/share/wallpapers/Volna/contents/images/*.jpg | head -1)
 printf '3 3\n0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' > "$work/sepia.mat"
@@ -72,6 +82,11 @@ for r in $(seq "$runs"); do
   rm -rf "$work/tc" "$work/tv"; mkdir -p "$work/tv"
   measure cat_thumbs "$catctl" batch --jobs 2 --filter resize:800 --quality 90 --output-dir "$work/tc" "$work/thumbs-in"
   measure vips_thumbs sh -c "ls '$work/thumbs-in'/*.jpg | xargs -P2 -I{} vipsthumbnail {} -s 800 -o '$work/tv/%s.jpg[Q=90]'"
+  # WebP and animated GIF (issue 10).
+  measure cat_webp "$catctl" edit --filter sepia --quality 80 --force "$work/cat12.jpg" "$work/c.webp"
+  measure vips_webp vips recomb "$work/cat12.jpg" "$work/v.webp[Q=80]" "$work/sepia.mat"
+  measure cat_gif "$catctl" edit --filter sepia --force "$work/anim50.gif" "$work/c.gif"
+  measure vips_gif vips recomb "$work/anim50.gif[n=-1]" "$work/v.gif" "$work/sepia.mat"
   if [ -n "$before" ]; then
     measure old_jpg "$before" edit --filter sepia --quality 90 --force "$work/cat12.jpg" "$work/o.jpg"
     measure old_png "$before" edit --filter sepia --force "$work/cat12.jpg" "$work/o.png"
@@ -100,6 +115,8 @@ cs=$(stat -c %s "$work/c.png"); vs=$(stat -c %s "$work/v.png")
 printf '%-34s catctl %d  vips %d  ratio %s  (target <= 1.05)\n' "PNG size (bytes)" "$cs" "$vs" "$(ratio "$cs" "$vs")"
 cm=$(median_col cat_jpg 2); vm=$(median_col vips_jpg 2)
 printf '%-34s catctl %d KiB  vips %d KiB  ratio %s  (target <= 1.5)\n' "peak RSS, 12 MP JPEG->JPEG" "$cm" "$vm" "$(ratio "$cm" "$vm")"
+row "12 MP JPEG->WebP q80 sepia" cat_webp vips_webp 0.8
+row "50-frame GIF->GIF sepia" cat_gif vips_gif 0.5
 echo "thumbnails against $(vipsthumbnail --version 2>/dev/null || echo vipsthumbnail):"
 row "12 MP JPEG->800 px JPEG q90" cat_thumb vips_thumb 0.5
 row "16 thumbnails, 2 jobs" cat_thumbs vips_thumbs 0.5

@@ -86,6 +86,34 @@ public struct FilterChain: Sendable {
         _ = try Executor.run(stages, source: source, destination: destination, kernels: FastKernels(threads: threads))
     }
 
+    /// Runs the chain on every frame of an animation: frames on `threads` threads at once,
+    /// one thread each (frames are independent, and a frame is often too small to split);
+    /// `progress` hears how many frames are done. The results are in the frames' order.
+    public func apply(
+        toFrames frames: [PixelBuffer], threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> [PixelBuffer] {
+        if threads <= 1 || frames.count == 1 {
+            return try frames.enumerated().map { i, frame in
+                defer { progress?(i + 1) }
+                return try apply(to: frame, threads: threads)
+            }
+        }
+        let results = FrameResults(count: frames.count), failure = FirstError()
+        let workers = min(threads, frames.count)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for i in stride(from: worker, to: frames.count, by: workers) where failure.error == nil {
+                do {
+                    progress?(results.set(i, try apply(to: frames[i], threads: 1)))
+                } catch {
+                    failure.record(error)
+                }
+            }
+        }
+        if let error = failure.error { throw error }
+        return results.all
+    }
+
     /// The same with the plain scalar reference (for tests and `bench`).
     public func applyReference(to image: PixelBuffer) throws -> PixelBuffer {
         try Executor.run(stages, source: image, destination: nil, kernels: Reference())
@@ -192,6 +220,24 @@ struct FastKernels: Kernels {
         }
         if let error = failure.error { throw error }
     }
+}
+
+/// The frames filtered so far, set from several threads.
+final class FrameResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var frames: [PixelBuffer?]
+    private var done = 0
+    init(count: Int) { frames = Array(repeating: nil, count: count) }
+    /// Stores frame `i`; returns how many are done.
+    func set(_ i: Int, _ frame: PixelBuffer) -> Int {
+        lock.withLock {
+            frames[i] = frame
+            done += 1
+            return done
+        }
+    }
+    /// Every frame, once all are set.
+    var all: [PixelBuffer] { lock.withLock { frames.map { $0! } } }
 }
 
 /// The first error any thread of a parallel pass met.

@@ -1,13 +1,19 @@
 /// How to decode: limits and size.
 public struct DecodeOptions: Sendable {
     /// 100 MP: a 12 MP phone photo is far below it; 400 MB of RGBA is the most it allows.
+    /// Animations count every frame.
     public static let defaultMaxPixels = 100_000_000
+    /// Frames of an animated GIF or WebP: more than any real animation has (a 10-minute
+    /// clip at 15 fps); a hostile file may declare millions of tiny frames.
+    public static let defaultMaxFrames = 10_000
     /// More scans than any real progressive JPEG has; a hostile file may have thousands.
     public static let defaultMaxProgressiveScans = 500
 
     /// Images whose declared width·height exceed this are refused before any pixel
     /// memory is allocated.
     public var maxPixels: Int
+    /// Animations with more frames are refused (before decoding any).
+    public var maxFrames: Int
     /// JPEG only: decode at 1/1, 1/2, 1/4 or 1/8 size through libjpeg's DCT scaling.
     public var scaleDenominator: Int
     /// JPEG only, shrink-on-load: given the image's upright size (read from the headers),
@@ -18,11 +24,12 @@ public struct DecodeOptions: Sendable {
     public var maxProgressiveScans: Int
 
     public init(
-        maxPixels: Int = DecodeOptions.defaultMaxPixels, scaleDenominator: Int = 1,
-        applyOrientation: Bool = true,
+        maxPixels: Int = DecodeOptions.defaultMaxPixels, maxFrames: Int = DecodeOptions.defaultMaxFrames,
+        scaleDenominator: Int = 1, applyOrientation: Bool = true,
         maxProgressiveScans: Int = DecodeOptions.defaultMaxProgressiveScans
     ) {
         self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
         self.scaleDenominator = scaleDenominator
         self.applyOrientation = applyOrientation
         self.maxProgressiveScans = maxProgressiveScans
@@ -30,13 +37,20 @@ public struct DecodeOptions: Sendable {
 
     /// Throws when a declared size is empty or over `maxPixels`: codecs call this on the
     /// header, before allocating any pixel memory.
-    func checkLimit(_ width: Int, _ height: Int, name: String) throws(ImageIOError) {
+    /// The error for an animation with more than `maxFrames` frames.
+    func tooManyFrames(name: String) -> ImageIOError {
+        .limitExceeded(file: name, reason: "more than \(maxFrames) frames (raise the limit with --max-frames)")
+    }
+
+    func checkLimit(_ width: Int, _ height: Int, frames: Int = 1, name: String) throws(ImageIOError) {
         guard width > 0, height > 0 else {
             throw .corrupt(file: name, reason: "declared size \(width)x\(height)")
         }
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        if overflow || pixels > maxPixels {
-            throw .tooLarge(file: name, width: width, height: height, limit: maxPixels)
+        if frames > maxFrames { throw tooManyFrames(name: name) }
+        let (pixels, o1) = width.multipliedReportingOverflow(by: height)
+        let (all, o2) = pixels.multipliedReportingOverflow(by: max(1, frames))
+        if o1 || o2 || all > maxPixels {
+            throw .tooLarge(file: name, width: width, height: height, frames: max(1, frames), limit: maxPixels)
         }
     }
 }
@@ -53,11 +67,14 @@ public struct DecodedImage: Sendable {
     public let fullHeight: Int
     /// The file's metadata; its EXIF orientation says 1 once the orientation is applied.
     public let metadata: ImageMetadata
+    /// Frames of an animation; `pixels` holds the first.
+    public let frameCount: Int
 
     public init(
         pixels: PixelBuffer, format: ImageFormat, orientation: Int = 1,
-        fullWidth: Int? = nil, fullHeight: Int? = nil, metadata: ImageMetadata = .none
+        fullWidth: Int? = nil, fullHeight: Int? = nil, metadata: ImageMetadata = .none, frameCount: Int = 1
     ) {
+        self.frameCount = frameCount
         self.pixels = pixels
         self.format = format
         self.orientation = orientation
@@ -102,7 +119,8 @@ public enum ImageDecoder {
             pixels: upright, format: reader.format, orientation: reader.orientation,
             fullWidth: swaps ? reader.fullHeight : reader.fullWidth,
             fullHeight: swaps ? reader.fullWidth : reader.fullHeight,
-            metadata: options.applyOrientation ? reader.metadata.upright() : reader.metadata)
+            metadata: options.applyOrientation ? reader.metadata.upright() : reader.metadata,
+            frameCount: reader.frameCount)
     }
 }
 
@@ -125,6 +143,8 @@ public final class ImageReader {
     public let interlaced: Bool
     /// ICC profile, EXIF (orientation as stored), XMP, comment.
     public let metadata: ImageMetadata
+    /// Frames of an animation (1 for a still image); rows come from the first.
+    public let frameCount: Int
     public private(set) var rowsRead = 0
     private let decoder: any RowDecoder
 
@@ -133,7 +153,7 @@ public final class ImageReader {
 
     public init(bytes: [UInt8], name: String, options: DecodeOptions = DecodeOptions()) throws(ImageIOError) {
         guard let codec = ImageCodecs.codec(recognizing: Array(bytes.prefix(ImageCodecs.headBytes))) else {
-            throw .notAnImage(file: name, head: Array(bytes.prefix(4)))
+            throw .notAnImage(file: name, head: Array(bytes.prefix(ImageCodecs.headBytes)))
         }
         decoder = try codec.makeDecoder(bytes: bytes, name: name, options: options)
         let info = decoder.info
@@ -144,6 +164,17 @@ public final class ImageReader {
         orientation = info.orientation
         interlaced = info.interlaced
         metadata = info.metadata
+        frameCount = info.frameCount
+    }
+
+    /// Every frame of an animation (or the one of a still image), composited as browsers
+    /// show them; call instead of reading rows.
+    public func readAnimation() throws(ImageIOError) -> Animation {
+        precondition(rowsRead == 0, "rows were read already")
+        var animation = try decoder.readFrames()
+        animation.metadata = metadata
+        rowsRead = height
+        return animation
     }
 
     /// Decodes the next `count` rows into rows `at...` of `buffer`; after the last row the

@@ -11,8 +11,9 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case truncated(file: String)
     /// A valid file this build cannot decode (a 12-bit JPEG).
     case unsupported(file: String, reason: String)
-    /// The declared size is over the pixel limit; refused before allocating anything.
-    case tooLarge(file: String, width: Int, height: Int, limit: Int)
+    /// The declared size (of every frame together) is over the pixel limit; refused before
+    /// allocating anything.
+    case tooLarge(file: String, width: Int, height: Int, frames: Int = 1, limit: Int)
     /// A step of an edit would make an image over the pixel limit (a resize); refused before allocating.
     case outputTooLarge(width: Int, height: Int, limit: Int)
     /// A resource limit other than size (e.g. progressive scans).
@@ -35,15 +36,20 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .notAnImage(file, head):
             let hex = head.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
-            return head.isEmpty
-                ? "cannot decode \(file): the file is empty"
-                : "cannot decode \(file): not a \(ImageCodecs.displayNames) file (starts with \(hex))"
+            if head.isEmpty { return "cannot decode \(file): the file is empty" }
+            if let known = ImageCodecs.unsupportedFormat(head) {
+                return "cannot decode \(file): \(known) is not supported (catctl reads \(ImageCodecs.displayNames))"
+            }
+            return "cannot decode \(file): not a \(ImageCodecs.displayNames) file (starts with \(hex))"
         case let .corrupt(file, reason): return "cannot decode \(file): corrupt data (\(reason))"
         case let .truncated(file): return "cannot decode \(file): the file is truncated"
         case let .unsupported(file, reason): return "cannot decode \(file): \(reason)"
-        case let .tooLarge(file, w, h, limit):
-            return "cannot decode \(file): \(w)x\(h) is \(Self.megapixels(w * h)) MP, over the limit of "
-                + "\(Self.megapixels(limit)) MP"
+        case let .tooLarge(file, w, h, frames, limit):
+            let size = frames == 1 ? "\(w)x\(h)" : "\(w)x\(h) x \(frames) frames"
+            let (pixels, overflow) = w.multipliedReportingOverflow(by: h).partialValue.multipliedReportingOverflow(
+                by: frames)
+            return "cannot decode \(file): \(size) is \(overflow ? "too many" : Self.megapixels(pixels)) MP, "
+                + "over the limit of \(Self.megapixels(limit)) MP"
         case let .outputTooLarge(w, h, limit):
             return
                 "the edit would make a \(w)x\(h) image, \(Self.megapixels(w.multipliedReportingOverflow(by: h).partialValue)) MP, over the limit of "

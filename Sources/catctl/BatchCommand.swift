@@ -68,7 +68,7 @@ struct Batch: AsyncParsableCommand {
         let request = BatchRequest(
             inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
             jobs: jobs, encoding: encoding.settings,
-            maxPixels: try limits.maxPixels(), shard: shard, recursive: recursive,
+            maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: shard, recursive: recursive,
             skipExisting: skipExisting)
         let json = self.json
         let presenter = await MainActor.run {

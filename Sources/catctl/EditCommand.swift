@@ -65,7 +65,8 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         let request = EditRequest(
             input: input, output: output, filters: filters, format: try OutputFormat.resolve(output, option: format),
-            encoding: encoding.settings, force: force, maxPixels: try limits.maxPixels())
+            encoding: encoding.settings, force: force, maxPixels: try limits.maxPixels(),
+            maxFrames: limits.maxFrames)
         let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
         let json = self.json, gallery = self.gallery, output = self.output
         let (presenter, columns) = await MainActor.run {

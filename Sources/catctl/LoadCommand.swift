@@ -126,7 +126,7 @@ struct Load: AsyncParsableCommand {
         var request = LoadRequest(
             provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
             encoding: encoding.settings,
-            maxPixels: try limits.maxPixels(), secrets: key.map { [$0] } ?? [])
+            maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview, output = self.output
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

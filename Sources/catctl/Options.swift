@@ -45,14 +45,22 @@ struct EncodingOptions: ParsableArguments {
     }
 }
 
-/// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default.
+/// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default; --max-frames.
 struct LimitOptions: ParsableArguments {
     @Option(
         name: .customLong("max-pixels"),
-        help: "Refuse images with more pixels than this (default 100000000, or CATCTL_MAX_PIXELS).")
+        help:
+            "Refuse images with more pixels than this, every frame of an animation counted (default 100000000, or CATCTL_MAX_PIXELS)."
+    )
     var option: Int?
 
-    func validate() throws { _ = try maxPixels() }
+    @Option(name: .customLong("max-frames"), help: "Refuse animations with more frames than this.")
+    var maxFrames: Int = DecodeOptions.defaultMaxFrames
+
+    func validate() throws {
+        _ = try maxPixels()
+        guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive") }
+    }
 
     func maxPixels(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
         if let option {

@@ -31,7 +31,8 @@ struct BatchCommandTests {
         #expect(
             files.filter { $0["ok"] as? Bool == false }.map { $0["input"] as? String } == [src.path + "/broken.jpg"])
         #expect(
-            (files.first { $0["ok"] as? Bool == false }?["error"] as? String)?.contains("not a JPEG or PNG") == true)
+            (files.first { $0["ok"] as? Bool == false }?["error"] as? String)?.contains("not a JPEG, PNG, WebP or GIF")
+                == true)
         #expect(
             lines.last?["event"] as? String == "summary" && lines.last?["ok"] as? Int == 4
                 && lines.last?["failed"] as? Int == 1)

@@ -60,6 +60,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
         let name: String, decoded: DecodedImage
         switch input {
         case let .file(path): (name, decoded) = (path, image)
+        case let .bytes(_, label): (name, decoded) = (label, image)
         case let .image(image): (name, decoded) = ("(in hand)", image)
         }
         calls.append(

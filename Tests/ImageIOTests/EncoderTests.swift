@@ -98,7 +98,9 @@ struct EncoderTests {
     @Test func formatFromNameAndBytes() {
         #expect(ImageFormat(path: "a/b/cat.JPEG") == .jpeg)
         #expect(ImageFormat(path: "cat.png") == .png)
-        #expect(ImageFormat(path: "cat.gif") == nil)
+        #expect(ImageFormat(path: "cat.gif") == .gif)
+        #expect(ImageFormat(path: "cat.WEBP") == .webp)
+        #expect(ImageFormat(path: "cat.tiff") == nil)
         #expect(ImageFormat(path: ".png") == nil)
         #expect(ImageFormat(path: "dir.png/cat") == nil)
         #expect(ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)

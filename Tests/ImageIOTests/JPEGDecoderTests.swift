@@ -115,12 +115,23 @@ struct JPEGDecoderTests {
     @Test func garbageThrowsNeverCrashes() throws {
         var rng = SeededRandom(seed: 7)
         #expect(throws: ImageIOError.notAnImage(file: "empty", head: [])) { try ImageDecoder.decode([], name: "empty") }
-        #expect(throws: ImageIOError.notAnImage(file: "gif", head: Array("GIF8".utf8))) {
+        #expect(throws: ImageIOError.notAnImage(file: "bmp", head: Array("BM....".utf8))) {
+            try ImageDecoder.decode(Array("BM....".utf8), name: "bmp")
+        }
+        #expect(throws: ImageIOError.truncated(file: "gif")) {
             try ImageDecoder.decode(Array("GIF89a....".utf8), name: "gif")
         }
         #expect(
             ImageIOError.notAnImage(file: "cat.gif", head: Array("GIF8".utf8)).description
-                == "cannot decode cat.gif: not a JPEG or PNG file (starts with 47 49 46 38)")
+                == "cannot decode cat.gif: not a JPEG, PNG, WebP or GIF file (starts with 47 49 46 38)")
+        // Well-known formats catctl does not read are named.
+        for (head, name) in [
+            ("II*\0", "TIFF"), ("\0\0\0\u{1C}ftypheic", "HEIC"), ("\0\0\0\u{1C}ftypavif", "AVIF"), ("BM6", "BMP"),
+        ] {
+            #expect(
+                ImageIOError.notAnImage(file: "x", head: Array(head.utf8)).description
+                    == "cannot decode x: \(name) is not supported (catctl reads JPEG, PNG, WebP or GIF)")
+        }
         for i in 0..<200 {
             let body = (0..<Int.random(in: 0...600, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let jpeg = [0xFF, 0xD8, 0xFF] + body

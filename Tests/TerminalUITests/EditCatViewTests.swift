@@ -19,7 +19,7 @@ struct EditCatViewTests {
         #expect(
             out.lines == [
                 #"{"event":"decoded","input":"a \"b\".jpg","format":"jpeg","width":3,"height":2}"#,
-                #"{"event":"saved","input":"a \"b\".jpg","output":"o.png","width":3,"height":2,"filters":["sepia","hue-rotate:90"],"ms":7}"#,
+                #"{"event":"saved","input":"a \"b\".jpg","output":"o.png","width":3,"height":2,"filters":["sepia","hue-rotate:90"],"ms":7,"frames":1,"inputFrames":1}"#,
             ])
         #expect(err.text.isEmpty)
         view.showError(SceneFailure(status: .dataError, message: "cannot decode x: bad\nline"))

@@ -10,10 +10,8 @@ struct TheCatAPIProvider: HTTPCatProvider {
     let formats: CatImageFormats
 
     init(endpoint: String?, apiKey: String?, client: HTTPClient, limits: ProviderLimits, formats: CatImageFormats) {
-        let base = endpoint ?? Self.defaultEndpoint
-        // Ask for the two formats catctl decodes, unless the endpoint already says.
-        self.endpoint =
-            base.contains("mime_types=") ? base : base + (base.contains("?") ? "&" : "?") + "mime_types=jpg,png"
+        // No mime_types filter: catctl decodes all TheCatAPI serves (JPEG, PNG, GIF).
+        self.endpoint = endpoint ?? Self.defaultEndpoint
         self.apiKey = apiKey
         self.client = client
         self.limits = limits

@@ -68,7 +68,7 @@ public final class BatchPresenter {
             encode: EncodeOptions(
                 format: .png, settings: request.encoding,
                 threads: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, request.jobs))),
-            maxPixels: request.maxPixels)
+            maxPixels: request.maxPixels, maxFrames: request.maxFrames)
 
         view.showPlan(BatchPlan(files: work.count, otherShards: otherShards, existing: existing.count))
         for file in existing {

@@ -12,6 +12,8 @@ public struct BatchRequest: Sendable, Equatable {
     public var jobs: Int
     public var encoding: EncodeSettings
     public var maxPixels: Int
+    /// Animations with more frames are refused.
+    public var maxFrames: Int
     /// Process only the inputs of this shard.
     public var shard: Shard?
     /// Folders are walked at any depth; their tree is mirrored under the output folder.
@@ -22,6 +24,7 @@ public struct BatchRequest: Sendable, Equatable {
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
         encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        maxFrames: Int = DecodeOptions.defaultMaxFrames,
         shard: Shard? = nil, recursive: Bool = false,
         skipExisting: Bool = false
     ) {
@@ -32,6 +35,7 @@ public struct BatchRequest: Sendable, Equatable {
         self.jobs = jobs
         self.encoding = encoding
         self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
         self.shard = shard
         self.recursive = recursive
         self.skipExisting = skipExisting

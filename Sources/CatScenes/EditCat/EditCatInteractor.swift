@@ -6,20 +6,28 @@ import ImageIO
 public enum EditInput: Sendable {
     /// A path, or "-" for standard input.
     case file(String)
+    /// A file's bytes in hand (a downloaded animation); `name` names it in messages.
+    case bytes([UInt8], name: String)
     case image(DecodedImage)
 }
 
 /// How to edit, besides the chain.
 public struct EditOptions: Sendable, Equatable {
     public var encode: EncodeOptions
-    /// Inputs with more pixels are refused before any pixel memory is allocated.
+    /// Inputs with more pixels (every frame together) are refused before any pixel memory is allocated.
     public var maxPixels: Int
+    /// Animations with more frames are refused before any is decoded.
+    public var maxFrames: Int
     /// The output may be the input file.
     public var force: Bool
 
-    public init(encode: EncodeOptions, maxPixels: Int = DecodeOptions.defaultMaxPixels, force: Bool = false) {
+    public init(
+        encode: EncodeOptions, maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        maxFrames: Int = DecodeOptions.defaultMaxFrames, force: Bool = false
+    ) {
         self.encode = encode
         self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
         self.force = force
     }
 }
@@ -39,14 +47,20 @@ public struct EditOutcome: Sendable, Equatable {
     public let height: Int
     /// Decoded, filtered and encoded a strip at a time (else the image was decoded whole).
     public let streamed: Bool
+    /// Frames written, and frames the input had: fewer when the output format holds one
+    /// (an animated GIF saved as PNG keeps its first frame).
+    public let frames: Int
+    public let inputFrames: Int
 
-    public init(width: Int, height: Int, streamed: Bool) {
+    public init(width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1) {
         self.width = width
         self.height = height
         self.streamed = streamed
+        self.frames = frames
+        self.inputFrames = inputFrames
     }
 
-    public var megapixels: Double { Double(width * height) / 1_000_000 }
+    public var megapixels: Double { Double(width * height * frames) / 1_000_000 }
 }
 
 /// The Edit Cat use cases.
@@ -95,23 +109,35 @@ public struct EditCatInteractor: EditCatInteractorInput {
             metadata = decoded.metadata
             events(.opened(format: decoded.format, width: image.width, height: image.height))
             try Self.checkResult(chain, width: image.width, height: image.height, options: options)
-        case let .file(path):
-            try OutputFile.checkCreatable(output, input: path, force: options.force)
+        case .file, .bytes:
+            let bytes: [UInt8], name: String
+            switch input {
+            case let .file(path):
+                try OutputFile.checkCreatable(output, input: path, force: options.force)
+                (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
+            case let .bytes(data, label):
+                try OutputFile.checkCreatable(output)
+                (bytes, name) = (data, label)
+            case .image: preconditionFailure()
+            }
             // Shrink-on-load: the decoder asks for the image's size before it starts.
             let original = chain
-            var decode = DecodeOptions(maxPixels: options.maxPixels)
+            var decode = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
             decode.shrinkOnLoad = { width, height in
                 original.shrinkOnLoad(width: width, height: height)?.denominator ?? 1
             }
-            let reader = try ImageReader(
-                bytes: try InputFile.read(path), name: path == "-" ? "(stdin)" : path, options: decode)
+            let reader = try ImageReader(bytes: bytes, name: name, options: decode)
             let swaps = reader.orientation >= 5
             let upright = (
                 width: swaps ? reader.fullHeight : reader.fullWidth,
                 height: swaps ? reader.fullWidth : reader.fullHeight
             )
             events(.opened(format: reader.format, width: upright.width, height: upright.height))
-            try Self.checkResult(chain, width: upright.width, height: upright.height, options: options)
+            try Self.checkResult(
+                chain, width: upright.width, height: upright.height, frames: reader.frameCount, options: options)
+            if reader.frameCount > 1 {
+                return try editAnimation(reader, to: output, chain: chain, options: options, progress: progress)
+            }
             if reader.width != reader.fullWidth,
                 let shrunk = chain.shrinkOnLoad(width: upright.width, height: upright.height)
             {
@@ -143,6 +169,30 @@ public struct EditCatInteractor: EditCatInteractorInput {
         return EditOutcome(width: filtered.width, height: filtered.height, streamed: false)
     }
 
+    /// Every frame through the chain (several frames at once), then every frame written
+    /// when the output format animates, else the first.
+    private func editAnimation(
+        _ reader: ImageReader, to output: String, chain: FilterChain, options: EditOptions,
+        progress: ProgressReporter
+    ) throws -> EditOutcome {
+        var animation = try reader.readAnimation()
+        progress.report(Self.decodeShare)
+        let count = Double(animation.frames.count)
+        let done = ProgressReporter.Shared(progress)
+        animation.frames = try chain.apply(toFrames: animation.frames, threads: threads) { frames in
+            done.report(Self.decodeShare + Self.filterShare * Double(frames) / count)
+        }
+        var written = 0
+        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+            written = try ImageEncoder.encode(
+                animation, to: fd, path: Self.displayName(output), options: options.encode)
+        }
+        progress.report(1)
+        return EditOutcome(
+            width: animation.width, height: animation.height, streamed: false, frames: written,
+            inputFrames: animation.frames.count)
+    }
+
     @concurrent
     public func prepareOutput(_ output: String, input: String?, force: Bool) async throws {
         try OutputFile.checkCreatable(output, input: input, force: force)
@@ -169,10 +219,13 @@ public struct EditCatInteractor: EditCatInteractorInput {
     }
 
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
-    /// size (a crop outside the image: usage) or whose result is over the pixel limit.
-    static func checkResult(_ chain: FilterChain, width: Int, height: Int, options: EditOptions) throws {
+    /// size (a crop outside the image: usage) or whose result (every frame) is over the pixel limit.
+    static func checkResult(
+        _ chain: FilterChain, width: Int, height: Int, frames: Int = 1, options: EditOptions
+    ) throws {
         let sizes = try chain.sizes(width: width, height: height)
-        if sizes.largestPixels > options.maxPixels {
+        let (all, overflow) = sizes.largestPixels.multipliedReportingOverflow(by: frames)
+        if overflow || all > options.maxPixels {
             throw ImageIOError.outputTooLarge(
                 width: sizes.largestWidth, height: sizes.largestHeight, limit: options.maxPixels)
         }
@@ -195,5 +248,13 @@ final class ProgressReporter: @unchecked Sendable {
         guard now > percent else { return }
         percent = now
         events(.progress(percent: now))
+    }
+
+    /// The same reporter for several threads at once (frames filtered in parallel).
+    final class Shared: @unchecked Sendable {
+        private let reporter: ProgressReporter
+        private let lock = NSLock()
+        init(_ reporter: ProgressReporter) { self.reporter = reporter }
+        func report(_ fraction: Double) { lock.withLock { reporter.report(fraction) } }
     }
 }

@@ -36,6 +36,12 @@ public final class EditCatPresenter {
         await run(request, input: .image(image))
     }
 
+    /// Edits any input: a file, an image in hand, or a file's bytes in hand (an animation
+    /// another scene downloaded: every frame is edited, not only the decoded first one).
+    public func edit(_ input: EditInput, _ request: EditRequest) async -> ExitStatus {
+        await run(request, input: input)
+    }
+
     /// `edit --gallery`: one contact sheet with every named filter (in the order of
     /// `catctl filters`) applied to `request.input`; `previewColumns`: the terminal's width
     /// for a preview of the tiles, nil for none.
@@ -48,7 +54,7 @@ public final class EditCatPresenter {
             try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
             let decoded = try await interactor.loadImage(
                 from: request.input,
-                options: DecodeOptions(maxPixels: request.maxPixels))
+                options: DecodeOptions(maxPixels: request.maxPixels, maxFrames: request.maxFrames))
             view.showImageInfo(
                 EditCatImageInfo(
                     input: request.input, format: decoded.format.name,
@@ -75,7 +81,9 @@ public final class EditCatPresenter {
         do {
             let chain = try FilterChain(specs: request.filters)
             let outcome = try await edit(input, request, chain: chain)
-            return finish(request, width: outcome.width, height: outcome.height, specs: chain.specs, start: start)
+            return finish(
+                request, width: outcome.width, height: outcome.height, specs: chain.specs, start: start,
+                frames: (outcome.frames, outcome.inputFrames))
         } catch {
             return fail(error)
         }
@@ -86,7 +94,9 @@ public final class EditCatPresenter {
     private func edit(_ input: EditInput, _ request: EditRequest, chain: FilterChain) async throws -> EditOutcome {
         let (events, sink) = AsyncStream.makeStream(of: EditEvent.self)
         let interactor = self.interactor
-        let options = EditOptions(encode: request.encodeOptions, maxPixels: request.maxPixels, force: request.force)
+        let options = EditOptions(
+            encode: request.encodeOptions, maxPixels: request.maxPixels, maxFrames: request.maxFrames,
+            force: request.force)
         let work = Task {
             defer { sink.finish() }
             return try await interactor.edit(
@@ -113,14 +123,15 @@ public final class EditCatPresenter {
 
     private func finish(
         _ request: EditRequest, width: Int, height: Int, specs: [String], start: Duration,
-        gallery: Bool = false
+        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1)
     ) -> ExitStatus {
         let elapsed = now() - start
         view.showSaved(
             EditCatResult(
                 input: request.input, output: request.output, width: width,
                 height: height, filters: specs,
-                milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery))
+                milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery,
+                frames: frames.written, inputFrames: frames.input))
         view.updateProcessingState(.done)
         return .ok
     }

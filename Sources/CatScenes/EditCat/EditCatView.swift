@@ -84,11 +84,16 @@ public struct EditCatResult: Equatable, Sendable {
     public let milliseconds: Int
     /// A contact sheet of `filters` side by side, not a chain of them.
     public let isGallery: Bool
+    /// Frames written; fewer than `inputFrames` when the output format holds one frame.
+    public let frames: Int
+    public let inputFrames: Int
 
     public init(
         input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int,
-        isGallery: Bool = false
+        isGallery: Bool = false, frames: Int = 1, inputFrames: Int = 1
     ) {
+        self.frames = frames
+        self.inputFrames = inputFrames
         self.input = input
         self.output = output
         self.width = width

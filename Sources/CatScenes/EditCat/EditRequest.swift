@@ -12,11 +12,13 @@ public struct EditRequest: Sendable, Equatable {
     public var encoding: EncodeSettings
     public var force: Bool
     public var maxPixels: Int
+    /// Animations with more frames are refused.
+    public var maxFrames: Int
 
     public init(
         input: String, output: String, filters: [String], format: ImageFormat,
         encoding: EncodeSettings = EncodeSettings(), force: Bool = false,
-        maxPixels: Int = DecodeOptions.defaultMaxPixels
+        maxPixels: Int = DecodeOptions.defaultMaxPixels, maxFrames: Int = DecodeOptions.defaultMaxFrames
     ) {
         self.input = input
         self.output = output
@@ -25,6 +27,7 @@ public struct EditRequest: Sendable, Equatable {
         self.encoding = encoding
         self.force = force
         self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
     }
 
     var encodeOptions: EncodeOptions { EncodeOptions(format: format, settings: encoding) }

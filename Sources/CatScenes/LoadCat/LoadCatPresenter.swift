@@ -79,11 +79,14 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     /// Hands the decoded cat to the Edit Cat scene: no second download, no second decode.
     public func edit(_ cat: LoadedCat, _ request: LoadRequest) async -> ExitStatus {
         let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
+        // An animation is edited from its bytes, every frame; a still image as decoded already.
+        let input: EditInput = cat.image.frameCount > 1 ? .bytes(cat.bytes, name: name) : .image(cat.image)
         return await makeEditor().edit(
-            cat.image,
+            input,
             EditRequest(
                 input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
-                encoding: request.encoding, maxPixels: request.maxPixels))
+                encoding: request.encoding, maxPixels: request.maxPixels,
+                maxFrames: request.maxFrames))
     }
 
     /// What the views are told of a cat in hand.

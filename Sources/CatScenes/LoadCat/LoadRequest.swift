@@ -12,6 +12,8 @@ public struct LoadRequest: Sendable, Equatable {
     public var filters: [String]
     public var encoding: EncodeSettings
     public var maxPixels: Int
+    /// Animations with more frames are refused.
+    public var maxFrames: Int
     /// Terminal columns for the preview; nil: no preview.
     public var previewColumns: Int?
     /// Text rows the preview may take.
@@ -23,6 +25,7 @@ public struct LoadRequest: Sendable, Equatable {
     public init(
         provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
         encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        maxFrames: Int = DecodeOptions.defaultMaxFrames,
         previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []
     ) {
         self.provider = provider
@@ -31,6 +34,7 @@ public struct LoadRequest: Sendable, Equatable {
         self.filters = filters
         self.encoding = encoding
         self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
         self.previewColumns = previewColumns
         self.previewRows = previewRows
         self.secrets = secrets.filter { !$0.isEmpty }

@@ -34,6 +34,8 @@ struct RowDecoderInfo {
     var interlaced = false
     /// ICC profile, EXIF (orientation as stored), XMP, comment.
     var metadata = ImageMetadata.none
+    /// Frames of an animation; rows and `readImage` give the first.
+    var frameCount = 1
 }
 
 /// A codec's decoder: RGBA8 rows on demand, top to bottom.
@@ -45,6 +47,8 @@ protocol RowDecoder: AnyObject {
     func readImage(into buffer: PixelBuffer) throws(ImageIOError)
     /// Checks the rest of the file once every row is read.
     func finish() throws(ImageIOError)
+    /// Every frame, instead of rows (animated formats; a still image is one frame).
+    func readFrames() throws(ImageIOError) -> Animation
 }
 
 extension RowDecoder {
@@ -52,6 +56,19 @@ extension RowDecoder {
         try readRows(into: buffer, at: 0, count: info.height)
         try finish()
     }
+
+    func readFrames() throws(ImageIOError) -> Animation {
+        let buffer = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+        try readImage(into: buffer)
+        return Animation(frames: [buffer], delays: [0], loopCount: nil)
+    }
+}
+
+/// A format that holds animations (GIF, WebP): it writes every frame at once.
+protocol AnimationCodec: ImageCodec {
+    func write(
+        _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError)
 }
 
 /// A codec's encoder: rows top to bottom, then `finish`.
@@ -65,6 +82,8 @@ enum ImageCodecs {
     static let all: [any ImageCodec] = [
         JPEGCodec(),
         PNGCodec(),
+        WebPCodec(),
+        GIFCodec(),
     ]
 
     /// How many leading bytes `recognizes` is shown.
@@ -84,6 +103,21 @@ enum ImageCodecs {
 
     static func codec(recognizing head: [UInt8]) -> (any ImageCodec)? {
         all.first { $0.recognizes(head) }
+    }
+
+    /// The name of a well-known image format catctl does not read, from a file's first
+    /// bytes, so that the message can say what the file is.
+    static func unsupportedFormat(_ head: [UInt8]) -> String? {
+        func at(_ offset: Int, _ text: String) -> Bool { head.dropFirst(offset).starts(with: Array(text.utf8)) }
+        if at(0, "II*\0") || at(0, "MM\0*") { return "TIFF" }
+        if at(0, "BM") { return "BMP" }
+        if at(4, "ftyp") {
+            if at(8, "avif") || at(8, "avis") { return "AVIF" }
+            if at(8, "heic") || at(8, "heix") || at(8, "mif1") || at(8, "msf1") || at(8, "hevc") { return "HEIC" }
+        }
+        if at(0, "\u{FF}\u{0A}") || at(4, "JXL ") { return "JPEG XL" }
+        if at(0, "8BPS") { return "Photoshop (PSD)" }
+        return nil
     }
 
     /// "JPEG or PNG", for messages.

@@ -48,8 +48,14 @@ public final class EditCatTerminalView: EditCatView {
         let filters =
             result.isGallery ? "gallery of \(result.filters.count) filters" : result.filters.joined(separator: " → ")
         let output = result.output == "-" ? "stdout" : result.output
+        let frames = result.frames > 1 ? ", \(result.frames) frames" : ""
         console.stderr.write(
-            "saved \(output): \(result.width)x\(result.height), \(filters), \(result.milliseconds) ms\n")
+            "saved \(output): \(result.width)x\(result.height)\(frames), \(filters), \(result.milliseconds) ms\n")
+        if result.frames < result.inputFrames {
+            console.stderr.write(
+                "note: \(output) holds the first of the \(result.inputFrames) frames; "
+                    + "write .gif or .webp to keep the animation\n")
+        }
     }
 
     public func showError(_ failure: SceneFailure) {

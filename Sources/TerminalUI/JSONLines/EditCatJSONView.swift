@@ -40,7 +40,13 @@ public final class EditCatJSONView: EditCatView {
             ("event", .string("saved")), ("input", .string(result.input)), ("output", .string(result.output)),
             ("width", .int(result.width)), ("height", .int(result.height)),
             ("filters", .array(result.filters.map { .string($0) })), ("ms", .int(result.milliseconds)),
+            ("frames", .int(result.frames)), ("inputFrames", .int(result.inputFrames)),
         ])
+        if result.frames < result.inputFrames {
+            stderr.write(
+                "note: \(result.output) holds the first of the \(result.inputFrames) frames; "
+                    + "write .gif or .webp to keep the animation\n")
+        }
     }
 
     public func showError(_ failure: SceneFailure) {

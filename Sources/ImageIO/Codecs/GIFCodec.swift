@@ -1,0 +1,190 @@
+internal import CGIFShim
+import Dispatch
+
+extension ImageFormat {
+    public static let gif = ImageFormat("gif")
+}
+
+/// GIF through giflib (CGIFShim): every frame in, composited as browsers show it
+/// (disposal, local and global palettes, transparency, interlacing), with its delay and the
+/// loop count; out, frames quantized to 256 colours with Floyd–Steinberg dithering (our own
+/// quantizer, gif_quantize.c: giflib's does no dithering and no alpha), several frames at
+/// once. GIF has no place for ICC profiles or EXIF that viewers read: none is written.
+struct GIFCodec: AnimationCodec {
+    var format: ImageFormat { .gif }
+    var displayName: String { "GIF" }
+    var fileExtensions: [String] { ["gif"] }
+
+    func recognizes(_ head: [UInt8]) -> Bool {
+        head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8))
+    }
+
+    func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
+        try GIFRowDecoder(bytes: bytes, name: name, options: options)
+    }
+
+    func makeEncoder(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) -> any RowEncoder {
+        try Self.checkSize(width, height, path: path)
+        return try WholeImageEncoder(width: width, height: height, hasAlpha: hasAlpha) {
+            (image: PixelBuffer) throws(ImageIOError) in
+            try write(
+                Animation(frames: [image], delays: [0], loopCount: nil), fd: fd, path: path, metadata: metadata,
+                options: options)
+        }
+    }
+
+    func write(
+        _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) {
+        try Self.checkSize(animation.width, animation.height, path: path)
+        let frames = try Self.quantize(animation.frames, threads: options.threads)
+        defer { for frame in frames { frame.free() } }
+        guard
+            let encoder = cg_encoder_create(
+                fd, UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? -1))
+        else { throw .outOfMemory(bytes: 0) }
+        defer { cg_encoder_destroy(encoder) }
+        func check(_ code: Int32) throws(ImageIOError) {
+            guard code != Int32(CG_OK) else { return }
+            let message = String(cString: cg_encoder_message(encoder))
+            if code == Int32(CG_ERR_NOMEM) { throw .outOfMemory(bytes: 0) }
+            if code == Int32(CG_ERR_IO) {
+                throw .writeFailed(path: path, reason: errnoReason(cg_encoder_errno(encoder), fallback: message))
+            }
+            throw .writeFailed(path: path, reason: "GIF encoder: \(message)")
+        }
+        for (frame, delay) in zip(frames, animation.delays) {
+            try withUnsafePointer(to: &frame.indexed) { (p: UnsafePointer<cg_indexed>) throws(ImageIOError) in
+                try check(cg_encoder_write_frame(encoder, p, Int32(clamping: delay)))
+            }
+        }
+        try check(cg_encoder_finish(encoder))
+    }
+
+    /// One frame reduced to a palette (owned: `free` releases its indices).
+    final class Quantized: @unchecked Sendable {
+        var indexed = cg_indexed()
+        var code = Int32(CG_OK)
+        func free() { cg_indexed_free(&indexed) }
+    }
+
+    /// Every frame quantized, `threads` frames at a time (frames are independent).
+    static func quantize(_ frames: [PixelBuffer], threads: Int) throws(ImageIOError) -> [Quantized] {
+        let out = frames.map { _ in Quantized() }
+        let workers = max(1, min(threads, frames.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for i in stride(from: worker, to: frames.count, by: workers) {
+                let frame = frames[i]
+                out[i].code = cg_quantize(
+                    frame.base, frame.stride, UInt32(frame.width), UInt32(frame.height), &out[i].indexed)
+            }
+        }
+        if out.contains(where: { $0.code != Int32(CG_OK) }) {
+            for frame in out { frame.free() }
+            throw .outOfMemory(bytes: frames[0].pixelCount)
+        }
+        return out
+    }
+
+    static func checkSize(_ width: Int, _ height: Int, path: String) throws(ImageIOError) {
+        guard width <= 65535, height <= 65535 else {
+            throw .cannotCreate(path: path, reason: "GIF cannot hold \(width)x\(height) pixels (65535 at most)")
+        }
+    }
+
+    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
+        switch code {
+        case Int32(CG_ERR_TRUNCATED): return .truncated(file: name)
+        case Int32(CG_ERR_NOMEM): return .outOfMemory(bytes: 0)
+        case Int32(CG_ERR_LIMIT): return .limitExceeded(file: name, reason: message)
+        default: return .corrupt(file: name, reason: message)
+        }
+    }
+}
+
+final class GIFRowDecoder: RowDecoder {
+    let info: RowDecoderInfo
+    private let decoder: OpaquePointer
+    private let name: String
+    private let loopCount: Int?
+    private var framesRead = 0
+    /// The first frame, when rows are asked for.
+    private var first: PixelBuffer?
+    private var rowsDone = 0
+
+    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        guard let d = bytes.withUnsafeBufferPointer({ cg_decoder_create($0.baseAddress, $0.count) }) else {
+            throw .outOfMemory(bytes: bytes.count)
+        }
+        var header = cg_info()
+        // The scan stops at the screen when it alone is over the limit, and at the frame
+        // after the frame limit; every frame together is checked below.
+        let code = cg_decoder_scan(d, UInt64(options.maxPixels), UInt32(clamping: options.maxFrames), &header)
+        let (width, height, frames) = (Int(header.width), Int(header.height), Int(header.frame_count))
+        do throws(ImageIOError) {
+            if code == Int32(CG_ERR_LIMIT), width > 0, height > 0, width * height > options.maxPixels {
+                throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
+            }
+            if code == Int32(CG_ERR_LIMIT), frames > options.maxFrames { throw options.tooManyFrames(name: name) }
+            guard code == Int32(CG_OK) else {
+                throw GIFCodec.error(code, message: String(cString: cg_decoder_message(d)), name: name)
+            }
+            try options.checkLimit(width, height, frames: frames, name: name)
+        } catch {
+            cg_decoder_destroy(d)
+            throw error
+        }
+        info = RowDecoderInfo(
+            width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
+            interlaced: true, frameCount: frames)
+        loopCount = header.loop_count < 0 ? nil : Int(header.loop_count)
+        decoder = d
+        self.name = name
+    }
+
+    deinit { cg_decoder_destroy(decoder) }
+
+    private func nextFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int {
+        var delay: Int32 = 0
+        let code = cg_decoder_next_frame(decoder, buffer.base, buffer.stride, &delay)
+        guard code == Int32(CG_OK) else {
+            throw GIFCodec.error(code, message: String(cString: cg_decoder_message(decoder)), name: name)
+        }
+        framesRead += 1
+        return Int(delay)
+    }
+
+    func readImage(into buffer: PixelBuffer) throws(ImageIOError) {
+        precondition(framesRead == 0)
+        _ = try nextFrame(into: buffer)
+    }
+
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
+        if first == nil {
+            let image = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            try readImage(into: image)
+            first = image
+        }
+        guard let first else { return }
+        for y in 0..<count {
+            buffer.row(row + y).update(from: first.row(rowsDone + y), count: info.width * 4)
+        }
+        rowsDone += count
+    }
+
+    func finish() throws(ImageIOError) { first = nil }
+
+    func readFrames() throws(ImageIOError) -> Animation {
+        precondition(framesRead == 0)
+        var frames: [PixelBuffer] = [], delays: [Int] = []
+        for _ in 0..<info.frameCount {
+            let frame = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            delays.append(try nextFrame(into: frame))
+            frames.append(frame)
+        }
+        return Animation(frames: frames, delays: delays, loopCount: loopCount)
+    }
+}

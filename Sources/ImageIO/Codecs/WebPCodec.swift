@@ -1,0 +1,200 @@
+internal import CWebPShim
+
+extension ImageFormat {
+    public static let webp = ImageFormat("webp")
+}
+
+/// WebP through libwebp (CWebPShim): lossy, lossless, alpha and animated files in (an
+/// animation's frames composited by libwebp's WebPAnimDecoder); lossy at a quality, or
+/// lossless, out, still or animated; ICCP, EXIF and XMP chunks through WebPMux. libwebp
+/// decodes a whole picture at once, so WebP never streams.
+struct WebPCodec: AnimationCodec {
+    /// WebP's largest dimension.
+    static let maxDimension = 16383
+
+    var format: ImageFormat { .webp }
+    var displayName: String { "WebP" }
+    var fileExtensions: [String] { ["webp"] }
+
+    func recognizes(_ head: [UInt8]) -> Bool {
+        head.count >= 12 && head.starts(with: Array("RIFF".utf8)) && head[8..<12].elementsEqual("WEBP".utf8)
+    }
+
+    func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
+        try WebPRowDecoder(bytes: bytes, name: name, options: options)
+    }
+
+    func makeEncoder(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) -> any RowEncoder {
+        try Self.checkSize(width, height, path: path)
+        return try WholeImageEncoder(width: width, height: height, hasAlpha: hasAlpha) {
+            (image: PixelBuffer) throws(ImageIOError) in
+            try Self.writeStill(image, fd: fd, path: path, metadata: metadata, options: options)
+        }
+    }
+
+    func write(
+        _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) {
+        try Self.checkSize(animation.width, animation.height, path: path)
+        guard
+            let encoder = cw_anim_encoder_create(
+                UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? 1),
+                options.lossless ? 1 : 0, Int32(options.quality ?? EncodeOptions.defaultWebPQuality),
+                options.threads > 1 ? 1 : 0)
+        else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
+        defer { cw_anim_encoder_destroy(encoder) }
+        func check(_ code: Int32, _ errorNumber: Int32 = 0) throws(ImageIOError) {
+            guard code != Int32(CW_OK) else { return }
+            let message = String(cString: cw_anim_encoder_message(encoder))
+            if code == Int32(CW_ERR_NOMEM) { throw .outOfMemory(bytes: 0) }
+            if code == Int32(CW_ERR_IO) {
+                throw .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: message))
+            }
+            throw .writeFailed(path: path, reason: "WebP encoder: \(message)")
+        }
+        for (frame, delay) in zip(animation.frames, animation.delays) {
+            try check(cw_anim_encoder_add(encoder, frame.base, frame.stride, Int32(min(max(0, delay), 16_777_215))))
+        }
+        var errorNumber: Int32 = 0
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
+            cw_anim_encoder_finish(encoder, fd, m, &errorNumber)
+        }
+        try check(code, errorNumber)
+    }
+
+    static func checkSize(_ width: Int, _ height: Int, path: String) throws(ImageIOError) {
+        guard width <= maxDimension, height <= maxDimension else {
+            throw .cannotCreate(
+                path: path, reason: "WebP cannot hold \(width)x\(height) pixels (\(maxDimension) at most); use .png")
+        }
+    }
+
+    static func writeStill(
+        _ image: PixelBuffer, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) {
+        var message = [CChar](repeating: 0, count: 256)
+        var errorNumber: Int32 = 0
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
+            cw_encode_image(
+                fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
+                options.lossless ? 1 : 0, Int32(options.quality ?? EncodeOptions.defaultWebPQuality),
+                options.threads > 1 ? 1 : 0, m, &message, message.count, &errorNumber)
+        }
+        guard code != Int32(CW_OK) else { return }
+        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if code == Int32(CW_ERR_NOMEM) { throw .outOfMemory(bytes: image.byteCount) }
+        if code == Int32(CW_ERR_IO) {
+            throw .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: reason))
+        }
+        throw .writeFailed(path: path, reason: "WebP encoder: \(reason)")
+    }
+
+    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
+        switch code {
+        case Int32(CW_ERR_TRUNCATED): return .truncated(file: name)
+        case Int32(CW_ERR_UNSUPPORTED): return .unsupported(file: name, reason: message)
+        case Int32(CW_ERR_NOMEM): return .outOfMemory(bytes: 0)
+        case Int32(CW_ERR_LIMIT): return .limitExceeded(file: name, reason: message)
+        default: return .corrupt(file: name, reason: message)
+        }
+    }
+}
+
+final class WebPRowDecoder: RowDecoder {
+    let info: RowDecoderInfo
+    private let decoder: OpaquePointer
+    private let name: String
+    private let loopCount: Int
+    /// The whole picture, when rows are asked for (libwebp has no row-by-row output here).
+    private var whole: PixelBuffer?
+    private var rowsDone = 0
+
+    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        guard let d = bytes.withUnsafeBufferPointer({ cw_decoder_create($0.baseAddress, $0.count) }) else {
+            throw .outOfMemory(bytes: bytes.count)
+        }
+        var header = cw_info()
+        // No limit in C: the declared size and frame count are checked here, with the same message as other formats.
+        let code = cw_decoder_read_header(d, UInt64.max, UInt32.max, &header)
+        guard code == Int32(CW_OK) else {
+            defer { cw_decoder_destroy(d) }
+            throw WebPCodec.error(code, message: String(cString: cw_decoder_message(d)), name: name)
+        }
+        let (width, height, frames) = (Int(header.width), Int(header.height), Int(header.frame_count))
+        do {
+            try options.checkLimit(width, height, frames: frames, name: name)
+        } catch {
+            cw_decoder_destroy(d)
+            throw error
+        }
+        info = RowDecoderInfo(
+            width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
+            interlaced: true,
+            metadata: ImageMetadata(
+                iccProfile: copiedBytes(header.icc, header.icc_length),
+                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length)),
+            frameCount: frames)
+        loopCount = Int(header.loop_count)
+        decoder = d
+        self.name = name
+    }
+
+    deinit { cw_decoder_destroy(decoder) }
+
+    func readImage(into buffer: PixelBuffer) throws(ImageIOError) {
+        try check(cw_decoder_read_image(decoder, buffer.base, buffer.stride, 1))
+    }
+
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
+        if whole == nil {
+            let image = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            try readImage(into: image)
+            whole = image
+        }
+        guard let whole else { return }
+        let first = rowsDone
+        for y in 0..<count {
+            buffer.row(row + y).update(from: whole.row(first + y), count: info.width * 4)
+        }
+        rowsDone += count
+    }
+
+    func finish() throws(ImageIOError) { whole = nil }
+
+    func readFrames() throws(ImageIOError) -> Animation {
+        var frames: [PixelBuffer] = [], delays: [Int] = []
+        for _ in 0..<info.frameCount {
+            let frame = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            var delay: Int32 = 0
+            try check(cw_decoder_next_frame(decoder, frame.base, frame.stride, 1, &delay))
+            frames.append(frame)
+            delays.append(Int(delay))
+        }
+        return Animation(frames: frames, delays: delays, loopCount: loopCount)
+    }
+
+    private func check(_ code: Int32) throws(ImageIOError) {
+        guard code != Int32(CW_OK) else { return }
+        throw WebPCodec.error(code, message: String(cString: cw_decoder_message(decoder)), name: name)
+    }
+}
+
+/// `metadata` as the C shim's struct, valid during `body`.
+private func withCMetadata<R>(
+    _ metadata: ImageMetadata, _ body: (UnsafePointer<cw_metadata>) throws(ImageIOError) -> R
+) throws(ImageIOError) -> R {
+    let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
+    return try icc.withUnsafeBufferPointer { icc throws(ImageIOError) in
+        try exif.withUnsafeBufferPointer { exif throws(ImageIOError) in
+            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in
+                var m = cw_metadata(
+                    icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
+                    xmp: xmp.baseAddress, xmp_length: xmp.count)
+                return try body(&m)
+            }
+        }
+    }
+}
