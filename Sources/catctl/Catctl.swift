@@ -18,7 +18,7 @@ struct Catctl: AsyncParsableCommand {
             Exit codes:
               0    done
               64   usage: bad option, unknown filter, bad value, unknown output extension
-              65   input data: not an image catctl reads, corrupt, truncated, over the pixel limit
+              65   input data: not an image catctl reads, corrupt, truncated, over the pixel or frame limit
               66   input file missing or unreadable
               69   network or service: connection failure, HTTP error, timeout, a reply that is not a cat
               70   internal error (a bug: please report it)
@@ -28,7 +28,8 @@ struct Catctl: AsyncParsableCommand {
 
             Environment:
               CATCTL_API_KEY     thecatapi key for load (or --api-key); never printed
-              CATCTL_MAX_PIXELS  the pixel limit (or --max-pixels; default 100000000)
+              CATCTL_MAX_PIXELS  the pixel limit, every frame of an animation counted (or --max-pixels;
+                                 default 100000000); --max-frames limits frames (default 10000)
               CATCTL_CATS_DIR    the folder provider's default folder (default: the bundled cats)
               CATCTL_FONT        a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold)
               NO_COLOR           no colours; pictures in plain characters

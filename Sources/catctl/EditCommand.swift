@@ -6,20 +6,25 @@ import TerminalUI
 
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply a chain of filters to a JPEG or PNG and save the result (or a gallery of every filter).",
+        abstract: "Apply a chain of filters to a JPEG, PNG, WebP or GIF and save the result (or a gallery of every filter).",
         discussion: """
             Filters run in the order given, in one pass over the pixels. See `catctl filters` \
             for the names; a spec is NAME or NAME:VALUE (sepia, sepia:0.6, hue-rotate:90deg, \
             saturate:140%).
-            The output format follows OUTPUT's extension (.jpg, .jpeg, .png) or --format. \
-            INPUT may be - (stdin) and OUTPUT - (stdout, PNG unless --format jpg). \
+            The output format follows OUTPUT's extension (.jpg, .jpeg, .png, .webp, .gif) or \
+            --format. INPUT may be - (stdin) and OUTPUT - (stdout, PNG unless --format). \
             The output is written to a temporary file and renamed, so a failed run leaves nothing.
+            An animated GIF or WebP keeps every frame, its delay and the loop count when OUTPUT \
+            is .gif or .webp (the chain runs on every frame); .jpg and .png get the first frame.
+            The ICC profile, EXIF (its orientation set to 1 once applied), XMP and comments are \
+            kept; --strip drops all but the profile, --strip-all the profile too.
 
             Examples:
               catctl edit --filter sepia Resources/cats/chelsea.jpg sepia-cat.png
               catctl edit --filter saturate:1.4 --filter contrast:1.1 in.jpg out.jpg --quality 85
               cat in.png | catctl edit --filter invert - - > out.png
               catctl edit --gallery Resources/cats/chelsea.jpg gallery.png
+              catctl edit --filter sepia --lossless dance.gif dance.webp
             """)
 
     @Option(
@@ -30,10 +35,10 @@ struct Edit: AsyncParsableCommand {
     @Flag(help: "Write one contact sheet with every named filter applied to INPUT (in the order of `catctl filters`).")
     var gallery = false
 
-    @Argument(help: "The image to edit (JPEG or PNG), or - for standard input.")
+    @Argument(help: "The image to edit (JPEG, PNG, WebP or GIF), or - for standard input.")
     var input: String
 
-    @Argument(help: "Where to save: .jpg, .jpeg or .png, or - for standard output.")
+    @Argument(help: "Where to save: .jpg, .jpeg, .png, .webp or .gif, or - for standard output.")
     var output: String
 
     @OptionGroup var encoding: EncodingOptions
