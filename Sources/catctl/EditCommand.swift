@@ -6,7 +6,8 @@ import TerminalUI
 
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply a chain of filters to a JPEG, PNG, WebP or GIF and save the result (or a gallery of every filter).",
+        abstract:
+            "Apply a chain of filters to a JPEG, PNG, WebP or GIF and save the result (or a gallery of every filter).",
         discussion: """
             Filters run in the order given, in one pass over the pixels. See `catctl filters` \
             for the names; a spec is NAME or NAME:VALUE (sepia, sepia:0.6, hue-rotate:90deg, \

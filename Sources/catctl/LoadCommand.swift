@@ -44,7 +44,9 @@ struct Load: AsyncParsableCommand {
     @Option(name: .customLong("api-key"), help: "thecatapi key (default: CATCTL_API_KEY); never printed.")
     var apiKey: String?
 
-    @Option(name: [.short, .customLong("output")], help: "Save the cat (or the edited cat) here (.jpg, .jpeg, .png, .webp, .gif).")
+    @Option(
+        name: [.short, .customLong("output")],
+        help: "Save the cat (or the edited cat) here: .jpg, .jpeg, .png, .webp or .gif.")
     var output: String?
 
     @Option(
