@@ -431,6 +431,9 @@ static int cw_encoding_error(WebPEncodingError e, char *message, size_t size) {
     }
 }
 
+static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, const cw_metadata *metadata,
+                             char *message, size_t message_size, int *error_number);
+
 int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
                     int lossless, int quality, int threads, const cw_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
@@ -480,13 +483,19 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
         return CW_ERR_NOMEM;
     }
 
+    return cw_encode_picture(&config, &picture, fd, metadata, message, message_size, error_number);
+}
+
+// Encodes `picture` (freed here) with `config` and writes the file, metadata added.
+static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, const cw_metadata *metadata,
+                             char *message, size_t message_size, int *error_number) {
     WebPMemoryWriter writer;
     WebPMemoryWriterInit(&writer);
-    picture.writer = WebPMemoryWrite;
-    picture.custom_ptr = &writer;
-    int ok = WebPEncode(&config, &picture);
-    WebPEncodingError encode_error = picture.error_code;
-    WebPPictureFree(&picture);
+    picture->writer = WebPMemoryWrite;
+    picture->custom_ptr = &writer;
+    int ok = WebPEncode(config, picture);
+    WebPEncodingError encode_error = picture->error_code;
+    WebPPictureFree(picture);
     if (!ok) {
         WebPMemoryWriterClear(&writer);
         return cw_encoding_error(encode_error, message, message_size);
@@ -504,6 +513,111 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
     }
     WebPMemoryWriterClear(&writer);
     return rc;
+}
+
+// ---------------------------------------------------------------- lossy rows encoder
+
+struct cw_rows_encoder {
+    WebPPicture picture;  // YUV 4:2:0, filled a block of rows at a time
+    uint32_t width, height, next_row;
+    uint8_t *carry;       // an odd last row of a block, waiting for its pair (width * 4 bytes)
+    int carrying;
+};
+
+cw_rows_encoder *cw_rows_encoder_create(uint32_t width, uint32_t height) {
+    if (!cw_check_size(width, height)) return NULL;
+    cw_rows_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->width = width;
+    e->height = height;
+    e->carry = malloc((size_t)width * 8);
+    if (!e->carry || !WebPPictureInit(&e->picture)) { free(e->carry); free(e); return NULL; }
+    e->picture.width = (int)width;
+    e->picture.height = (int)height;
+    e->picture.use_argb = 0;
+    e->picture.colorspace = WEBP_YUV420;
+    if (!WebPPictureAlloc(&e->picture)) { free(e->carry); free(e); return NULL; }
+    return e;
+}
+
+void cw_rows_encoder_destroy(cw_rows_encoder *e) {
+    if (!e) return;
+    WebPPictureFree(&e->picture);
+    free(e->carry);
+    free(e);
+}
+
+// Converts `rows` RGBX rows (an even number, or the image's last ones) to YUV into the
+// picture at e->next_row, through a small picture of their own: libwebp's conversion
+// works on pairs of rows (4:2:0 chroma averages 2x2 blocks), so converting in even
+// blocks gives exactly the planes a whole-image import gives.
+static int cw_rows_convert(cw_rows_encoder *e, const uint8_t *rgba, size_t stride, uint32_t rows) {
+    WebPPicture block;
+    if (!WebPPictureInit(&block)) return CW_ERR_STATE;
+    block.width = (int)e->width;
+    block.height = (int)rows;
+    block.use_argb = 0;
+    if (!WebPPictureImportRGBX(&block, rgba, (int)stride)) { WebPPictureFree(&block); return CW_ERR_NOMEM; }
+    WebPPicture *p = &e->picture;
+    for (uint32_t y = 0; y < rows; y++)
+        memcpy(p->y + (size_t)(e->next_row + y) * p->y_stride, block.y + (size_t)y * block.y_stride, e->width);
+    uint32_t uv_width = (e->width + 1) / 2;
+    for (uint32_t y = 0; y < (rows + 1) / 2; y++) {
+        size_t row = (size_t)(e->next_row / 2 + y);
+        memcpy(p->u + row * p->uv_stride, block.u + (size_t)y * block.uv_stride, uv_width);
+        memcpy(p->v + row * p->uv_stride, block.v + (size_t)y * block.uv_stride, uv_width);
+    }
+    WebPPictureFree(&block);
+    e->next_row += rows;
+    return CW_OK;
+}
+
+int cw_rows_encoder_add(cw_rows_encoder *e, const uint8_t *rgba, size_t stride, uint32_t rows) {
+    if (stride < (size_t)e->width * 4 || stride > INT_MAX || e->next_row + e->carrying + rows > e->height)
+        return CW_ERR_STATE;
+    size_t row_bytes = (size_t)e->width * 4;
+    if (rows > 0 && e->carrying) {  // pair the waiting row with the first new one
+        memcpy(e->carry + row_bytes, rgba, row_bytes);
+        e->carrying = 0;
+        int rc = cw_rows_convert(e, e->carry, row_bytes, 2);
+        if (rc != CW_OK) return rc;
+        rgba += stride;
+        rows -= 1;
+    }
+    uint32_t even = rows & ~1u;
+    int last = e->next_row + rows == e->height;
+    if (last) even = rows;  // the image's last rows, odd or not
+    if (even > 0) {
+        int rc = cw_rows_convert(e, rgba, stride, even);
+        if (rc != CW_OK) return rc;
+    }
+    if (even < rows) {
+        memcpy(e->carry, rgba + (size_t)even * stride, row_bytes);
+        e->carrying = 1;
+    }
+    return CW_OK;
+}
+
+int cw_rows_encoder_finish(cw_rows_encoder *e, int fd, int quality, int threads, const cw_metadata *metadata,
+                           char *message, size_t message_size, int *error_number) {
+    if (error_number) *error_number = 0;
+    cw_message(message, message_size, "%s", "");
+    if (e->next_row != e->height || e->carrying) {
+        cw_message(message, message_size, "%u of %u rows given", e->next_row, e->height);
+        return CW_ERR_STATE;
+    }
+    WebPConfig config;
+    if (!WebPConfigInit(&config)) {
+        cw_message(message, message_size, "libwebp version mismatch");
+        return CW_ERR_STATE;
+    }
+    config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
+    config.method = 4;
+    config.thread_level = threads ? 1 : 0;
+    // The picture goes to the encoder (which frees it); the encoder object keeps none.
+    WebPPicture picture = e->picture;
+    memset(&e->picture, 0, sizeof e->picture);
+    return cw_encode_picture(&config, &picture, fd, metadata, message, message_size, error_number);
 }
 
 // ---------------------------------------------------------------- animation encoder

@@ -92,6 +92,29 @@ struct WebPTests {
         #expect(!back.hasAlpha)
     }
 
+    @Test func rowsInAnyBlocksGiveTheSameFile() throws {
+        // Lossy opaque WebP converts rows to YUV as they come, in pairs: blocks of any size
+        // (odd ones carry a row over) must give the bytes of one whole-image write.
+        for (w, h) in [(97, 61), (5, 2), (1, 9)] {
+            let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w * 31 + h))
+            image.hasAlpha = false
+            let options = EncodeOptions(format: .webp, quality: 70)
+            let whole = try encode(image, options)
+            let blocks = try Fixtures.writtenBytes { fd in
+                let writer = try ImageWriter(
+                    fd: fd, path: "b.webp", width: w, height: h, hasAlpha: false, options: options)
+                var y = 0, size = 1
+                while y < h {
+                    let n = min(size, h - y)
+                    try writer.write(image, rows: y..<y + n)
+                    (y, size) = (y + n, size % 4 + 1)
+                }
+                try writer.finish()
+            }
+            #expect(blocks == whole, "\(w)x\(h)")
+        }
+    }
+
     @Test func metadataRoundTrips() throws {
         let source = try Fixtures.decode("metadata/meta.jpg")
         let kept = try ImageReader(

@@ -83,6 +83,19 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                     int lossless, int quality, int threads, const cw_metadata *metadata,
                     char *message, size_t message_size, int *error_number);
 
+// A still, lossy, opaque WebP fed rows top to bottom (any counts): each block is converted
+// to YUV 4:2:0 as it comes (pairs of rows, exactly as a whole-image import converts them),
+// so the RGBA picture never sits whole in memory and the conversion overlaps decoding.
+// The file is the one cw_encode_image writes for the same opaque pixels (has_alpha 0).
+typedef struct cw_rows_encoder cw_rows_encoder;
+// NULL when out of memory or for a size WebP cannot hold (1..16383 each).
+cw_rows_encoder *cw_rows_encoder_create(uint32_t width, uint32_t height);
+int cw_rows_encoder_add(cw_rows_encoder *encoder, const uint8_t *rgba, size_t stride, uint32_t rows);
+// Encodes at `quality` (method 4, as cw_encode_image) and writes the file with `metadata`.
+int cw_rows_encoder_finish(cw_rows_encoder *encoder, int fd, int quality, int threads, const cw_metadata *metadata,
+                           char *message, size_t message_size, int *error_number);
+void cw_rows_encoder_destroy(cw_rows_encoder *encoder);
+
 typedef struct cw_anim_encoder cw_anim_encoder;
 
 // Animated WebP (WebPAnimEncoder) of a width x height canvas (1..16383 each).

@@ -14,6 +14,7 @@ struct GIFCodec: AnimationCodec {
     var format: ImageFormat { .gif }
     var displayName: String { "GIF" }
     var fileExtensions: [String] { ["gif"] }
+    var maxDimension: Int { 65535 }
 
     func recognizes(_ head: [UInt8]) -> Bool {
         head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8))
@@ -23,23 +24,10 @@ struct GIFCodec: AnimationCodec {
         try GIFRowDecoder(bytes: bytes, name: name, options: options)
     }
 
-    func makeEncoder(
-        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
-        metadata: ImageMetadata, options: EncodeOptions
-    ) throws(ImageIOError) -> any RowEncoder {
-        try Self.checkSize(width, height, path: path)
-        return try WholeImageEncoder(width: width, height: height, hasAlpha: hasAlpha) {
-            (image: PixelBuffer) throws(ImageIOError) in
-            try write(
-                Animation(frames: [image], delays: [0], loopCount: nil), fd: fd, path: path, metadata: metadata,
-                options: options)
-        }
-    }
-
     func write(
         _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) {
-        try Self.checkSize(animation.width, animation.height, path: path)
+        try checkSize(animation.width, animation.height, path: path)
         let frames = try Self.quantize(animation.frames, threads: options.threads)
         defer { for frame in frames { frame.free() } }
         guard
@@ -89,12 +77,6 @@ struct GIFCodec: AnimationCodec {
         return out
     }
 
-    static func checkSize(_ width: Int, _ height: Int, path: String) throws(ImageIOError) {
-        guard width <= 65535, height <= 65535 else {
-            throw .cannotCreate(path: path, reason: "GIF cannot hold \(width)x\(height) pixels (65535 at most)")
-        }
-    }
-
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
         switch code {
         case Int32(CG_ERR_TRUNCATED): return .truncated(file: name)
@@ -111,9 +93,7 @@ final class GIFRowDecoder: RowDecoder {
     private let name: String
     private let loopCount: Int?
     private var framesRead = 0
-    /// The first frame, when rows are asked for.
-    private var first: PixelBuffer?
-    private var rowsDone = 0
+    private var rows = WholeImageRows()
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cg_decoder_create($0.baseAddress, $0.count) }) else {
@@ -163,19 +143,12 @@ final class GIFRowDecoder: RowDecoder {
     }
 
     func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
-        if first == nil {
-            let image = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
             try readImage(into: image)
-            first = image
         }
-        guard let first else { return }
-        for y in 0..<count {
-            buffer.row(row + y).update(from: first.row(rowsDone + y), count: info.width * 4)
-        }
-        rowsDone += count
     }
 
-    func finish() throws(ImageIOError) { first = nil }
+    func finish() throws(ImageIOError) { rows.release() }
 
     func readFrames() throws(ImageIOError) -> Animation {
         precondition(framesRead == 0)

@@ -64,8 +64,14 @@ extension RowDecoder {
     }
 }
 
-/// A format that holds animations (GIF, WebP): it writes every frame at once.
+/// A format that holds animations (GIF, WebP): it writes every frame at once (and a still
+/// image as one frame, or its own way: `writeStill`).
 protocol AnimationCodec: ImageCodec {
+    /// The largest width or height the format holds.
+    var maxDimension: Int { get }
+    func writeStill(
+        _ image: PixelBuffer, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError)
     func write(
         _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError)

@@ -9,12 +9,12 @@ extension ImageFormat {
 /// lossless, out, still or animated; ICCP, EXIF and XMP chunks through WebPMux. libwebp
 /// decodes a whole picture at once, so WebP never streams.
 struct WebPCodec: AnimationCodec {
-    /// WebP's largest dimension.
-    static let maxDimension = 16383
 
     var format: ImageFormat { .webp }
     var displayName: String { "WebP" }
     var fileExtensions: [String] { ["webp"] }
+    /// WebP's largest dimension.
+    var maxDimension: Int { 16383 }
 
     func recognizes(_ head: [UInt8]) -> Bool {
         head.count >= 12 && head.starts(with: Array("RIFF".utf8)) && head[8..<12].elementsEqual("WEBP".utf8)
@@ -24,21 +24,26 @@ struct WebPCodec: AnimationCodec {
         try WebPRowDecoder(bytes: bytes, name: name, options: options)
     }
 
+    /// Lossy opaque stills (photos) are converted to YUV a block of rows at a time as they
+    /// come; lossless and alpha need the whole RGBA picture.
     func makeEncoder(
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
         metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) -> any RowEncoder {
-        try Self.checkSize(width, height, path: path)
-        return try WholeImageEncoder(width: width, height: height, hasAlpha: hasAlpha) {
-            (image: PixelBuffer) throws(ImageIOError) in
-            try Self.writeStill(image, fd: fd, path: path, metadata: metadata, options: options)
+        guard !options.lossless, !hasAlpha else {
+            return try wholeImageEncoder(
+                fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha, metadata: metadata,
+                options: options)
         }
+        try checkSize(width, height, path: path)
+        return try WebPRowsEncoder(
+            fd: fd, path: path, width: width, height: height, metadata: metadata, options: options)
     }
 
     func write(
         _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) {
-        try Self.checkSize(animation.width, animation.height, path: path)
+        try checkSize(animation.width, animation.height, path: path)
         guard
             let encoder = cw_anim_encoder_create(
                 UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? 1),
@@ -65,14 +70,8 @@ struct WebPCodec: AnimationCodec {
         try check(code, errorNumber)
     }
 
-    static func checkSize(_ width: Int, _ height: Int, path: String) throws(ImageIOError) {
-        guard width <= maxDimension, height <= maxDimension else {
-            throw .cannotCreate(
-                path: path, reason: "WebP cannot hold \(width)x\(height) pixels (\(maxDimension) at most); use .png")
-        }
-    }
-
-    static func writeStill(
+    /// A still through libwebp's own encoder (not the animation encoder).
+    func writeStill(
         _ image: PixelBuffer, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) {
         var message = [CChar](repeating: 0, count: 256)
@@ -83,9 +82,16 @@ struct WebPCodec: AnimationCodec {
                 options.lossless ? 1 : 0, Int32(options.quality ?? EncodeOptions.defaultWebPQuality),
                 options.threads > 1 ? 1 : 0, m, &message, message.count, &errorNumber)
         }
+        try Self.check(code, message: message, errorNumber: errorNumber, path: path, bytes: image.byteCount)
+    }
+
+    /// An encoder's result as an error.
+    static func check(
+        _ code: Int32, message: [CChar], errorNumber: Int32, path: String, bytes: Int
+    ) throws(ImageIOError) {
         guard code != Int32(CW_OK) else { return }
         let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if code == Int32(CW_ERR_NOMEM) { throw .outOfMemory(bytes: image.byteCount) }
+        if code == Int32(CW_ERR_NOMEM) { throw .outOfMemory(bytes: bytes) }
         if code == Int32(CW_ERR_IO) {
             throw .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: reason))
         }
@@ -103,14 +109,48 @@ struct WebPCodec: AnimationCodec {
     }
 }
 
+/// A lossy opaque WebP, its rows converted to YUV as they come (CWebPShim's rows encoder).
+final class WebPRowsEncoder: RowEncoder {
+    private let encoder: OpaquePointer
+    private let fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
+
+    init(
+        fd: Int32, path: String, width: Int, height: Int, metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) {
+        guard let e = cw_rows_encoder_create(UInt32(width), UInt32(height)) else {
+            throw .outOfMemory(bytes: width * height * 3 / 2)
+        }
+        encoder = e
+        (self.fd, self.path, self.metadata, self.options) = (fd, path, metadata, options)
+    }
+
+    deinit { cw_rows_encoder_destroy(encoder) }
+
+    func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
+        let code = cw_rows_encoder_add(encoder, buffer.row(rows.lowerBound), buffer.stride, UInt32(rows.count))
+        guard code == Int32(CW_OK) else {
+            throw code == Int32(CW_ERR_NOMEM) ? .outOfMemory(bytes: 0) : .writeFailed(path: path, reason: "WebP rows")
+        }
+    }
+
+    func finish() throws(ImageIOError) {
+        var message = [CChar](repeating: 0, count: 256)
+        var errorNumber: Int32 = 0
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
+            cw_rows_encoder_finish(
+                encoder, fd, Int32(options.quality ?? EncodeOptions.defaultWebPQuality), options.threads > 1 ? 1 : 0,
+                m, &message, message.count, &errorNumber)
+        }
+        try WebPCodec.check(code, message: message, errorNumber: errorNumber, path: path, bytes: 0)
+    }
+}
+
 final class WebPRowDecoder: RowDecoder {
     let info: RowDecoderInfo
     private let decoder: OpaquePointer
     private let name: String
     private let loopCount: Int
-    /// The whole picture, when rows are asked for (libwebp has no row-by-row output here).
-    private var whole: PixelBuffer?
-    private var rowsDone = 0
+    private var rows = WholeImageRows()
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cw_decoder_create($0.baseAddress, $0.count) }) else {
@@ -149,20 +189,12 @@ final class WebPRowDecoder: RowDecoder {
     }
 
     func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
-        if whole == nil {
-            let image = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
             try readImage(into: image)
-            whole = image
         }
-        guard let whole else { return }
-        let first = rowsDone
-        for y in 0..<count {
-            buffer.row(row + y).update(from: whole.row(first + y), count: info.width * 4)
-        }
-        rowsDone += count
     }
 
-    func finish() throws(ImageIOError) { whole = nil }
+    func finish() throws(ImageIOError) { rows.release() }
 
     func readFrames() throws(ImageIOError) -> Animation {
         var frames: [PixelBuffer] = [], delays: [Int] = []
