@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers (arrows point to what a module imports; nothing points up):
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, ImageIO, ArgumentParser
-//   TerminalUI ─► CatScenes, FilterCore, ImageIO
+//   TerminalUI ─► CatScenes, FilterCore, ImageIO, CChafaShim
 //   CatScenes ─► CatNetwork, FilterCore, ImageIO
 //   FilterCore ─► ImageIO (its PixelBuffer is the one pixel format), CFilterKernels
 //   ImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
@@ -39,6 +39,9 @@ let package = Package(
             name: "CLibWebP", pkgConfig: "libwebpmux libwebpdemux libwebp",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         .systemLibrary(
+            name: "CLibChafa", pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev", "libglib2.0-dev"]), .brew(["chafa"])]),
+        .systemLibrary(
             name: "CLibCURL", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
@@ -51,6 +54,8 @@ let package = Package(
         .target(
             name: "CGIFShim", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
+        // libchafa draws pictures in the terminal (symbols, kitty, iTerm2, sixel); GLib stays in C.
+        .target(name: "CChafaShim", dependencies: ["CLibChafa"]),
         // FreeType for caption text (glyphs and stroked outlines into coverage masks).
         .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
         // Pixel kernels of the filter core.
@@ -62,7 +67,7 @@ let package = Package(
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),
-        .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO"]),
+        .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO", "CChafaShim"]),
         .executableTarget(
             name: "catctl",
             dependencies: [

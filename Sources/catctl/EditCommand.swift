@@ -55,6 +55,8 @@ struct Edit: AsyncParsableCommand {
 
     @OptionGroup var limits: LimitOptions
 
+    @OptionGroup var pictures: GraphicsOptions
+
     @Option(help: "Threads for the filters (default: all cores).")
     var threads: Int?
 
@@ -74,9 +76,10 @@ struct Edit: AsyncParsableCommand {
             encoding: encoding.settings, force: force, maxPixels: try limits.maxPixels(),
             maxFrames: limits.maxFrames)
         let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let json = self.json, gallery = self.gallery, output = self.output
+        let json = self.json, gallery = self.gallery, output = self.output, graphics = pictures.graphics
         let (presenter, columns) = await MainActor.run {
-            let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine(force: true))
+            let views = ViewFactory(
+                console: Console.standard(graphics: graphics), json: json, wording: .commandLine(force: true))
             return (
                 Router.makeEditCat(view: views.editCat(), interactor: EditCatInteractor(threads: threads)),
                 views.picturesAllowed(output: output) ? min(views.console.columns, 160) : nil

@@ -70,6 +70,8 @@ struct Load: AsyncParsableCommand {
 
     @OptionGroup var limits: LimitOptions
 
+    @OptionGroup var pictures: GraphicsOptions
+
     @Option(name: .customLong("max-bytes"), help: "Stop a download larger than this many bytes (default 52428800).")
     var maxBytes: Int = ProviderLimits().maxImageBytes
 
@@ -130,9 +132,9 @@ struct Load: AsyncParsableCommand {
             provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
             encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, secrets: key.map { [$0] } ?? [])
-        let json = self.json, noPreview = self.noPreview, output = self.output
+        let json = self.json, noPreview = self.noPreview, output = self.output, graphics = pictures.graphics
         let presenter = await MainActor.run {
-            let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())
+            let views = ViewFactory(console: Console.standard(graphics: graphics), json: json, wording: .commandLine())
             if views.picturesAllowed(output: output) && !noPreview {
                 request.previewColumns = min(views.console.columns - 1, 120)
                 request.previewRows = max(4, views.console.rows - 6)

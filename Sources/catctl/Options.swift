@@ -77,6 +77,18 @@ struct LimitOptions: ParsableArguments {
     }
 }
 
+/// --graphics, for the commands that draw pictures (load, edit --gallery).
+struct GraphicsOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "How pictures are drawn: auto (detected; only on a terminal), kitty, iterm, sixel, symbols or none. "
+                + "A mode given by name draws even when stdout is not a terminal.",
+            valueName: "mode"))
+    var graphics: GraphicsMode = .auto
+}
+
+extension GraphicsMode: ExpressibleByArgument {}
+
 /// What the command line says about the remedies scenes name.
 extension FailureWording {
     /// `force`: the command has --force (edit).

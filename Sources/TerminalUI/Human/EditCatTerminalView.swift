@@ -1,4 +1,5 @@
 import CatScenes
+import ImageIO
 
 /// The human view of Edit Cat: concise lines on stderr; on a terminal, a progress line
 /// (a bar and the percentage) that is rewritten in place and cleared at the end.
@@ -19,19 +20,16 @@ public final class EditCatTerminalView: EditCatView {
         status.show("\(StatusLine.bar(Double(progress.percent) / 100)) \(percent) \(progress.label)")
     }
 
-    /// The tiles side by side, a row of the sheet at a time, each filter's spec under its tile.
+    /// The tiles side by side, a row of the sheet at a time (one picture per row, a cell
+    /// per tile pixel across), each filter's spec under its tile.
     public func showGallery(_ gallery: EditCatGallery) {
         status.clear()
         var out = ""
         for start in stride(from: 0, to: gallery.tiles.count, by: gallery.columns) {
             let tiles = Array(gallery.tiles[start..<min(start + gallery.columns, gallery.tiles.count)])
-            let pictures = tiles.map { TerminalPicture.lines($0, depth: console.colorDepth) }
-            for line in 0..<(pictures.map(\.count).max() ?? 0) {
-                out +=
-                    pictures.enumerated().map { i, rows in
-                        line < rows.count ? rows[line] : String(repeating: " ", count: tiles[i].width)
-                    }.joined(separator: " ") + "\n"
-            }
+            guard let row = try? Self.sideBySide(tiles) else { continue }
+            out += TerminalPicture.render(
+                row, graphics: console.graphics, columns: row.width, rows: (row.height + 1) / 2)
             out +=
                 tiles.enumerated().map { i, tile in
                     let name = String(gallery.specs[start + i].prefix(tile.width))
@@ -41,6 +39,19 @@ public final class EditCatTerminalView: EditCatView {
                 }.joined(separator: " ") + "\n"
         }
         console.stdout.write(out)
+    }
+
+    /// Tiles in one picture, one transparent pixel apart, top-aligned.
+    static func sideBySide(_ tiles: [PixelBuffer]) throws(ImageIOError) -> PixelBuffer {
+        let width = tiles.map(\.width).reduce(0, +) + tiles.count - 1
+        let row = try PixelBuffer(width: width, height: tiles.map(\.height).max() ?? 1, hasAlpha: true)
+        row.fill(r: 0, g: 0, b: 0, a: 0)
+        var x = 0
+        for tile in tiles {
+            for y in 0..<tile.height { (row.row(y) + 4 * x).update(from: tile.row(y), count: tile.width * 4) }
+            x += tile.width + 1
+        }
+        return row
     }
 
     public func showSaved(_ result: EditCatResult) {

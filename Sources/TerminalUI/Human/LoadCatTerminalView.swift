@@ -45,7 +45,9 @@ public final class LoadCatTerminalView: LoadCatView {
 
     public func updateImage(_ image: LoadCatPreview) {
         status.clear()
-        console.stdout.write(TerminalPicture.render(image.pixels, depth: console.colorDepth))
+        console.stdout.write(
+            TerminalPicture.render(
+                image.pixels, graphics: console.graphics, columns: console.columns - 1, rows: console.rows - 4))
     }
 
     public func showLoaded(_ result: LoadCatResult) {

@@ -28,14 +28,6 @@ public final class MemorySink: TextSink, @unchecked Sendable {
     public var lines: [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 }
 
-/// How many colours a terminal shows.
-public enum ColorDepth: Sendable, Equatable {
-    /// NO_COLOR, TERM=dumb or not a terminal: plain characters only.
-    case none
-    case ansi256
-    case trueColor
-}
-
 /// The two output streams and what the terminals behind them can do.
 public struct Console: Sendable {
     public let stdout: any TextSink
@@ -46,40 +38,43 @@ public struct Console: Sendable {
     public let stdoutIsTerminal: Bool
     /// Colours allowed (a terminal, and NO_COLOR not set).
     public let color: Bool
-    public let colorDepth: ColorDepth
+    /// How pictures are drawn on stdout.
+    public let graphics: TerminalGraphics
     /// Width and height of the terminal, in characters.
     public let columns: Int
     public let rows: Int
 
     public init(
         stdout: any TextSink, stderr: any TextSink, stderrIsTerminal: Bool, color: Bool,
-        stdoutIsTerminal: Bool = false, colorDepth: ColorDepth = .none, columns: Int = 80, rows: Int = 24
+        stdoutIsTerminal: Bool = false, graphics: TerminalGraphics = TerminalGraphics(kind: .symbols, colors: .none),
+        columns: Int = 80, rows: Int = 24
     ) {
         self.stdout = stdout
         self.stderr = stderr
         self.stderrIsTerminal = stderrIsTerminal
         self.stdoutIsTerminal = stdoutIsTerminal
         self.color = color && stderrIsTerminal
-        self.colorDepth = colorDepth
+        self.graphics = graphics
         self.columns = columns
         self.rows = rows
     }
 
     /// The process's own stdout and stderr; honours NO_COLOR (https://no-color.org),
-    /// COLORTERM (truecolor) and the terminal's size (COLUMNS/LINES when not a terminal).
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> Console {
+    /// COLORTERM (truecolor), `--graphics` (`graphics`, resolved with the environment) and
+    /// the terminal's size (COLUMNS/LINES when not a terminal).
+    public static func standard(
+        environment: [String: String] = ProcessInfo.processInfo.environment, graphics: GraphicsMode = .auto
+    ) -> Console {
         let errTTY = isatty(STDERR_FILENO) == 1, outTTY = isatty(STDOUT_FILENO) == 1
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
-        let colorTerm = (environment["COLORTERM"] ?? "").lowercased()
-        let depth: ColorDepth =
-            noColor ? .none : (colorTerm == "truecolor" || colorTerm == "24bit") ? .trueColor : .ansi256
         var size = winsize()
         let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
         let columns = known ? Int(size.ws_col) : Int(environment["COLUMNS"] ?? "") ?? 80
         let rows = known ? Int(size.ws_row) : Int(environment["LINES"] ?? "") ?? 24
         return Console(
             stdout: FileDescriptorSink(fd: STDOUT_FILENO), stderr: FileDescriptorSink(fd: STDERR_FILENO),
-            stderrIsTerminal: errTTY, color: !noColor, stdoutIsTerminal: outTTY, colorDepth: depth,
+            stderrIsTerminal: errTTY, color: !noColor, stdoutIsTerminal: outTTY,
+            graphics: TerminalGraphics.resolve(graphics, environment: environment),
             columns: columns, rows: rows)
     }
 }

@@ -14,10 +14,12 @@ public struct ViewFactory {
         self.wording = wording
     }
 
-    /// Whether pictures may be drawn on stdout: a terminal, no JSON, and stdout is not
-    /// where the image itself goes (`-`).
+    /// Whether pictures may be drawn on stdout: a terminal (or a `--graphics` mode asked
+    /// for by name), not `--graphics none`, no JSON, and stdout is not where the image
+    /// itself goes (`-`).
     public func picturesAllowed(output: String?) -> Bool {
-        !json && console.stdoutIsTerminal && output != "-"
+        !json && (console.stdoutIsTerminal || console.graphics.forced) && console.graphics.kind != .none
+            && output != "-"
     }
 
     public func editCat() -> any EditCatView {
