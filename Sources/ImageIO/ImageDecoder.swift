@@ -137,7 +137,7 @@ public final class ImageReader {
     public let fullWidth: Int
     public let fullHeight: Int
     public let hasAlpha: Bool
-    /// EXIF orientation (JPEG), not applied by the reader.
+    /// EXIF orientation (JPEG, PNG, WebP stills), not applied by the reader.
     public let orientation: Int
     /// Adam7, WebP: the rows cannot come out one strip at a time.
     public let interlaced: Bool
@@ -161,7 +161,12 @@ public final class ImageReader {
         (width, height) = (info.width, info.height)
         (fullWidth, fullHeight) = (info.fullWidth, info.fullHeight)
         hasAlpha = info.hasAlpha
-        orientation = info.orientation
+        // JPEG reads its orientation itself (for shrink-on-load); PNG and WebP carry theirs
+        // in the same EXIF, applied the same way, as libvips's autorotate does.
+        orientation =
+            info.orientation != 1 || info.frameCount > 1
+            ? info.orientation
+            : info.metadata.exif.map { tiff in tiff.withUnsafeBufferPointer { ExifOrientation.parse($0) } } ?? 1
         interlaced = info.interlaced
         metadata = info.metadata
         frameCount = info.frameCount

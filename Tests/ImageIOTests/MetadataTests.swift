@@ -55,6 +55,24 @@ struct MetadataTests {
         }
     }
 
+    @Test func pngAndWebPOrientationsAreAppliedToo() throws {
+        // meta.jpg's EXIF says 6 (turn 90° clockwise): written as it is stored into a PNG
+        // and a WebP, those files must come out upright as the JPEG does, saying 1.
+        let stored = try Fixtures.decode("metadata/meta.jpg", options: DecodeOptions(applyOrientation: false))
+        let upright = try Fixtures.decode("metadata/meta.jpg").pixels
+        for format in [ImageFormat.png, .webp] {
+            let bytes = try Fixtures.writtenBytes { fd in
+                try ImageEncoder.encode(
+                    stored.pixels, to: fd, path: "o", options: EncodeOptions(format: format, lossless: true),
+                    metadata: stored.metadata)
+            }
+            let decoded = try ImageDecoder.decode(bytes, name: "o")
+            #expect(decoded.orientation == 6 && orientation(decoded.metadata) == 1, "\(format)")
+            #expect(decoded.pixels.width == 61 && decoded.pixels.height == 97)
+            #expect(decoded.pixels.packedRGBA() == upright.packedRGBA(), "\(format)")
+        }
+    }
+
     @Test func cmykThroughItsProfileMatchesLittleCMS() throws {
         let decoded = try Fixtures.decode("metadata/cmyk-icc.jpg")
         let expected = try Fixtures.decode("metadata/cmyk-icc.expected.png")
