@@ -96,6 +96,9 @@ struct AnimationCommandTests {
         let result = try Catctl.run(load + ["--filter", "sepia", "-o", edited])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try animation(edited).frames.count == 5, "load → edit keeps every frame")
+        // The frame limit holds for the load's own decode too.
+        let limited = try Catctl.run(load + ["--max-frames", "4"])
+        #expect(limited.status == 65 && limited.stderr.contains("more than 4 frames"), "\(limited.stderr)")
         let json = try Catctl.run(["load", "--provider", "folder", "--endpoint", cats.path, "--json"])
         #expect(json.status == 0 && json.stdoutText.contains(#""width":48,"height":32"#), "\(json.stdoutText)")
     }

@@ -27,15 +27,20 @@ public struct LoadCatUseCase: Sendable, Equatable {
     /// Preview size limits in pixels (columns, text rows × 2); nil: no preview.
     public var previewSize: (width: Int, height: Int)?
     public var maxPixels: Int
+    public var maxFrames: Int
 
-    public init(needsFullImage: Bool, previewSize: (width: Int, height: Int)?, maxPixels: Int) {
+    public init(
+        needsFullImage: Bool, previewSize: (width: Int, height: Int)?, maxPixels: Int,
+        maxFrames: Int = DecodeOptions.defaultMaxFrames
+    ) {
         self.needsFullImage = needsFullImage
         self.previewSize = previewSize
         self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
     }
 
     public static func == (a: LoadCatUseCase, b: LoadCatUseCase) -> Bool {
-        a.needsFullImage == b.needsFullImage && a.maxPixels == b.maxPixels
+        a.needsFullImage == b.needsFullImage && a.maxPixels == b.maxPixels && a.maxFrames == b.maxFrames
             && a.previewSize?.width == b.previewSize?.width && a.previewSize?.height == b.previewSize?.height
     }
 }
@@ -140,12 +145,12 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
     static func decode(_ bytes: [UInt8], _ reference: CatReference, _ useCase: LoadCatUseCase) async throws -> LoadedCat
     {
         let name = reference.id.map { "cat \($0)" } ?? reference.url
-        var options = DecodeOptions(maxPixels: useCase.maxPixels)
+        var options = DecodeOptions(maxPixels: useCase.maxPixels, maxFrames: useCase.maxFrames)
         if !useCase.needsFullImage {
             let probe = try ImageDecoder.decode(
                 bytes, name: name,
                 options: DecodeOptions(
-                    maxPixels: useCase.maxPixels,
+                    maxPixels: useCase.maxPixels, maxFrames: useCase.maxFrames,
                     scaleDenominator: 8))
             let wanted = useCase.previewSize?.width ?? 1
             var scale = 8
