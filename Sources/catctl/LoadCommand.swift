@@ -136,8 +136,11 @@ struct Load: AsyncParsableCommand {
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(graphics: graphics), json: json, wording: .commandLine())
             if views.picturesAllowed(output: output) && !noPreview {
-                request.previewColumns = min(views.console.columns - 1, 120)
-                request.previewRows = max(4, views.console.rows - 6)
+                // Pixels per cell across: chafa's symbols look at 8x8 samples of a cell, and
+                // the graphics protocols draw real pixels (the terminal scales them to the cells).
+                let density = views.console.graphics.kind == .symbols ? 4 : 8
+                request.previewWidth = min(views.console.columns - 1, 120) * density
+                request.previewHeight = max(4, views.console.rows - 6) * 2 * density
             }
             let (view, editView) = views.loadCat(output: output)
             let presenter = Router.makeLoadCat(

@@ -106,7 +106,7 @@ struct LoadCatPresenterTests {
     @Test func success() async throws {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
         let (presenter, view, _) = scene(interactor)
-        let status = await presenter.load(LoadRequest(previewColumns: 80, previewRows: 20))
+        let status = await presenter.load(LoadRequest(previewWidth: 80, previewHeight: 40))
         #expect(status == .ok)
         #expect(
             view.calls == [

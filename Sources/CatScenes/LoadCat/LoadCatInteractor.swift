@@ -24,7 +24,7 @@ public struct LoadedCat: Sendable {
 /// How to load: what the presenter needs from the cat.
 public struct LoadCatUseCase: Sendable, Equatable {
     public var needsFullImage: Bool
-    /// Preview size limits in pixels (columns, text rows × 2); nil: no preview.
+    /// The largest preview picture, in pixels; nil: no preview.
     public var previewSize: (width: Int, height: Int)?
     public var maxPixels: Int
     public var maxFrames: Int

@@ -42,7 +42,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         await interactor.loadCat(
             LoadCatUseCase(
                 needsFullImage: !request.filters.isEmpty,
-                previewSize: request.previewColumns.map { (max(8, $0), max(4, request.previewRows * 2)) },
+                previewSize: request.previewWidth.map { (max(8, $0), max(8, request.previewHeight)) },
                 maxPixels: request.maxPixels, maxFrames: request.maxFrames))
         if let failure { return failure.status }
         guard let cat = loaded else { return fail(SceneFailure(status: .software, message: "no cat and no error")) }

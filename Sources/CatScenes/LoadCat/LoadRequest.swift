@@ -14,10 +14,10 @@ public struct LoadRequest: Sendable, Equatable {
     public var maxPixels: Int
     /// Animations with more frames are refused.
     public var maxFrames: Int
-    /// Terminal columns for the preview; nil: no preview.
-    public var previewColumns: Int?
-    /// Text rows the preview may take.
-    public var previewRows: Int
+    /// The largest preview picture, in pixels (the command line asks for a few pixels per
+    /// terminal cell, more for graphics protocols); nil: no preview.
+    public var previewWidth: Int?
+    public var previewHeight: Int
     /// Strings that must never be shown (the API key): replaced by "[redacted]" in every
     /// message, title and URL the scene shows.
     public var secrets: [String]
@@ -26,7 +26,7 @@ public struct LoadRequest: Sendable, Equatable {
         provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
         encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
-        previewColumns: Int? = nil, previewRows: Int = 24, secrets: [String] = []
+        previewWidth: Int? = nil, previewHeight: Int = 48, secrets: [String] = []
     ) {
         self.provider = provider
         self.output = output
@@ -35,8 +35,8 @@ public struct LoadRequest: Sendable, Equatable {
         self.encoding = encoding
         self.maxPixels = maxPixels
         self.maxFrames = maxFrames
-        self.previewColumns = previewColumns
-        self.previewRows = previewRows
+        self.previewWidth = previewWidth
+        self.previewHeight = previewHeight
         self.secrets = secrets.filter { !$0.isEmpty }
     }
 }
