@@ -152,12 +152,8 @@ final class GIFRowDecoder: RowDecoder {
 
     func readFrames() throws(ImageIOError) -> Animation {
         precondition(framesRead == 0)
-        var frames: [PixelBuffer] = [], delays: [Int] = []
-        for _ in 0..<info.frameCount {
-            let frame = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
-            delays.append(try nextFrame(into: frame))
-            frames.append(frame)
+        return try readFrames(loopCount: loopCount) { (frame: PixelBuffer) throws(ImageIOError) in
+            try nextFrame(into: frame)
         }
-        return Animation(frames: frames, delays: delays, loopCount: loopCount)
     }
 }

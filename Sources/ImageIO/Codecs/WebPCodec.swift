@@ -197,15 +197,11 @@ final class WebPRowDecoder: RowDecoder {
     func finish() throws(ImageIOError) { rows.release() }
 
     func readFrames() throws(ImageIOError) -> Animation {
-        var frames: [PixelBuffer] = [], delays: [Int] = []
-        for _ in 0..<info.frameCount {
-            let frame = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+        try readFrames(loopCount: loopCount) { (frame: PixelBuffer) throws(ImageIOError) in
             var delay: Int32 = 0
             try check(cw_decoder_next_frame(decoder, frame.base, frame.stride, 1, &delay))
-            frames.append(frame)
-            delays.append(Int(delay))
+            return Int(delay)
         }
-        return Animation(frames: frames, delays: delays, loopCount: loopCount)
     }
 
     private func check(_ code: Int32) throws(ImageIOError) {

@@ -50,6 +50,22 @@ struct WholeImageRows {
     mutating func release() { image = nil }
 }
 
+extension RowDecoder {
+    /// Every frame of an animation, each a new whole-canvas buffer filled by `next`, which
+    /// returns the frame's delay in milliseconds.
+    func readFrames(
+        loopCount: Int?, next: (PixelBuffer) throws(ImageIOError) -> Int
+    ) throws(ImageIOError) -> Animation {
+        var frames: [PixelBuffer] = [], delays: [Int] = []
+        for _ in 0..<info.frameCount {
+            let frame = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            delays.append(try next(frame))
+            frames.append(frame)
+        }
+        return Animation(frames: frames, delays: delays, loopCount: loopCount)
+    }
+}
+
 extension AnimationCodec {
     func makeEncoder(
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,

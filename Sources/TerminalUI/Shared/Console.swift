@@ -74,7 +74,7 @@ public struct Console: Sendable {
         return Console(
             stdout: FileDescriptorSink(fd: STDOUT_FILENO), stderr: FileDescriptorSink(fd: STDERR_FILENO),
             stderrIsTerminal: errTTY, color: !noColor, stdoutIsTerminal: outTTY,
-            graphics: TerminalGraphics.resolve(graphics, environment: environment),
+            graphics: TerminalGraphics.resolve(graphics, environment: environment, isTerminal: outTTY),
             columns: columns, rows: rows)
     }
 }

@@ -51,8 +51,11 @@ public struct TerminalGraphics: Sendable, Equatable {
     /// TERM_PROGRAM or LC_TERMINAL; WezTerm and Ghostty: kitty; others: chafa's terminal
     /// database, e.g. sixels on foot and mlterm), and symbols inside tmux, which forwards
     /// graphics only with `allow-passthrough on`; a mode given by name is used as it is.
-    /// NO_COLOR and TERM=dumb make symbols plain characters.
-    public static func resolve(_ mode: GraphicsMode, environment: [String: String]) -> TerminalGraphics {
+    /// NO_COLOR and TERM=dumb make symbols plain characters. `auto` draws only on a terminal:
+    /// without one (`isTerminal` false) the terminal is not looked up at all.
+    public static func resolve(
+        _ mode: GraphicsMode, environment: [String: String], isTerminal: Bool = true
+    ) -> TerminalGraphics {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
         let inTmux = !(environment["TMUX"] ?? "").isEmpty
         let colorTerm = (environment["COLORTERM"] ?? "").lowercased()
@@ -69,7 +72,7 @@ public struct TerminalGraphics: Sendable, Equatable {
         case .sixel: return make(.sixel, forced: true)
         case .auto: break
         }
-        if noColor || inTmux { return make(.symbols, forced: false) }
+        if noColor || inTmux || !isTerminal { return make(.symbols, forced: false) }
         let term = environment["TERM"] ?? "", program = environment["TERM_PROGRAM"] ?? ""
         if !(environment["KITTY_WINDOW_ID"] ?? "").isEmpty || term == "xterm-kitty" || program == "WezTerm"
             || program == "ghostty" || term == "xterm-ghostty"
