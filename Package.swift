@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers (arrows point to what a module imports; nothing points up):
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, ImageIO, ArgumentParser
-//   TerminalUI ─► CatScenes, FilterCore, ImageIO, CChafaShim
+//   TerminalUI ─► CatScenes, FilterCore, ImageIO, CChafaShim, CTerminalShim
 //   CatScenes ─► CatNetwork, FilterCore, ImageIO
 //   FilterCore ─► ImageIO (its PixelBuffer is the one pixel format), CFilterKernels
 //   ImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // libchafa draws pictures in the terminal (symbols, kitty, iTerm2, sixel); GLib stays in C.
         .target(name: "CChafaShim", dependencies: ["CLibChafa"]),
+        // Raw mode and the terminal given back on every way out, crashes included (signal-safe C).
+        .target(name: "CTerminalShim"),
         // FreeType for caption text (glyphs and stroked outlines into coverage masks).
         .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
         // Pixel kernels of the filter core.
@@ -67,7 +69,8 @@ let package = Package(
         .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),
-        .target(name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO", "CChafaShim"]),
+        .target(
+            name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO", "CChafaShim", "CTerminalShim"]),
         .executableTarget(
             name: "catctl",
             dependencies: [

@@ -42,6 +42,17 @@ public struct FilterChain: Sendable {
         return (denominator, FilterChain(filters: filters, stages: [exact] + stages.dropFirst()))
     }
 
+    /// The chain for a preview: a copy of the image `factor` times the size, with every
+    /// value in pixels scaled to match (see `SpatialStage.scaled`).
+    public func scaled(by factor: Double) -> FilterChain {
+        FilterChain(
+            filters: filters,
+            stages: stages.map { stage in
+                if case let .spatial(spatial) = stage { return .spatial(spatial.scaled(by: factor)) }
+                return stage
+            })
+    }
+
     /// The size of the result for an input of `width` × `height`, and the largest image any
     /// step makes on the way (a resize before a crop may be far larger than the result);
     /// throws a usage error when a stage cannot apply to the size it gets (a crop outside
@@ -112,6 +123,19 @@ public struct FilterChain: Sendable {
         }
         if let error = failure.error { throw error }
         return results.all
+    }
+
+    /// Every chain on its own copy of `image`: one chain gets all `threads`, several (a
+    /// gallery's thumbnails) run side by side, one thread each. A chain that fails gives its error.
+    public static func applyEach(_ chains: [FilterChain], to image: PixelBuffer, threads: Int) -> [Result<
+        PixelBuffer, any Error
+    >] {
+        let results = LockedArray<Result<PixelBuffer, any Error>>(count: chains.count)
+        let each = chains.count == 1 ? max(1, threads) : 1
+        DispatchQueue.concurrentPerform(iterations: chains.count) { i in
+            results[i] = Result { try chains[i].apply(to: image.copy(), threads: each) }
+        }
+        return results.values.map { $0 ?? .failure(CancellationError()) }
     }
 
     /// The same with the plain scalar reference (for tests and `bench`).
@@ -223,6 +247,18 @@ struct FastKernels: Kernels {
 }
 
 /// The frames filtered so far, set from several threads.
+/// Values set from several threads at once, by index.
+final class LockedArray<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Element?]
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    subscript(i: Int) -> Element? {
+        get { lock.withLock { storage[i] } }
+        set { lock.withLock { storage[i] = newValue } }
+    }
+    var values: [Element?] { lock.withLock { storage } }
+}
+
 final class FrameResults: @unchecked Sendable {
     private let lock = NSLock()
     private var frames: [PixelBuffer?]

@@ -21,6 +21,15 @@ public enum FilterParameter: Sendable, Equatable {
     /// Text with a syntax of the filter's own (`800x600`, `WxH+X+Y`); required.
     case text
 
+    /// One ↑/↓ press in the live editor: a tenth for amounts and factors, 15 degrees.
+    var step: Double? {
+        switch self {
+        case .none, .text: return nil
+        case .amount, .factor: return 0.1
+        case .angle: return 15
+        }
+    }
+
     public var defaultValue: Double? {
         switch self {
         case .none, .text: return nil
@@ -56,6 +65,12 @@ public struct FilterDefinition: Sendable {
     public let valueName: String?
     /// The value the gallery shows the filter with, when not its default.
     let showcase: String?
+    /// How far one ↑/↓ press moves a number value in the live editor (nil: the parameter's
+    /// usual step, `FilterParameter.step`).
+    let numberStep: Double?
+    /// For a `.text` parameter: the values ↑/↓ go through in the live editor, for an image
+    /// of this size (resize: fractions of the width); nil when the value is only typed.
+    let presets: (@Sendable (_ width: Int, _ height: Int) -> [String])?
 
     /// The largest factor any filter takes unless it says otherwise: far past any useful
     /// look, and small enough that every matrix entry stays finite.
@@ -64,11 +79,13 @@ public struct FilterDefinition: Sendable {
     /// A spatial filter: one spatial stage for a value.
     init(
         name: String, parameter: FilterParameter, valueName: String? = nil, maximum: Double? = nil,
-        kind: FilterKind = .spatial, description: String, showcase: String? = nil,
+        kind: FilterKind = .spatial, description: String, showcase: String? = nil, step: Double? = nil,
         stage: @escaping @Sendable (Double) -> any SpatialStage
     ) {
         self.name = name
         self.showcase = showcase
+        self.numberStep = step
+        self.presets = nil
         self.kind = kind
         self.textStages = nil
         self.parameter = parameter
@@ -85,6 +102,8 @@ public struct FilterDefinition: Sendable {
     ) {
         self.name = name
         self.showcase = showcase
+        self.numberStep = nil
+        self.presets = nil
         self.kind = .color
         self.textStages = nil
         self.parameter = parameter
@@ -98,10 +117,13 @@ public struct FilterDefinition: Sendable {
     /// turns it into stages or throws a usage error saying what is wrong.
     init(
         name: String, valueName: String, kind: FilterKind = .geometry, description: String, showcase: String,
+        presets: (@Sendable (_ width: Int, _ height: Int) -> [String])? = nil,
         parse: @escaping @Sendable (String) throws(FilterError) -> [FilterStage]
     ) {
         self.name = name
         self.showcase = showcase
+        self.numberStep = nil
+        self.presets = presets
         self.kind = kind
         self.parameter = .text
         self.valueName = valueName
@@ -115,6 +137,29 @@ public struct FilterDefinition: Sendable {
     /// filter names a value that shows it better (the default leaves the picture as it is).
     public var showcaseSpec: String {
         showcase.map { "\(name):\($0)" } ?? name
+    }
+
+    /// How far one ↑/↓ press moves the value in the live editor; nil when it is not a number.
+    public var step: Double? { numberStep ?? parameter.step }
+
+    /// The largest number value the filter takes.
+    public var maximumValue: Double {
+        if case .amount = parameter { return 1 }
+        return maximum ?? Self.maximumFactor
+    }
+
+    /// The values ↑/↓ go through for a text value on an image of this size; empty when
+    /// the value can only be typed (a caption).
+    public func presets(width: Int, height: Int) -> [String] {
+        presets?(max(1, width), max(1, height)) ?? []
+    }
+
+    /// The spec for a number value, as a person would type it: `sepia:0.7`, `hue-rotate:105`.
+    public func spec(value: Double) -> String {
+        var text = String(format: "%.3f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return "\(name):\(text == "-0" ? "0" : text)"
     }
 
     /// `sepia[:AMOUNT]`, `blur[:SIGMA]`, `mono`.

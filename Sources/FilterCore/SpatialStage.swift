@@ -31,6 +31,11 @@ public protocol SpatialStage: Sendable {
     /// The scalar reference the kernel is tested against: the whole image, `src` → `dst`
     /// (never the same buffer; `dst` has the output size).
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
+    /// The same stage for a copy of the image `factor` times the size (a preview): values
+    /// in pixels (a blur's sigma, a resize's target, a crop's rectangle) scale with it, so
+    /// the preview looks as the full-size result will. Stages without such values return
+    /// themselves.
+    func scaled(by factor: Double) -> any SpatialStage
 }
 
 extension SpatialStage {
@@ -38,11 +43,15 @@ extension SpatialStage {
     public var isIdentity: Bool { false }
     public var inPlace: Bool { false }
     public var streams: Bool { true }
+    public func scaled(by factor: Double) -> any SpatialStage { self }
     public func check(width: Int, height: Int) throws(FilterError) {}
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }
     public func inputRows(forOutput rows: Range<Int>, width: Int, height: Int) -> Range<Int> {
         max(0, rows.lowerBound - halo)..<min(height, rows.upperBound + halo)
     }
+
+    /// A size in pixels `factor` times as large, at least 1.
+    static func scale(_ pixels: Int, _ factor: Double) -> Int { max(1, Int((Double(pixels) * factor).rounded())) }
 
     /// Whether the output is another size than the input.
     func changesSize(width: Int, height: Int) -> Bool { outputSize(width: width, height: height) != (width, height) }

@@ -67,6 +67,20 @@ public enum OutputFile {
         }
     }
 
+    /// `path` when nothing is there, else the first free `stem-2.ext`, `stem-3.ext`, …: a
+    /// name to suggest that never replaces a file the user has.
+    public static func unusedName(_ path: String) -> String {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return path }
+        let dot = path.lastIndex(of: ".").flatMap { $0 > (path.lastIndex(of: "/") ?? path.startIndex) ? $0 : nil }
+        let stem = dot.map { String(path[..<$0]) } ?? path, ext = dot.map { String(path[$0...]) } ?? ""
+        for n in 2... {
+            let candidate = "\(stem)-\(n)\(ext)"
+            if lstat(candidate, &st) != 0 { return candidate }
+        }
+        return path
+    }
+
     /// Whether two paths name the same file (same device and inode).
     public static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()

@@ -68,9 +68,10 @@ struct Catctl: AsyncParsableCommand {
     }
 }
 
-/// Ctrl-C and SIGTERM. A command that can stop gracefully (load, batch) sets `onInterrupt`:
-/// the first signal calls it, and the command ends itself with 130. Otherwise, or on a
-/// second signal, temporary files of unfinished outputs are removed and we exit 130.
+/// Ctrl-C, SIGTERM and SIGHUP. A command that can stop gracefully (load, batch) sets
+/// `onInterrupt`: the first signal calls it, and the command ends itself with 130.
+/// Otherwise, or on a second signal, temporary files of unfinished outputs are removed,
+/// the terminal is given back if a live scene has it, and we exit 130.
 /// A closed stdout pipe must not kill us with SIGPIPE: writes then fail with EPIPE.
 enum Interrupts {
     nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
@@ -80,7 +81,7 @@ enum Interrupts {
 
     static func install() {
         signal(SIGPIPE, SIG_IGN)
-        for sig in [SIGINT, SIGTERM] {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             source.setEventHandler {
@@ -90,6 +91,7 @@ enum Interrupts {
                         return
                     }
                     OutputFile.pending.removeAll()
+                    LiveApp.restoreTerminal()
                     FileDescriptorSink(fd: STDERR_FILENO).write("\ncatctl: interrupted\n")
                     _exit(ExitStatus.interrupted.rawValue)
                 }

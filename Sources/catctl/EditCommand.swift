@@ -36,11 +36,19 @@ struct Edit: AsyncParsableCommand {
     @Flag(help: "Write one contact sheet with every named filter applied to INPUT (in the order of `catctl filters`).")
     var gallery = false
 
+    @Flag(
+        name: [.short, .long],
+        help: "Edit live in the terminal: pick filters, see them, save (keys: README, or ? once it runs).")
+    var interactive = false
+
     @Argument(help: "The image to edit (JPEG, PNG, WebP or GIF), or - for standard input.")
     var input: String
 
-    @Argument(help: "Where to save: .jpg, .jpeg, .png, .webp or .gif, or - for standard output.")
-    var output: String
+    @Argument(
+        help:
+            "Where to save: .jpg, .jpeg, .png, .webp or .gif, or - for standard output (with -i: the path `s` suggests)."
+    )
+    var output: String?
 
     @OptionGroup var encoding: EncodingOptions
 
@@ -61,22 +69,43 @@ struct Edit: AsyncParsableCommand {
     var threads: Int?
 
     func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if interactive {
+            if gallery || json {
+                throw ValidationError("--interactive shows its own gallery; it takes no --gallery or --json")
+            }
+            if input == "-" || output == "-" {
+                throw ValidationError("--interactive reads the keyboard: INPUT and OUTPUT must be files, not -")
+            }
+            try LiveTerminal.requireTerminal()
+            if let output { _ = try OutputFormat.resolve(output, option: format) }
+            return
+        }
         if gallery && !filters.isEmpty { throw ValidationError("--gallery applies every filter; it takes no --filter") }
         if !gallery && filters.isEmpty {
-            throw ValidationError("give at least one --filter (see `catctl filters`), or --gallery")
+            throw ValidationError("give at least one --filter (see `catctl filters`), --gallery or --interactive")
         }
+        guard let output else { throw ValidationError("give OUTPUT, where to save (or --interactive)") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with OUTPUT -") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         _ = try OutputFormat.resolve(output, option: format)
     }
 
     func run() async throws {
+        let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        if interactive {
+            let resolved = try output.map { try OutputFormat.resolve($0, option: format) } ?? .png
+            let request = EditRequest(
+                input: input, output: output ?? "", filters: filters, format: resolved, encoding: encoding.settings,
+                maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames)
+            try await LiveTerminal.edit(request, graphics: pictures.graphics, threads: threads).finish()
+            return
+        }
+        guard let output else { throw ValidationError("give OUTPUT, where to save") }
         let request = EditRequest(
             input: input, output: output, filters: filters, format: try OutputFormat.resolve(output, option: format),
             encoding: encoding.settings, force: force, maxPixels: try limits.maxPixels(),
             maxFrames: limits.maxFrames)
-        let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let json = self.json, gallery = self.gallery, output = self.output, graphics = pictures.graphics
+        let json = self.json, gallery = self.gallery, graphics = pictures.graphics
         let (presenter, columns) = await MainActor.run {
             let views = ViewFactory(
                 console: Console.standard(graphics: graphics), json: json, wording: .commandLine(force: true))

@@ -62,6 +62,11 @@ struct Load: AsyncParsableCommand {
     @Flag(name: .customLong("no-preview"), help: "Do not draw the cat in the terminal.")
     var noPreview = false
 
+    @Flag(
+        name: [.short, .long],
+        help: "Live in the terminal: n next cat, e edit, s save, q quit (all keys: README, or ? once it runs).")
+    var interactive = false
+
     @Option(help: "Seconds for each HTTP request, connection included.")
     var timeout: Double = 30
 
@@ -88,6 +93,13 @@ struct Load: AsyncParsableCommand {
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard maxReplyBytes > 0 else { throw ValidationError("--max-reply-bytes must be positive") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with -o -") }
+        if interactive {
+            if json || output != nil || !filters.isEmpty || noPreview {
+                throw ValidationError(
+                    "--interactive saves with s and edits with e: it takes no -o, --filter, --json or --no-preview")
+            }
+            try LiveTerminal.requireTerminal()
+        }
         if output == nil && !filters.isEmpty { throw ValidationError("--filter needs -o FILE to save the edited cat") }
         if provider != .cataas && (says != nil || tag != nil) {
             throw ValidationError("--says and --tag ask cataas for a cat; use them with --provider cataas")
@@ -133,6 +145,10 @@ struct Load: AsyncParsableCommand {
             encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview, output = self.output, graphics = pictures.graphics
+        if interactive {
+            try await LiveTerminal.load(request, provider: catProvider, graphics: graphics).finish()
+            return
+        }
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(graphics: graphics), json: json, wording: .commandLine())
             if views.picturesAllowed(output: output) && !noPreview {

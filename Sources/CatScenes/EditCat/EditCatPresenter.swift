@@ -10,9 +10,13 @@ public final class EditCatPresenter {
     /// Images from this many pixels up get progress.
     public static let progressThreshold = 4_000_000
 
-    private let view: any EditCatView
-    private let interactor: any EditCatInteractorInput
-    private let now: @MainActor () -> Duration
+    let view: any EditCatView
+    let interactor: any EditCatInteractorInput
+    let now: @MainActor () -> Duration
+    /// The live editor's state, once `openLive` has opened a cat (EditCatPresenter+Live.swift).
+    var live: LiveEdit?
+    /// A refresh of the live preview is under way / another is wanted after it.
+    var refreshing = false, refreshWanted = false
 
     /// `now` reads a monotonic clock (tests pass a fake one).
     public init(
@@ -23,6 +27,7 @@ public final class EditCatPresenter {
         self.interactor = interactor
         let origin = ContinuousClock.now
         self.now = now ?? { ContinuousClock.now - origin }
+        view.attach(self)
     }
 
     /// Edits the file `request.input`. Returns how the scene ended.
@@ -75,7 +80,7 @@ public final class EditCatPresenter {
         }
     }
 
-    private func run(_ request: EditRequest, input: EditInput) async -> ExitStatus {
+    func run(_ request: EditRequest, input: EditInput) async -> ExitStatus {
         view.updateProcessingState(.processing)
         let start = now()
         do {
@@ -136,7 +141,7 @@ public final class EditCatPresenter {
         return .ok
     }
 
-    private func fail(_ error: any Error) -> ExitStatus {
+    func fail(_ error: any Error) -> ExitStatus {
         let failure = SceneFailure(error)
         view.showError(failure)
         view.updateProcessingState(.failed)

@@ -58,6 +58,12 @@ public protocol LoadCatInteractorInput: AnyObject {
     /// Saves the cat: its bytes unchanged when `options.format` is its format, else re-encoded
     /// (decoded again at full size when needed, within `maxPixels`).
     func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws
+    /// A name to suggest for saving: `path`, or `stem-2.ext`… when a file is there.
+    func unusedName(_ path: String) async -> String
+}
+
+extension LoadCatInteractorInput {
+    public func unusedName(_ path: String) async -> String { OutputFile.unusedName(path) }
 }
 
 /// What the interactor reports, in order.

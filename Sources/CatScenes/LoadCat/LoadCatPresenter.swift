@@ -8,13 +8,18 @@ import ImageIO
 /// hands it, decoded, to the Edit Cat scene.
 @MainActor
 public final class LoadCatPresenter: LoadCatInteractorOutput {
-    private let view: any LoadCatView
-    private let interactor: any LoadCatInteractorInput
+    let view: any LoadCatView
+    let interactor: any LoadCatInteractorInput
     /// Builds the Edit Cat scene when the cat is to be edited (the router's job).
-    private let makeEditor: () -> EditCatPresenter
-    private var loaded: LoadedCat?
-    private var failure: SceneFailure?
-    private var secrets: [String] = []
+    let makeEditor: () -> EditCatPresenter
+    var loaded: LoadedCat?
+    var failure: SceneFailure?
+    var secrets: [String] = []
+    /// The live scene (LoadCatPresenter+Live.swift): its request, a load under way, the
+    /// Edit Cat scene the cat was handed to.
+    var liveRequest: LoadRequest?
+    var loading = false
+    var editor: EditCatPresenter?
 
     public init(
         view: any LoadCatView, interactor: any LoadCatInteractorInput,
@@ -23,6 +28,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         self.view = view
         self.interactor = interactor
         self.makeEditor = makeEditor
+        view.attach(self)
     }
 
     /// Loads one cat and shows, saves or edits it. Returns how the scene ended.
@@ -90,7 +96,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
     }
 
     /// What the views are told of a cat in hand.
-    private func decoded(_ cat: LoadedCat) -> LoadCatDecoded {
+    func decoded(_ cat: LoadedCat) -> LoadCatDecoded {
         LoadCatDecoded(
             provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
             width: cat.image.fullWidth, height: cat.image.fullHeight, bytes: cat.bytes.count,
@@ -102,7 +108,7 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
         secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") }
     }
 
-    private func fail(_ failure: SceneFailure) -> ExitStatus {
+    func fail(_ failure: SceneFailure) -> ExitStatus {
         let failure = SceneFailure(status: failure.status, message: redact(failure.message), hint: failure.hint)
         self.failure = failure
         view.showError(failure)

@@ -16,9 +16,19 @@ public protocol LoadCatView: AnyObject {
     /// The end of a successful load (the last thing a script sees).
     func showLoaded(_ result: LoadCatResult)
     func showError(_ failure: SceneFailure)
+
+    // The live scene (`load --interactive`).
+
+    /// The presenter this view sends the user's input to (set by the presenter; a view
+    /// that takes no input ignores it). Views keep it weakly.
+    func attach(_ presenter: LoadCatPresenter)
+    /// Asks where to save the cat; the view answers with `LoadCatPresenter.save(to:)`.
+    func askForOutput(suggested: String)
 }
 
 extension LoadCatView {
+    public func attach(_ presenter: LoadCatPresenter) {}
+    public func askForOutput(suggested: String) {}
     public func updateLoadingState(_ state: LoadCatState) {}
     public func updateProgress(_ progress: LoadCatProgress) {}
     public func showCatFound(_ cat: LoadCatFound) {}

@@ -31,15 +31,21 @@ extension FilterDefinition {
     static let blur = FilterDefinition(
         name: "blur", parameter: .factor(default: 2), valueName: "SIGMA", maximum: GaussianKernel.maximumSigma,
         description: "Gaussian blur, SIGMA in pixels (0-100; the kernel reaches 3 sigma); default 2",
-        showcase: "3",
+        showcase: "3", step: 0.5,
         stage: { BlurStage(sigma: $0) })
 }
 
 /// Gaussian blur with standard deviation `sigma` pixels, all four channels.
 struct BlurStage: SpatialStage {
+    let sigma: Double
     let gaussian: GaussianKernel
 
-    init(sigma: Double) { gaussian = GaussianKernel(sigma: sigma) }
+    init(sigma: Double) {
+        self.sigma = sigma
+        gaussian = GaussianKernel(sigma: sigma)
+    }
+
+    func scaled(by factor: Double) -> any SpatialStage { BlurStage(sigma: sigma * factor) }
 
     var halo: Int { gaussian.radius }
     var isIdentity: Bool { gaussian.radius == 0 }

@@ -5,6 +5,9 @@ extension FilterDefinition {
         name: "crop", valueName: "WxH[+X+Y]",
         description: "Cut out W x H pixels at X,Y from the top left (ImageMagick geometry); centred without +X+Y",
         showcase: "100x100",
+        presets: { width, height in
+            Geometry.fractions.map { "\(Geometry.part(width, $0))x\(Geometry.part(height, $0))" }
+        },
         parse: { text throws(FilterError) in
             let r = try Geometry.rectangle(text, filter: "crop")
             return [.spatial(CropStage(width: r.width, height: r.height, x: r.x, y: r.y, spec: "crop:" + text))]
@@ -19,6 +22,12 @@ struct CropStage: SpatialStage {
     let x: Int?, y: Int?
     /// As given, for messages.
     let spec: String
+
+    func scaled(by factor: Double) -> any SpatialStage {
+        CropStage(
+            width: Self.scale(width, factor), height: Self.scale(height, factor),
+            x: x.map { Int(Double($0) * factor) }, y: y.map { Int(Double($0) * factor) }, spec: spec)
+    }
 
     func origin(width w: Int, height h: Int) -> (x: Int, y: Int) {
         (x ?? (w - width) / 2, y ?? (h - height) / 2)

@@ -5,6 +5,12 @@ import ImageIO
 enum Geometry {
     static let maximum = 1_000_000
 
+    /// The sizes the live editor offers for resize, cover and crop: these parts of the image.
+    static let fractions = [0.125, 0.25, 0.5, 0.75]
+
+    /// `fraction` of `pixels`, at least 1.
+    static func part(_ pixels: Int, _ fraction: Double) -> Int { max(1, Int(Double(pixels) * fraction)) }
+
     /// The reference of every stage that only moves pixels (crop, rotate, flip, flop):
     /// output pixel (x, y) is input pixel `from(x, y)`, all four bytes.
     static func move(from src: PixelBuffer, into dst: PixelBuffer, _ from: (Int, Int) -> (Int, Int)) {

@@ -7,6 +7,7 @@ extension FilterDefinition {
         name: "resize", valueName: "W|xH|WxH",
         description: "Fit inside W x H keeping the aspect ratio (may enlarge); W or xH alone sets one side. Lanczos-3",
         showcase: "160",
+        presets: { width, _ in Geometry.fractions.map { "\(Geometry.part(width, $0))" } },
         parse: { text throws(FilterError) in
             let size = try Geometry.size(text, filter: "resize")
             switch (size.width, size.height) {
@@ -21,6 +22,11 @@ extension FilterDefinition {
         name: "cover", valueName: "WxH",
         description: "Fill W x H exactly: resize to cover it (Lanczos-3), then crop the overflow around the centre",
         showcase: "160x160",
+        presets: { width, height in
+            Geometry.fractions.map {
+                let side = Geometry.part(min(width, height), $0); return "\(side)x\(side)"
+            }
+        },
         parse: { text throws(FilterError) in
             let box = try Geometry.box(text, filter: "cover")
             return [
@@ -49,6 +55,17 @@ struct ResizeStage: SpatialStage {
     let mode: Mode
 
     init(_ mode: Mode) { self.mode = mode }
+
+    func scaled(by factor: Double) -> any SpatialStage {
+        func s(_ n: Int) -> Int { Self.scale(n, factor) }
+        switch mode {
+        case let .width(w): return ResizeStage(.width(s(w)))
+        case let .height(h): return ResizeStage(.height(s(h)))
+        case let .fit(w, h): return ResizeStage(.fit(s(w), s(h)))
+        case let .cover(w, h): return ResizeStage(.cover(s(w), s(h)))
+        case let .exact(w, h): return ResizeStage(.exact(s(w), s(h)))
+        }
+    }
 
     func outputSize(width w: Int, height h: Int) -> (width: Int, height: Int) {
         func scaled(_ n: Int, _ s: Double) -> Int { max(1, Int((Double(n) * s).rounded())) }

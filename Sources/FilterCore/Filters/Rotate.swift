@@ -4,6 +4,7 @@ extension FilterDefinition {
     static let rotate = FilterDefinition(
         name: "rotate", valueName: "90|180|270",
         description: "Rotate clockwise by 90, 180 or 270 degrees (exact)", showcase: "90",
+        presets: { _, _ in ["90", "180", "270"] },
         parse: { text throws(FilterError) in
             switch text.trimmingCharacters(in: .whitespaces).lowercased() {
             case "90", "90deg": return [.spatial(RotateStage(quarterTurns: 1))]

@@ -5,29 +5,35 @@ extension FilterDefinition {
     static let sharpen = FilterDefinition(
         name: "sharpen", parameter: .factor(default: 1), valueName: "AMOUNT", maximum: 20,
         description: "Unsharp mask: adds AMOUNT x (image - its blur of sigma 1) (0-20); default 1",
-        showcase: "2",
+        showcase: "2", step: 0.25,
         stage: { SharpenStage(amount: $0) })
 }
 
 /// Unsharp mask: the image plus `amount` times its difference from a blur of sigma 1.
 struct SharpenStage: SpatialStage {
-    /// The blur an unsharp mask subtracts.
-    static let gaussian = GaussianKernel(sigma: 1)
-
     let amount: Float
+    /// The blur an unsharp mask subtracts: sigma 1 (less on a preview, `scaled`).
+    let sigma: Double
+    let gaussian: GaussianKernel
 
-    init(amount: Double) { self.amount = Float(amount) }
+    init(amount: Double, sigma: Double = 1) {
+        self.amount = Float(amount)
+        self.sigma = sigma
+        gaussian = GaussianKernel(sigma: sigma)
+    }
 
-    var halo: Int { Self.gaussian.radius }
+    var halo: Int { gaussian.radius }
+
+    func scaled(by factor: Double) -> any SpatialStage { SharpenStage(amount: Double(amount), sigma: sigma * factor) }
 
     func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
-        try SharpenKernel(amount: amount, blur: BlurKernel(Self.gaussian, width: width, height: height))
+        try SharpenKernel(amount: amount, blur: BlurKernel(gaussian, width: width, height: height))
     }
 
     /// The reference blur, then v = ((s − b)·amount + s) + 0.5, clamped and truncated, for
     /// R, G and B; alpha from s.
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
-        BlurStage.reference(Self.gaussian, from: src, into: dst)
+        BlurStage.reference(gaussian, from: src, into: dst)
         for y in 0..<src.height {
             for x in 0..<src.width {
                 let s = src.row(y) + 4 * x, b = dst.row(y) + 4 * x

@@ -10,14 +10,16 @@ public enum TerminalPicture {
     public static func render(
         _ image: PixelBuffer, graphics: TerminalGraphics, columns: Int, rows: Int
     ) -> String {
-        guard let (text, _) = draw(image, graphics: graphics, columns: columns, rows: rows) else { return "" }
-        return text + "\n"
+        guard let picture = draw(image, graphics: graphics, columns: columns, rows: rows) else { return "" }
+        return picture.text + "\n"
     }
 
     /// The picture and the cells it covers; nil for `.none` (or when chafa fails).
+    /// `cell`: a cell's size in pixels when the terminal said (else cells count as 1:2).
     static func draw(
-        _ image: PixelBuffer, graphics: TerminalGraphics, columns: Int, rows: Int
-    ) -> (String, columns: Int)? {
+        _ image: PixelBuffer, graphics: TerminalGraphics, columns: Int, rows: Int,
+        cell: (width: Int, height: Int)? = nil
+    ) -> (text: String, columns: Int, rows: Int)? {
         let mode: Int32
         switch graphics.kind {
         case .none: return nil
@@ -37,10 +39,11 @@ public enum TerminalPicture {
         guard
             let text = cc_render(
                 image.base, UInt32(image.width), UInt32(image.height), image.stride, mode, colors,
-                Int32(max(1, min(columns, Int(CC_MAX_CELLS)))), Int32(max(1, min(rows, Int(CC_MAX_CELLS)))), 0, 0,
+                Int32(max(1, min(columns, Int(CC_MAX_CELLS)))), Int32(max(1, min(rows, Int(CC_MAX_CELLS)))),
+                Int32(min(512, cell?.width ?? 0)), Int32(min(512, cell?.height ?? 0)),
                 graphics.inTmux ? 1 : 0, &outColumns, &outRows)
         else { return nil }
         defer { cc_free(text) }
-        return (String(cString: text), Int(outColumns))
+        return (String(cString: text), Int(outColumns), Int(outRows))
     }
 }

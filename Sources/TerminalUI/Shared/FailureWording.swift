@@ -15,7 +15,7 @@ public struct FailureWording: Sendable {
     }
 
     /// The stderr line for a failure; an interruption gets no "error:" label.
-    func errorLine(_ failure: SceneFailure, color: Bool) -> String {
+    public func errorLine(_ failure: SceneFailure, color: Bool) -> String {
         failure.status == .interrupted
             ? "catctl: \(message(failure))\n" : Self.errorLine(message(failure), color: color)
     }

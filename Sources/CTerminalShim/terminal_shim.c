@@ -1,0 +1,131 @@
+#include "cterminal_shim.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t taken = 0;
+static int term_in = -1, term_out = -1;
+static struct termios saved;
+static char restore_bytes[256];
+static volatile size_t restore_count = 0;
+// stderr while the terminal is taken: the real one is saved_err, fd 2 is a temporary file.
+static int saved_err = -1, kept_err = -1;
+static int handlers_installed = 0;
+
+static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
+#define CRASH_SIGNALS (sizeof crash_signals / sizeof crash_signals[0])
+// What was there before (Swift's backtracer, a sanitizer's handler): it runs after ours.
+static struct sigaction previous[CRASH_SIGNALS];
+
+static void write_all(int fd, const char *bytes, size_t count) {
+    while (count > 0) {
+        ssize_t n = write(fd, bytes, count);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        bytes += n;
+        count -= (size_t)n;
+    }
+}
+
+void ct_restore(void) {
+    if (!taken) return;
+    taken = 0;
+    write_all(term_out, restore_bytes, restore_count);
+    tcsetattr(term_in, TCSANOW, &saved);
+    if (saved_err >= 0) {
+        dup2(saved_err, STDERR_FILENO);
+        if (kept_err >= 0 && lseek(kept_err, 0, SEEK_SET) == 0) {
+            char buffer[4096];
+            ssize_t n;
+            while ((n = read(kept_err, buffer, sizeof buffer)) > 0) write_all(STDERR_FILENO, buffer, (size_t)n);
+        }
+        close(saved_err);
+        saved_err = -1;
+    }
+    if (kept_err >= 0) {
+        close(kept_err);
+        kept_err = -1;
+    }
+}
+
+int ct_is_taken(void) { return taken; }
+
+// A crash: give the terminal back, then let the signal do what it would have done: the
+// handler that was there before ours runs (or the default action) once this one returns.
+static void on_crash(int sig) {
+    int saved_errno = errno;
+    ct_restore();
+    for (size_t i = 0; i < CRASH_SIGNALS; i++) {
+        if (crash_signals[i] == sig) sigaction(sig, &previous[i], NULL);
+    }
+    errno = saved_errno;
+    raise(sig);
+}
+
+static void restore_at_exit(void) { ct_restore(); }
+
+void ct_set_restore(const char *restore, size_t restore_len) {
+    if (restore_len > sizeof restore_bytes - 1) restore_len = sizeof restore_bytes - 1;
+    restore_count = 0;
+    memcpy(restore_bytes, restore, restore_len);
+    restore_count = restore_len;
+}
+
+int ct_take(int in_fd, int out_fd, const char *enter, size_t enter_len, const char *restore, size_t restore_len) {
+    if (taken) {
+        errno = EBUSY;
+        return -1;
+    }
+    if (!isatty(in_fd) || !isatty(out_fd)) {
+        errno = ENOTTY;
+        return -1;
+    }
+    if (tcgetattr(in_fd, &saved) != 0) return -1;
+    struct termios raw = saved;
+    raw.c_iflag &= ~(tcflag_t)(BRKINT | ICRNL | INPCK | ISTRIP | IXON);
+    raw.c_lflag &= ~(tcflag_t)(ECHO | ICANON | IEXTEN | ISIG);
+    raw.c_cflag |= CS8;
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    // Output processing stays on: "\n" still starts a new line.
+    if (tcsetattr(in_fd, TCSANOW, &raw) != 0) return -1;
+    term_in = in_fd;
+    term_out = out_fd;
+    ct_set_restore(restore, restore_len);
+
+    if (isatty(STDERR_FILENO)) {
+        char path[] = "/tmp/catctl-stderr-XXXXXX";
+        int fd = mkstemp(path);
+        if (fd >= 0) {
+            unlink(path);
+            saved_err = dup(STDERR_FILENO);
+            if (saved_err >= 0 && dup2(fd, STDERR_FILENO) >= 0) {
+                kept_err = fd;
+            } else {
+                if (saved_err >= 0) close(saved_err);
+                saved_err = -1;
+                close(fd);
+            }
+        }
+    }
+    if (!handlers_installed) {
+        handlers_installed = 1;
+        atexit(restore_at_exit);
+        for (size_t i = 0; i < CRASH_SIGNALS; i++) {
+            struct sigaction action;
+            memset(&action, 0, sizeof action);
+            action.sa_handler = on_crash;
+            sigemptyset(&action.sa_mask);
+            sigaction(crash_signals[i], &action, &previous[i]);
+        }
+    }
+    taken = 1;
+    write_all(out_fd, enter, enter_len);
+    return 0;
+}

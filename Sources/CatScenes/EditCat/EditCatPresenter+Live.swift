@@ -1,0 +1,239 @@
+import FilterCore
+import Foundation
+import ImageIO
+
+/// The live editor's state: the cat at preview size, the chain so far, every filter's
+/// value and which one is highlighted.
+final class LiveEdit {
+    /// What a save reads: the same input `catctl edit` would.
+    let input: EditInput
+    /// The command line's choices (encoding, limits); `output` is the path last saved to,
+    /// or OUTPUT from the command line, or "" for none yet.
+    var request: EditRequest
+    let format: ImageFormat
+    let width: Int, height: Int, frames: Int
+    var preview: PixelBuffer
+    var thumbnail: PixelBuffer
+    var palette: FilterPalette
+    var highlighted = 0
+    var chain: [String]
+    /// Each filter's thumbnail for the current chain; nil: to be made.
+    var thumbnails: [PixelBuffer?]
+
+    init(input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer) {
+        self.input = input
+        self.request = request
+        format = opened.format
+        width = opened.fullWidth
+        height = opened.fullHeight
+        frames = opened.frameCount
+        preview = opened.pixels
+        self.thumbnail = thumbnail
+        palette = FilterPalette(width: opened.fullWidth, height: opened.fullHeight)
+        chain = request.filters
+        thumbnails = Array(repeating: nil, count: palette.count)
+    }
+}
+
+/// The live editor (`catctl edit --interactive`, and `e` in the live Load Cat scene): the
+/// seed app's Edit Cat inputs. Every input changes the state at once and then refreshes the
+/// preview; inputs that arrive during a refresh are folded into the next one, so the
+/// picture never lags behind a held key. Previews are made from a preview-size copy
+/// (`openLive`), never from the full image; a save runs the same use case as `catctl edit`.
+extension EditCatPresenter {
+    /// Opens `input` for live editing (the view's picture sizes, `request`'s limits and
+    /// encoding; `request.filters` is the chain to start from). Returns the failure when the
+    /// cat cannot be opened: the editor is then not usable.
+    public func openLive(_ input: EditInput, _ request: EditRequest) async -> SceneFailure? {
+        view.updateProcessingState(.processing)
+        do {
+            _ = try FilterChain(specs: request.filters)
+            let (opened, thumbnail) = try await interactor.openLive(
+                input, sizes: view.livePictureSizes,
+                options: DecodeOptions(maxPixels: request.maxPixels, maxFrames: request.maxFrames))
+            view.showImageInfo(
+                EditCatImageInfo(
+                    input: request.input, format: opened.format.name, width: opened.fullWidth,
+                    height: opened.fullHeight))
+            live = LiveEdit(input: input, request: request, opened: opened, thumbnail: thumbnail)
+            await refresh()
+            view.updateProcessingState(.done)
+            return nil
+        } catch {
+            let failure = SceneFailure(error)
+            view.showError(failure)
+            view.updateProcessingState(.failed)
+            return failure
+        }
+    }
+
+    /// Highlights filter `index` (in the order of `catctl filters`).
+    public func highlight(at index: Int) async {
+        guard let live, index != live.highlighted, live.palette.values.indices.contains(index) else { return }
+        live.highlighted = index
+        await refresh()
+    }
+
+    /// Moves the highlight `delta` filters on, round the ends.
+    public func moveHighlight(by delta: Int) async {
+        guard let live else { return }
+        let count = live.palette.count
+        await highlight(at: ((live.highlighted + delta) % count + count) % count)
+    }
+
+    /// Changes the highlighted filter's value by `steps` of its step (see `FilterPalette`).
+    public func changeValue(by steps: Int) async {
+        guard let live, live.palette.step(live.highlighted, by: steps) else { return }
+        live.thumbnails[live.highlighted] = nil
+        await refresh()
+    }
+
+    /// Adds the highlighted filter, at its value, to the chain — unless it cannot apply
+    /// (a crop larger than the image so far): that is shown as an error.
+    public func addHighlighted() async {
+        guard let live else { return }
+        let chain = live.chain + [live.palette.spec(live.highlighted)]
+        if let problem = problem(with: chain, live) {
+            view.showError(SceneFailure(status: .usage, message: problem))
+            return
+        }
+        live.chain = chain
+        live.thumbnails = Array(repeating: nil, count: live.palette.count)
+        await refresh()
+    }
+
+    /// Removes the chain's last filter.
+    public func removeLast() async {
+        guard let live, !live.chain.isEmpty else { return }
+        live.chain.removeLast()
+        live.thumbnails = Array(repeating: nil, count: live.palette.count)
+        await refresh()
+    }
+
+    /// The view's picture sizes changed (the window was resized): new copies, new previews.
+    public func resized() async {
+        guard let live else { return }
+        do {
+            let (opened, thumbnail) = try await interactor.openLive(
+                live.input, sizes: view.livePictureSizes,
+                options: DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames))
+            live.preview = opened.pixels
+            live.thumbnail = thumbnail
+            live.thumbnails = Array(repeating: nil, count: live.palette.count)
+            await refresh()
+        } catch {
+            view.showError(SceneFailure(error))
+        }
+    }
+
+    /// `s`: asks the view where to save the chain, suggesting the path saved to last, else
+    /// OUTPUT from the command line, else `<input>-<filters>.<format>` in the current folder
+    /// (never a file that is there already).
+    public func requestSave() async {
+        guard let live else { return }
+        if !live.request.output.isEmpty {
+            view.askForOutput(suggested: live.request.output)
+            return
+        }
+        let stem = Self.fileStem(live.request.input)
+        var names: [String] = []
+        for spec in live.chain {
+            let name = String(spec.prefix { $0 != ":" })
+            if !names.contains(name) { names.append(name) }
+        }
+        let filters = names.prefix(3).map { "-" + $0 }.joined()
+        let suggestion = await interactor.unusedName("\(stem)\(filters).\(live.format.fileExtension)")
+        view.askForOutput(suggested: suggestion)
+    }
+
+    /// Saves the chain applied to the full input at `output` (its extension gives the
+    /// format) through the same use case, and so with the same pixels, as `catctl edit`.
+    @discardableResult
+    public func save(to output: String) async -> ExitStatus {
+        guard let live else { return .software }
+        let path = output.trimmingCharacters(in: .whitespaces)
+        guard !path.isEmpty, path != "-" else {
+            view.showError(SceneFailure(status: .usage, message: "give a file name to save to"))
+            return .usage
+        }
+        guard let format = ImageFormat(path: path) else {
+            view.showError(
+                SceneFailure(
+                    status: .usage, message: "unknown output extension in '\(path)' (use \(ImageFormat.extensionList))"
+                ))
+            return .usage
+        }
+        var request = live.request
+        request.output = path
+        request.format = format
+        request.filters = live.chain
+        let status = await run(request, input: live.input)
+        if status == .ok { live.request.output = path }
+        return status
+    }
+
+    // MARK: The preview
+
+    /// Makes the preview (and the thumbnails not made yet) for the state as it is now and
+    /// shows them; when state changes meanwhile, once more for the latest state.
+    func refresh() async {
+        refreshWanted = true
+        guard !refreshing else { return }
+        refreshing = true
+        defer { refreshing = false }
+        while refreshWanted, let live {
+            refreshWanted = false
+            let start = now()
+            let specs = live.palette.specs, highlighted = live.highlighted, chain = live.chain
+            let problem = problem(with: chain + [specs[highlighted]], live)
+            let shown = problem == nil ? chain + [specs[highlighted]] : chain
+            let missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
+            let previewChain = (try? FilterChain(specs: shown)) ?? (try? FilterChain(specs: []))
+            let source = live.preview, fullWidth = live.width, interactor = self.interactor
+            async let preview = interactor.renderLive(
+                source, fullWidth: fullWidth, chains: previewChain.map { [$0] } ?? [])
+            let thumbnailChains = missing.map { i in
+                (try? FilterChain(specs: chain + [specs[i]])) ?? (try? FilterChain(specs: chain))
+            }
+            let made = await interactor.renderLive(
+                live.thumbnail, fullWidth: live.width, chains: thumbnailChains.compactMap { $0 })
+            var picture = live.preview
+            if case let .success(image)? = await preview.first { picture = image }
+            // A state change while this ran: its thumbnails may be stale; the loop runs again.
+            if live.chain == chain {
+                for (i, result) in zip(missing, made) {
+                    live.thumbnails[i] = (try? result.get()) ?? live.thumbnail
+                }
+            }
+            let size = try? FilterChain(specs: shown).outputSize(width: live.width, height: live.height)
+            view.showLiveEdit(
+                EditCatLive(
+                    input: live.request.input, format: live.format.name, width: live.width, height: live.height,
+                    frames: live.frames, chain: chain, filters: specs, highlighted: highlighted, preview: picture,
+                    outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
+                    thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
+                    milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()), problem: problem))
+        }
+    }
+
+    /// Why `chain` cannot run on the full image (a crop outside it, over the pixel limit), or nil.
+    private func problem(with chain: [String], _ live: LiveEdit) -> String? {
+        do {
+            let sizes = try FilterChain(specs: chain).sizes(width: live.width, height: live.height)
+            if sizes.largestPixels > live.request.maxPixels {
+                return "\(sizes.largestWidth)x\(sizes.largestHeight) is over the pixel limit"
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// A file name's stem, or a name made safe for one: "thecatapi cat abc" → "thecatapi-cat-abc".
+    static func fileStem(_ name: String) -> String {
+        var last = String(name.split(separator: "/").last ?? "cat")
+        if let dot = last.lastIndex(of: "."), dot != last.startIndex { last = String(last[..<dot]) }
+        let safe = String(last.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
+        return safe.isEmpty ? "cat" : safe
+    }
+}

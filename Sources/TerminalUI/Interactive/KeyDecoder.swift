@@ -1,0 +1,180 @@
+/// A key as the live scenes see it.
+public enum Key: Equatable, Sendable {
+    /// A printable character (any script; UTF-8 decoded).
+    case char(Character)
+    case up, down, left, right, home, end, pageUp, pageDown, delete
+    case enter, tab, backspace, escape
+    /// Ctrl with a letter: `.ctrl("c")` is byte 3.
+    case ctrl(Character)
+    /// Alt (Meta) with a character: ESC then the character.
+    case alt(Character)
+    /// A sequence catctl does not use (function keys, mouse reports, unknown replies).
+    case unknown
+}
+
+/// What a terminal sends on its input: keys, and the replies to catctl's queries.
+public enum TerminalInput: Equatable, Sendable {
+    case key(Key)
+    /// The reply to `CSI 16 t`: a cell's size in pixels.
+    case cellSize(width: Int, height: Int)
+    /// The reply to `CSI c` (Primary Device Attributes): 4 among them means sixels.
+    case deviceAttributes([Int])
+    /// The reply to a kitty graphics query (`ESC _G…;OK ESC \` when it can show pictures).
+    case kittyGraphics(ok: Bool)
+}
+
+/// Turns the bytes a terminal sends in raw mode into keys and replies: CSI and SS3
+/// sequences (arrows, Home/End, Delete, PageUp/Down, with or without modifiers), Alt as
+/// ESC + key, control bytes, UTF-8, and the APC/OSC/DCS strings terminals answer with.
+/// A lone ESC is ambiguous until the next bytes come (or do not): `feed` keeps an
+/// unfinished sequence, and `flush`, called when no byte came for a moment, reads it
+/// as the keys typed.
+public struct KeyDecoder: Sendable {
+    private var pending: [UInt8] = []
+
+    public init() {}
+
+    /// An unfinished sequence is waiting for more bytes (or for `flush`).
+    public var hasPending: Bool { !pending.isEmpty }
+
+    public mutating func feed(_ bytes: [UInt8]) -> [TerminalInput] {
+        pending += bytes
+        var out: [TerminalInput] = []
+        var i = 0
+        while i < pending.count {
+            guard let (input, length) = Self.decode(pending, at: i) else { break }  // wait for more
+            if let input { out.append(input) }
+            i += length
+        }
+        pending.removeFirst(i)
+        return out
+    }
+
+    /// No more bytes came: what is pending is what was typed (a lone ESC is Escape).
+    public mutating func flush() -> [TerminalInput] {
+        guard !pending.isEmpty else { return [] }
+        var out: [TerminalInput] = []
+        if pending[0] == 0x1B {
+            out.append(.key(.escape))
+            pending.removeFirst()
+        }
+        let rest = pending
+        pending = []
+        out += feed(rest)
+        if !pending.isEmpty {  // a cut UTF-8 character or sequence: drop it
+            pending = []
+            out.append(.key(.unknown))
+        }
+        return out
+    }
+
+    /// One input at `i`, and its length in bytes; nil when the bytes end before it does.
+    /// A nil input: bytes consumed without meaning (an answer nobody asked about).
+    static func decode(_ b: [UInt8], at i: Int) -> (TerminalInput?, Int)? {
+        let byte = b[i]
+        switch byte {
+        case 0x1B:
+            guard i + 1 < b.count else { return nil }
+            switch b[i + 1] {
+            case UInt8(ascii: "["): return csi(b, at: i)
+            case UInt8(ascii: "O"):
+                guard i + 2 < b.count else { return nil }
+                let key = Self.final(b[i + 2], parameters: [])
+                return (.key(key), 3)
+            case UInt8(ascii: "_"), UInt8(ascii: "]"), UInt8(ascii: "P"):
+                return string(b, at: i)
+            case 0x1B:
+                return (.key(.escape), 1)
+            default:
+                guard let (key, length) = plain(b, at: i + 1) else { return nil }
+                if case let .char(c) = key { return (.key(.alt(c)), length + 1) }
+                return (.key(key), length + 1)
+            }
+        default:
+            guard let (key, length) = plain(b, at: i) else { return nil }
+            return (.key(key), length)
+        }
+    }
+
+    /// A byte or UTF-8 character that is not ESC.
+    static func plain(_ b: [UInt8], at i: Int) -> (Key, Int)? {
+        let byte = b[i]
+        switch byte {
+        case 0x0D, 0x0A: return (.enter, 1)
+        case 0x09: return (.tab, 1)
+        case 0x7F, 0x08: return (.backspace, 1)
+        case 0x00: return (.ctrl(" "), 1)
+        case 0x01...0x1A: return (.ctrl(Character(UnicodeScalar(byte + 0x60))), 1)
+        case 0x1B...0x1F: return (.unknown, 1)
+        case 0x20...0x7E: return (.char(Character(UnicodeScalar(byte))), 1)
+        default:
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            guard length > 1 else { return (.unknown, 1) }
+            guard i + length <= b.count else { return nil }
+            let text = String(decoding: b[i..<i + length], as: UTF8.self)
+            guard let c = text.first, text.count == 1, c != "\u{FFFD}" else { return (.unknown, length) }
+            return (.char(c), length)
+        }
+    }
+
+    /// `ESC [ params intermediates final`.
+    static func csi(_ b: [UInt8], at i: Int) -> (TerminalInput?, Int)? {
+        var j = i + 2
+        while j < b.count, (0x20...0x3F).contains(b[j]) { j += 1 }
+        guard j < b.count else { return j - i > 64 ? (.key(.unknown), j - i) : nil }
+        let body = String(decoding: b[(i + 2)..<j], as: UTF8.self)
+        let final = b[j], length = j - i + 1
+        if body.hasPrefix("?"), final == UInt8(ascii: "c") {
+            return (.deviceAttributes(body.dropFirst().split(separator: ";").compactMap { Int($0) }), length)
+        }
+        let numbers = body.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+        if final == UInt8(ascii: "t") {
+            guard numbers.count == 3, numbers[0] == 6 else { return (nil, length) }
+            return (.cellSize(width: numbers[2], height: numbers[1]), length)
+        }
+        return (.key(Self.final(final, parameters: numbers)), length)
+    }
+
+    /// The key a CSI or SS3 final byte names (modifiers, `1;5A`, are ignored).
+    static func final(_ byte: UInt8, parameters: [Int]) -> Key {
+        switch byte {
+        case UInt8(ascii: "A"): return .up
+        case UInt8(ascii: "B"): return .down
+        case UInt8(ascii: "C"): return .right
+        case UInt8(ascii: "D"): return .left
+        case UInt8(ascii: "H"): return .home
+        case UInt8(ascii: "F"): return .end
+        case UInt8(ascii: "M"): return .enter  // SS3 M: keypad Enter
+        case UInt8(ascii: "~"):
+            switch parameters.first ?? 0 {
+            case 1, 7: return .home
+            case 4, 8: return .end
+            case 3: return .delete
+            case 5: return .pageUp
+            case 6: return .pageDown
+            default: return .unknown
+            }
+        default: return .unknown
+        }
+    }
+
+    /// APC, OSC or DCS: up to ST (`ESC \`) or BEL. A kitty graphics reply is the one kept.
+    static func string(_ b: [UInt8], at i: Int) -> (TerminalInput?, Int)? {
+        var j = i + 2
+        while j < b.count {
+            if b[j] == 0x07 { break }
+            if b[j] == 0x1B {
+                guard j + 1 < b.count else { return nil }
+                if b[j + 1] == UInt8(ascii: "\\") { break }
+            }
+            j += 1
+        }
+        guard j < b.count else { return j - i > 4096 ? (nil, j - i) : nil }
+        let length = j - i + (b[j] == 0x07 ? 1 : 2)
+        let body = String(decoding: b[(i + 2)..<j], as: UTF8.self)
+        if b[i + 1] == UInt8(ascii: "_"), body.hasPrefix("G") {
+            return (.kittyGraphics(ok: body.hasSuffix(";OK")), length)
+        }
+        return (nil, length)
+    }
+}

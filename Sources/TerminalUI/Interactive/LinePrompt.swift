@@ -1,0 +1,47 @@
+/// The one-line text field of the live scenes (where to save): typed characters go at
+/// the end, Backspace deletes one, Ctrl-W a word, Ctrl-U everything; Enter answers, Esc
+/// gives up.
+struct LinePrompt: Equatable {
+    let label: String
+    var text: String
+
+    enum Outcome: Equatable {
+        case editing
+        case answered(String)
+        case cancelled
+    }
+
+    mutating func handle(_ key: Key) -> Outcome {
+        switch key {
+        case let .char(c): text.append(c)
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .ctrl("u"): text = ""
+        case .ctrl("w"):
+            while text.last == " " { text.removeLast() }
+            while let last = text.last, last != " ", last != "/" { text.removeLast() }
+        case .enter: return .answered(text)
+        case .escape, .ctrl("c"), .ctrl("g"): return .cancelled
+        default: break
+        }
+        return .editing
+    }
+
+    /// The prompt's line: the label, the text and a block for the cursor.
+    func draw(into frame: inout ScreenFrame, row: Int) {
+        let line = "\(label)\(text)"
+        let shown = line.count < frame.columns ? line : "…" + String(line.suffix(frame.columns - 2))
+        frame.put(shown + "█", row: row, style: .bold, width: frame.columns)
+    }
+}
+
+/// The `?` screen: every key of a scene, one per line.
+enum KeyHelp {
+    static func draw(_ title: String, keys: [(String, String)], into frame: inout ScreenFrame) {
+        frame.bar(" \(title) — keys", right: "any key: back ", row: 1)
+        let width = (keys.map(\.0.count).max() ?? 0) + 3
+        for (i, (key, meaning)) in keys.enumerated() {
+            frame.put(key, row: 3 + i, column: 3, style: .bold)
+            frame.put(meaning, row: 3 + i, column: 3 + width)
+        }
+    }
+}

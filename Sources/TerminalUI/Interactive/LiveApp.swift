@@ -1,0 +1,206 @@
+internal import CTerminalShim
+import CatScenes
+import Dispatch
+import Foundation
+
+/// A live scene's view, as the app drives it: keys in, whole frames out.
+@MainActor
+public protocol LiveScene: AnyObject {
+    /// A key while this scene is on top.
+    func handle(_ key: Key)
+    /// Draws the whole screen from what the view was told last.
+    func draw()
+    /// The screen's size (or its cell size, or its graphics) changed: pictures of another
+    /// size may be needed; then draw.
+    func screenChanged()
+}
+
+/// The live terminal app (`load --interactive`, `edit --interactive`): takes the terminal
+/// (raw mode, alternate screen, no cursor; given back on every way out, see
+/// CTerminalShim), reads keys on a thread of its own, redraws on SIGWINCH, and passes
+/// each key to the scene on top. Scenes stack: Load Cat → Edit Cat → Esc back.
+@MainActor
+public final class LiveApp {
+    public let console: Console
+    public let wording: FailureWording
+    /// The terminal's size in cells, and a cell's size in pixels when the terminal said.
+    public private(set) var columns: Int
+    public private(set) var rows: Int
+    public private(set) var cell: (width: Int, height: Int)?
+    /// How pictures are drawn; `auto` may become kitty or sixel once the terminal answers.
+    public private(set) var graphics: TerminalGraphics
+    private var scenes: [any LiveScene] = []
+    private var status: ExitStatus?
+    private var events: AsyncStream<LiveEvent>.Continuation?
+    private var resizeSource: (any DispatchSourceSignal)?
+    private let reader = InputReader()
+    /// Replies still awaited from the graphics queries (auto mode only).
+    private var kittyAnswered = false
+
+    enum LiveEvent: Sendable {
+        case input(TerminalInput)
+        case resize
+    }
+
+    public init(console: Console, wording: FailureWording) {
+        self.console = console
+        self.wording = wording
+        columns = console.columns
+        rows = console.rows
+        graphics = console.graphics
+    }
+
+    /// The scene on top has another scene under it (Esc goes back to it).
+    public var canGoBack: Bool { scenes.count > 1 }
+
+    public func push(_ scene: any LiveScene) {
+        scenes.append(scene)
+        if ct_is_taken() != 0 { scene.screenChanged() }
+    }
+
+    /// Back to the scene below, redrawn.
+    public func goBack() {
+        guard scenes.count > 1 else { return }
+        scenes.removeLast()
+        scenes.last?.draw()
+    }
+
+    /// Ends `run` with `status` after this key.
+    public func quit(_ status: ExitStatus) { self.status = status }
+
+    /// Writes a frame to the terminal (only while the app has it).
+    func write(_ text: String) {
+        guard ct_is_taken() != 0 else { return }
+        console.stdout.write(text)
+    }
+
+    /// Takes the terminal. Asks the terminal its cell size (`CSI 16 t`) and, for `auto`,
+    /// whether it shows kitty pictures or sixels (a kitty query, then Primary Device
+    /// Attributes, which every terminal answers: the answers arrive as input).
+    public func enter() throws {
+        var enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[16t"
+        if !graphics.forced && !graphics.inTmux && graphics.colors != .none {
+            enter += "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c"
+        } else {
+            kittyAnswered = true
+        }
+        let restore = restoreSequence
+        let code = enter.withCString { e in
+            restore.withCString { r in
+                ct_take(STDIN_FILENO, STDOUT_FILENO, e, strlen(e), r, strlen(r))
+            }
+        }
+        guard code == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOTTY) }
+        readSize()
+    }
+
+    /// Gives the terminal back (also done by every other way out, see CTerminalShim).
+    public func leave() {
+        reader.stop()
+        ct_restore()
+    }
+
+    /// Gives the terminal back now, if a live scene has it: for signal paths that then exit.
+    public nonisolated static func restoreTerminal() { ct_restore() }
+
+    /// Undoes `enter`: kitty pictures deleted, colours reset, cursor shown, main screen.
+    private var restoreSequence: String {
+        (graphics.kind == .kitty ? ScreenFrame.kittyDeleteAll(inTmux: graphics.inTmux) : "")
+            + "\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+    }
+
+    /// Reads keys until a scene quits; returns the status it quit with.
+    public func run() async -> ExitStatus {
+        let (stream, sink) = AsyncStream.makeStream(of: LiveEvent.self)
+        events = sink
+        reader.start { sink.yield(.input($0)) }
+        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+        signal(SIGWINCH, SIG_IGN)
+        source.setEventHandler { sink.yield(.resize) }
+        source.resume()
+        resizeSource = source
+        scenes.last?.screenChanged()
+        for await event in stream {
+            switch event {
+            case let .input(.key(key)):
+                scenes.last?.handle(key)
+            case let .input(.cellSize(width, height)):
+                guard width > 0, height > 0, cell.map({ $0 != (width, height) }) ?? true else { break }
+                cell = (width, height)
+                scenes.last?.screenChanged()
+            case let .input(.kittyGraphics(ok)):
+                kittyAnswered = true
+                if ok { upgrade(to: .kitty) }
+            case let .input(.deviceAttributes(attributes)):
+                // Answered after the kitty query, so a kitty reply has come by now if there is one.
+                if !kittyAnswered {
+                    kittyAnswered = true
+                    if attributes.contains(4), graphics.kind == .symbols { upgrade(to: .sixel) }
+                }
+            case .resize:
+                readSize()
+                scenes.last?.screenChanged()
+            }
+            if status != nil { break }
+        }
+        source.cancel()
+        reader.stop()
+        return status ?? .ok
+    }
+
+    private func upgrade(to kind: TerminalGraphics.Kind) {
+        guard !graphics.forced, graphics.kind != kind else { return }
+        graphics.kind = kind
+        let restore = restoreSequence
+        restore.withCString { ct_set_restore($0, strlen($0)) }
+        scenes.last?.screenChanged()
+    }
+
+    private func readSize() {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return }
+        columns = Int(size.ws_col)
+        rows = Int(size.ws_row)
+        if size.ws_xpixel > 0, size.ws_ypixel > 0 {
+            cell = (Int(size.ws_xpixel) / columns, Int(size.ws_ypixel) / rows)
+        }
+    }
+}
+
+/// Reads the terminal on a thread of its own and decodes what comes (KeyDecoder); a lone
+/// ESC counts as Escape when nothing follows it within 30 ms.
+final class InputReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = false
+
+    func start(_ deliver: @escaping @Sendable (TerminalInput) -> Void) {
+        lock.withLock { running = true }
+        let thread = Thread { [self] in
+            var decoder = KeyDecoder()
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while lock.withLock({ running }) {
+                var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&fds, 1, decoder.hasPending ? 30 : 100)
+                if ready == 0 {
+                    for input in decoder.flush() { deliver(input) }
+                    continue
+                }
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                let n = read(STDIN_FILENO, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {  // the terminal is gone: quit as if q
+                    deliver(.key(.ctrl("d")))
+                    break
+                }
+                for input in decoder.feed(Array(buffer[0..<n])) { deliver(input) }
+            }
+        }
+        thread.name = "catctl keys"
+        thread.start()
+    }
+
+    func stop() { lock.withLock { running = false } }
+}

@@ -1,0 +1,87 @@
+import ImageIO
+
+/// One full screen of a live scene, built as one string and written at once (inside a
+/// synchronized update, so terminals that know it show no half-drawn frame). Rows and
+/// columns count from 1. Every row is drawn over whole, so nothing of the frame before
+/// stays; kitty pictures, which are not cells, are deleted first.
+struct ScreenFrame {
+    let columns: Int, rows: Int
+    let graphics: TerminalGraphics
+    let cell: (width: Int, height: Int)?
+    /// Styles allowed (reverse video and bold always; colours unless NO_COLOR).
+    let color: Bool
+    private(set) var text: String
+
+    @MainActor init(app: LiveApp) {
+        columns = app.columns
+        rows = app.rows
+        graphics = app.graphics
+        cell = app.cell
+        color = app.graphics.colors != .none
+        text = "\u{1B}[?2026h\u{1B}[0m"
+        if graphics.kind == .kitty { text += Self.kittyDeleteAll(inTmux: graphics.inTmux) }
+        text += "\u{1B}[H\u{1B}[2J"
+    }
+
+    /// The finished frame.
+    var output: String { text + "\u{1B}[0m\u{1B}[?2026l" }
+
+    /// The kitty graphics command that deletes every picture shown (`a=d`).
+    static func kittyDeleteAll(inTmux: Bool) -> String {
+        inTmux ? "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=d\u{1B}\u{1B}\\\u{1B}\\" : "\u{1B}_Ga=d\u{1B}\\"
+    }
+
+    enum Style {
+        case plain, bold, reverse, dim, error
+    }
+
+    /// `string` at (row, column), cut to the screen's width.
+    mutating func put(_ string: String, row: Int, column: Int = 1, style: Style = .plain, width: Int? = nil) {
+        guard row >= 1, row <= rows, column <= columns else { return }
+        let room = min(width ?? columns, columns - column + 1)
+        var shown = String(string.prefix(room))
+        if let width, shown.count < width { shown += String(repeating: " ", count: min(room, width) - shown.count) }
+        text += "\u{1B}[\(row);\(column)H" + Self.styled(shown, style, color: color)
+    }
+
+    /// A whole-width bar: `left`, and `right` against the right edge.
+    mutating func bar(_ left: String, right: String = "", row: Int, style: Style = .reverse) {
+        let gap = max(1, columns - left.count - right.count)
+        put(left + String(repeating: " ", count: gap) + right, row: row, style: style, width: columns)
+    }
+
+    static func styled(_ s: String, _ style: Style, color: Bool) -> String {
+        switch style {
+        case .plain: return s
+        case .bold: return "\u{1B}[1m\(s)\u{1B}[0m"
+        case .reverse: return "\u{1B}[7m\(s)\u{1B}[0m"
+        case .dim: return color ? "\u{1B}[2m\(s)\u{1B}[0m" : s
+        case .error: return color ? "\u{1B}[1;31m\(s)\u{1B}[0m" : "\u{1B}[1m\(s)\u{1B}[0m"
+        }
+    }
+
+    /// `image` centred in the box of `width` x `height` cells whose top left is (top, left),
+    /// through chafa (symbols or the terminal's graphics protocol).
+    mutating func picture(_ image: PixelBuffer, top: Int, left: Int, width: Int, height: Int) {
+        guard width > 0, height > 0,
+            let picture = TerminalPicture.draw(image, graphics: graphics, columns: width, rows: height, cell: cell)
+        else { return }
+        let x = left + max(0, (width - picture.columns) / 2), y = top + max(0, (height - picture.rows) / 2)
+        if graphics.kind == .symbols {
+            for (i, line) in picture.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                text += "\u{1B}[\(y + i);\(x)H" + line
+            }
+        } else {
+            text += "\u{1B}[\(y);\(x)H" + picture.text
+        }
+        text += "\u{1B}[0m"
+    }
+
+    /// Pixels wanted for a picture of `columns` x `rows` cells: a cell's real pixels for
+    /// the graphics protocols (8x16 when unknown), 4x8 samples per cell for symbols
+    /// (chafa looks at 8x8 per cell; 4 across keeps the render quick).
+    func pixels(columns: Int, rows: Int) -> (width: Int, height: Int) {
+        let perCell = graphics.kind == .symbols ? (4, 8) : cell ?? (8, 16)
+        return (max(1, columns * perCell.0), max(1, rows * perCell.1))
+    }
+}
