@@ -1,3 +1,5 @@
+#define _GNU_SOURCE  // sigaction with SA_SIGINFO, mkstemp
+
 #include "cterminal_shim.h"
 
 #include <errno.h>
@@ -56,13 +58,22 @@ void ct_restore(void) {
 
 int ct_is_taken(void) { return taken; }
 
-// A crash: give the terminal back, then let the signal do what it would have done: the
-// handler that was there before ours runs (or the default action) once this one returns.
-static void on_crash(int sig) {
+// A crash: give the terminal back, then let the signal do what it would have done. A
+// fault (a trap, a bad address) goes to the handler that was there before ours (Swift's
+// backtracer, a sanitizer), and the faulting instruction, run again, ends the process. A
+// signal sent by kill() would just return from that handler and carry on without the
+// terminal: it gets the default action (the process ends, as it would have without us).
+static void on_crash(int sig, siginfo_t *info, void *context) {
+    (void)context;
     int saved_errno = errno;
     ct_restore();
     for (size_t i = 0; i < CRASH_SIGNALS; i++) {
-        if (crash_signals[i] == sig) sigaction(sig, &previous[i], NULL);
+        if (crash_signals[i] != sig) continue;
+        if (info != NULL && info->si_code <= 0) {  // SI_USER, SI_QUEUE, SI_TKILL: sent, not a fault
+            signal(sig, SIG_DFL);
+        } else {
+            sigaction(sig, &previous[i], NULL);
+        }
     }
     errno = saved_errno;
     raise(sig);
@@ -120,7 +131,8 @@ int ct_take(int in_fd, int out_fd, const char *enter, size_t enter_len, const ch
         for (size_t i = 0; i < CRASH_SIGNALS; i++) {
             struct sigaction action;
             memset(&action, 0, sizeof action);
-            action.sa_handler = on_crash;
+            action.sa_sigaction = on_crash;
+            action.sa_flags = SA_SIGINFO;
             sigemptyset(&action.sa_mask);
             sigaction(crash_signals[i], &action, &previous[i]);
         }

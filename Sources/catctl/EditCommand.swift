@@ -74,11 +74,14 @@ struct Edit: AsyncParsableCommand {
             if gallery || json {
                 throw ValidationError("--interactive shows its own gallery; it takes no --gallery or --json")
             }
+            if format != nil {
+                throw ValidationError("--interactive takes the format from the name you save to; it takes no --format")
+            }
             if input == "-" || output == "-" {
                 throw ValidationError("--interactive reads the keyboard: INPUT and OUTPUT must be files, not -")
             }
             try LiveTerminal.requireTerminal()
-            if let output { _ = try OutputFormat.resolve(output, option: format) }
+            if let output { _ = try OutputFormat.resolve(output, option: nil) }
             return
         }
         if gallery && !filters.isEmpty { throw ValidationError("--gallery applies every filter; it takes no --filter") }
@@ -93,10 +96,10 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
         if interactive {
-            let resolved = try output.map { try OutputFormat.resolve($0, option: format) } ?? .png
+            let resolved = try output.map { try OutputFormat.resolve($0, option: nil) } ?? .png
             let request = EditRequest(
                 input: input, output: output ?? "", filters: filters, format: resolved, encoding: encoding.settings,
-                maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames)
+                force: force, maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames)
             try await LiveTerminal.edit(request, graphics: pictures.graphics, threads: threads).finish()
             return
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CatNetwork
 import CatScenes
 import Foundation
+import ImageIO
 import TerminalUI
 
 /// `--interactive`: the two scenes live in the terminal. Builds the app, its views and
@@ -30,6 +31,7 @@ enum LiveTerminal {
         }
         let status = await app.run()
         app.leave()
+        OutputFile.pending.removeAll()  // a save still under way: no partial file
         return status
     }
 
@@ -49,6 +51,7 @@ enum LiveTerminal {
         let status = await app.run()
         presenter.cancel()
         app.leave()
+        OutputFile.pending.removeAll()  // a save still under way: no partial file
         loading.cancel()
         return status
     }

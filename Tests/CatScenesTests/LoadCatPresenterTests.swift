@@ -15,8 +15,10 @@ final class RecordingLoadCatView: LoadCatView {
         case image(width: Int, height: Int)
         case loaded(LoadCatResult)
         case error(SceneFailure)
+        case ask(String)
     }
     private(set) var calls: [Call] = []
+    func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
     func updateLoadingState(_ state: LoadCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: LoadCatProgress) { calls.append(.progress(progress)) }
     func showCatFound(_ cat: LoadCatFound) { calls.append(.found(cat)) }
@@ -38,7 +40,7 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
     }
     weak var output: (any LoadCatInteractorOutput)?
     let reference: CatReference
-    let ending: Ending
+    var ending: Ending
     private(set) var useCases: [LoadCatUseCase] = []
     private(set) var saved: [(String, ImageFormat)] = []
     private(set) var cancelCalls = 0
@@ -211,5 +213,50 @@ struct LoadCatPresenterTests {
         #expect(editView.calls.last == .state(.done))
         #expect(interactor.saved.isEmpty)
         #expect(view.calls.last == .state(.done))
+    }
+
+    // MARK: The live scene (load --interactive)
+
+    @Test func liveLoadsAtFullSizeAndStaysAfterAFailure() async throws {
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
+        let (presenter, view, _) = scene(interactor)
+        await presenter.startLive(LoadRequest(previewWidth: 80, previewHeight: 40))
+        #expect(interactor.useCases.first?.needsFullImage == true)
+        #expect(view.calls.first == .state(.loading(provider: "thecatapi")))
+        #expect(view.calls.last == .state(.done))
+        #expect(view.calls.contains(.decoded(decoded)))
+
+        interactor.ending = .failure(NetworkError.httpStatus(url: "https://cats.example/", status: 500))
+        await presenter.nextCat()
+        #expect(view.calls.last == .state(.failed))
+        // The cat shown before is still in hand: it can be saved.
+        #expect(await presenter.save(to: "kept.png") == .ok)
+        #expect(interactor.saved.last?.0 == "kept.png" && interactor.saved.last?.1 == .png)
+        #expect(view.calls.suffix(2) == [.loaded(LoadCatResult(cat: decoded, output: "kept.png")), .state(.done)])
+    }
+
+    @Test func liveSaveSuggestsAndRefusesBadNames() async throws {
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
+        let (presenter, view, _) = scene(interactor)
+        await presenter.startLive(LoadRequest())
+        await presenter.requestSave()
+        #expect(view.calls.last == .ask("cat-abc.jpg"))
+        #expect(await presenter.save(to: "cat.tiff") == .usage)
+        #expect(interactor.saved.isEmpty)
+        guard case let .error(failure) = view.calls.dropLast().last else {
+            Issue.record("no error: \(view.calls.suffix(2))")
+            return
+        }
+        #expect(failure.message.contains("unknown output extension in 'cat.tiff'"))
+    }
+
+    @Test func liveEditHandsTheDecodedCatToALiveEditor() async throws {
+        let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
+        let (presenter, _, editView) = scene(interactor)
+        #expect(await presenter.editCat() != nil)  // no cat yet
+        await presenter.startLive(LoadRequest())
+        #expect(await presenter.editCat() == nil)
+        let live = try #require(editView.live)
+        #expect(live.input == "thecatapi cat abc" && (live.width, live.height) == (64, 48) && live.chain == [])
     }
 }

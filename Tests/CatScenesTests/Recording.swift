@@ -12,9 +12,17 @@ final class RecordingEditCatView: EditCatView {
         case gallery(EditCatGallery)
         case saved(EditCatResult)
         case error(SceneFailure)
+        case live(EditCatLive)
+        case ask(String)
     }
 
     private(set) var calls: [Call] = []
+    var livePictureSizes = EditCatPictureSizes(preview: (200, 150), thumbnail: (40, 30))
+    /// The last live state shown.
+    var live: EditCatLive? {
+        for case let .live(live) in calls.reversed() { return live }
+        return nil
+    }
 
     func updateProcessingState(_ state: EditCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: EditCatProgress) { calls.append(.progress(progress)) }
@@ -22,6 +30,8 @@ final class RecordingEditCatView: EditCatView {
     func showGallery(_ gallery: EditCatGallery) { calls.append(.gallery(gallery)) }
     func showSaved(_ result: EditCatResult) { calls.append(.saved(result)) }
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
+    func showLiveEdit(_ live: EditCatLive) { calls.append(.live(live)) }
+    func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
 }
 
 /// An in-memory interactor: serves one image, records what it is asked, fails on cue.

@@ -98,60 +98,21 @@ public protocol EditCatInteractorInput: Sendable {
     func unusedName(_ path: String) async -> String
 }
 
+/// The live editor's use cases are the real ones for every interactor (test ones too).
 extension EditCatInteractorInput {
-    @concurrent
     public func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
         -> (preview: DecodedImage, thumbnail: PixelBuffer)
     {
-        let threads = ProcessInfo.processInfo.activeProcessorCount
-        var decoded: DecodedImage
-        switch input {
-        case let .image(image):
-            decoded = image
-        case .file, .bytes:
-            let (bytes, name): ([UInt8], String)
-            switch input {
-            case let .file(path): (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
-            case let .bytes(data, label): (bytes, name) = (data, label)
-            case .image: preconditionFailure()
-            }
-            var options = options
-            let box = sizes.preview
-            // The smallest DCT scale that still covers the preview, whichever way the EXIF turns it.
-            options.shrinkOnLoad = { width, height in
-                [8, 4, 2].first { d in
-                    [(width, height), (height, width)].allSatisfy { w, h in
-                        let scale = min(1, min(Double(box.width) / Double(w), Double(box.height) / Double(h)))
-                        return Double(w / d) >= Double(w) * scale && Double(h / d) >= Double(h) * scale
-                    }
-                } ?? 1
-            }
-            decoded = try ImageDecoder.decode(bytes, name: name, options: options)
-        }
-        func fit(_ image: PixelBuffer, _ box: (width: Int, height: Int)) throws -> PixelBuffer {
-            let (w, h) = image.fittingSize(maxWidth: box.width, maxHeight: box.height)
-            if (w, h) == (image.width, image.height) { return image }
-            return try FilterChain(specs: ["resize:\(w)x\(h)"]).apply(to: image, threads: threads)
-        }
-        let preview = try fit(decoded.pixels, sizes.preview)
-        let thumbnail = try fit(preview, sizes.thumbnail)
-        decoded = DecodedImage(
-            pixels: preview, format: decoded.format, orientation: decoded.orientation, fullWidth: decoded.fullWidth,
-            fullHeight: decoded.fullHeight, metadata: decoded.metadata, frameCount: decoded.frameCount)
-        return (decoded, thumbnail)
+        try await EditCatInteractor().openLive(input, sizes: sizes, options: options)
     }
 
-    @concurrent
     public func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
         -> [Result<PixelBuffer, any Error>]
     {
-        let factor = Double(image.width) / Double(max(1, fullWidth))
-        return FilterChain.applyEach(
-            chains.map { $0.scaled(by: factor) }, to: image, threads: ProcessInfo.processInfo.activeProcessorCount)
+        await EditCatInteractor().renderLive(image, fullWidth: fullWidth, chains: chains)
     }
 
-    @concurrent
-    public func unusedName(_ path: String) async -> String { OutputFile.unusedName(path) }
+    public func unusedName(_ path: String) async -> String { await EditCatInteractor().unusedName(path) }
 }
 
 /// The real interactor: files, the codecs and the filter core, off the main actor.
@@ -289,6 +250,59 @@ public struct EditCatInteractor: EditCatInteractorInput {
             try ImageEncoder.encode(image, to: fd, path: Self.displayName(output), options: options)
         }
     }
+
+    @concurrent
+    public func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
+        -> (preview: DecodedImage, thumbnail: PixelBuffer)
+    {
+        var decoded: DecodedImage
+        switch input {
+        case let .image(image):
+            decoded = image
+        case .file, .bytes:
+            let (bytes, name): ([UInt8], String)
+            switch input {
+            case let .file(path): (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
+            case let .bytes(data, label): (bytes, name) = (data, label)
+            case .image: preconditionFailure()
+            }
+            var options = options
+            let box = sizes.preview
+            // The smallest DCT scale that still covers the preview, whichever way the EXIF turns it.
+            options.shrinkOnLoad = { width, height in
+                [8, 4, 2].first { d in
+                    [(width, height), (height, width)].allSatisfy { w, h in
+                        let scale = min(1, min(Double(box.width) / Double(w), Double(box.height) / Double(h)))
+                        return Double(w / d) >= Double(w) * scale && Double(h / d) >= Double(h) * scale
+                    }
+                } ?? 1
+            }
+            decoded = try ImageDecoder.decode(bytes, name: name, options: options)
+        }
+        func fit(_ image: PixelBuffer, _ box: (width: Int, height: Int)) throws -> PixelBuffer {
+            let (w, h) = image.fittingSize(maxWidth: box.width, maxHeight: box.height)
+            if (w, h) == (image.width, image.height) { return image }
+            return try FilterChain(specs: ["resize:\(w)x\(h)"]).apply(to: image, threads: threads)
+        }
+        let preview = try fit(decoded.pixels, sizes.preview)
+        let thumbnail = try fit(preview, sizes.thumbnail)
+        decoded = DecodedImage(
+            pixels: preview, format: decoded.format, orientation: decoded.orientation, fullWidth: decoded.fullWidth,
+            fullHeight: decoded.fullHeight, metadata: decoded.metadata, frameCount: decoded.frameCount)
+        return (decoded, thumbnail)
+    }
+
+    @concurrent
+    public func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
+        -> [Result<PixelBuffer, any Error>]
+    {
+        let factor = Double(image.width) / Double(max(1, fullWidth))
+        return FilterChain.applyEach(
+            chains.map { $0.scaled(by: factor) }, to: image, threads: threads)
+    }
+
+    @concurrent
+    public func unusedName(_ path: String) async -> String { OutputFile.unusedName(path) }
 
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
     /// size (a crop outside the image: usage) or whose result (every frame) is over the pixel limit.

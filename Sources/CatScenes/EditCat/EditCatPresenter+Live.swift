@@ -16,6 +16,8 @@ final class LiveEdit {
     var thumbnail: PixelBuffer
     var palette: FilterPalette
     var highlighted = 0
+    /// The highlighted filter is on the preview (not right after the chain changed).
+    var trying = true
     var chain: [String]
     /// Each filter's thumbnail for the current chain; nil: to be made.
     var thumbnails: [PixelBuffer?]
@@ -71,6 +73,7 @@ extension EditCatPresenter {
     public func highlight(at index: Int) async {
         guard let live, index != live.highlighted, live.palette.values.indices.contains(index) else { return }
         live.highlighted = index
+        live.trying = true
         await refresh()
     }
 
@@ -85,11 +88,13 @@ extension EditCatPresenter {
     public func changeValue(by steps: Int) async {
         guard let live, live.palette.step(live.highlighted, by: steps) else { return }
         live.thumbnails[live.highlighted] = nil
+        live.trying = true
         await refresh()
     }
 
     /// Adds the highlighted filter, at its value, to the chain — unless it cannot apply
-    /// (a crop larger than the image so far): that is shown as an error.
+    /// (a crop larger than the image so far): that is shown as an error. The preview then
+    /// shows the chain as it is now, until the highlight moves or a value changes.
     public func addHighlighted() async {
         guard let live else { return }
         let chain = live.chain + [live.palette.spec(live.highlighted)]
@@ -98,14 +103,16 @@ extension EditCatPresenter {
             return
         }
         live.chain = chain
+        live.trying = false
         live.thumbnails = Array(repeating: nil, count: live.palette.count)
         await refresh()
     }
 
-    /// Removes the chain's last filter.
+    /// Removes the chain's last filter; the preview shows the chain without it.
     public func removeLast() async {
         guard let live, !live.chain.isEmpty else { return }
         live.chain.removeLast()
+        live.trying = false
         live.thumbnails = Array(repeating: nil, count: live.palette.count)
         await refresh()
     }
@@ -185,8 +192,9 @@ extension EditCatPresenter {
             refreshWanted = false
             let start = now()
             let specs = live.palette.specs, highlighted = live.highlighted, chain = live.chain
-            let problem = problem(with: chain + [specs[highlighted]], live)
-            let shown = problem == nil ? chain + [specs[highlighted]] : chain
+            let trying = live.trying
+            let problem = trying ? problem(with: chain + [specs[highlighted]], live) : nil
+            let shown = trying && problem == nil ? chain + [specs[highlighted]] : chain
             let missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
             let previewChain = (try? FilterChain(specs: shown)) ?? (try? FilterChain(specs: []))
             let source = live.preview, fullWidth = live.width, interactor = self.interactor
@@ -209,7 +217,8 @@ extension EditCatPresenter {
             view.showLiveEdit(
                 EditCatLive(
                     input: live.request.input, format: live.format.name, width: live.width, height: live.height,
-                    frames: live.frames, chain: chain, filters: specs, highlighted: highlighted, preview: picture,
+                    frames: live.frames, chain: chain, filters: specs, highlighted: highlighted, trying: trying,
+                    preview: picture,
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()), problem: problem))

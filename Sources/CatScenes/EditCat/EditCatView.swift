@@ -69,9 +69,12 @@ public struct EditCatLive: @unchecked Sendable, Equatable {
     /// Every filter at its current value, in the order of `catctl filters`.
     public let filters: [String]
     public let highlighted: Int
-    /// The cat through chain + highlighted filter, at preview size.
+    /// The highlighted filter is tried on the preview (after chain); false right after the
+    /// chain changed (Enter, Backspace), when the preview shows the chain alone.
+    public let trying: Bool
+    /// The cat through chain (+ highlighted filter when `trying`), at preview size.
     public let preview: PixelBuffer
-    /// The full-size result of chain + highlighted filter; nil when it does not apply.
+    /// The full-size result of what the preview shows; nil when it does not apply.
     public let outputWidth: Int?
     public let outputHeight: Int?
     /// One thumbnail per filter: the cat through chain + that filter.
@@ -83,7 +86,8 @@ public struct EditCatLive: @unchecked Sendable, Equatable {
 
     public init(
         input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
-        highlighted: Int, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?, thumbnails: [PixelBuffer],
+        highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
+        thumbnails: [PixelBuffer],
         milliseconds: Int, problem: String?
     ) {
         self.input = input
@@ -94,6 +98,7 @@ public struct EditCatLive: @unchecked Sendable, Equatable {
         self.chain = chain
         self.filters = filters
         self.highlighted = highlighted
+        self.trying = trying
         self.preview = preview
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
@@ -108,7 +113,8 @@ public struct EditCatLive: @unchecked Sendable, Equatable {
     /// Equal when they say the same (the pictures by identity; not the time taken).
     public static func == (a: EditCatLive, b: EditCatLive) -> Bool {
         a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
-            && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight && a.problem == b.problem
+            && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
+            && a.problem == b.problem
             && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
             && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
     }

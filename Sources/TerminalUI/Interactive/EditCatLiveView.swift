@@ -88,6 +88,10 @@ public final class EditCatLiveView: EditCatView, LiveScene {
     // MARK: LiveScene
 
     public func handle(_ key: Key) {
+        if key == .ctrl("c") {  // a way out from anywhere, the prompt and the key list too
+            app.quit(.interrupted)
+            return
+        }
         if var prompt {
             switch prompt.handle(key) {
             case .editing: self.prompt = prompt
@@ -262,7 +266,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
             frame.put(message.text, row: app.rows - 1, style: message.style)
         } else if let live {
             let chain = live.chain.isEmpty ? "(none)" : live.chain.joined(separator: " → ")
-            var status = "chain: \(chain)  + \(live.highlightedSpec)"
+            var status = "chain: \(chain)" + (live.trying ? "  + \(live.highlightedSpec)" : "")
             if let width = live.outputWidth, let height = live.outputHeight {
                 status += "  · \(live.width)x\(live.height) → \(width)x\(height)"
             }

@@ -20,7 +20,7 @@ struct LinePrompt: Equatable {
             while text.last == " " { text.removeLast() }
             while let last = text.last, last != " ", last != "/" { text.removeLast() }
         case .enter: return .answered(text)
-        case .escape, .ctrl("c"), .ctrl("g"): return .cancelled
+        case .escape, .ctrl("g"): return .cancelled
         default: break
         }
         return .editing

@@ -34,8 +34,9 @@ public final class LiveApp {
     private var events: AsyncStream<LiveEvent>.Continuation?
     private var resizeSource: (any DispatchSourceSignal)?
     private let reader = InputReader()
-    /// Replies still awaited from the graphics queries (auto mode only).
-    private var kittyAnswered = false
+    /// The graphics queries (auto mode only) are waiting for the Device Attributes reply,
+    /// which every terminal sends and which comes after any answer to the kitty query.
+    private var detecting = false
 
     enum LiveEvent: Sendable {
         case input(TerminalInput)
@@ -81,8 +82,7 @@ public final class LiveApp {
         var enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[16t"
         if !graphics.forced && !graphics.inTmux && graphics.colors != .none {
             enter += "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c"
-        } else {
-            kittyAnswered = true
+            detecting = true
         }
         let restore = restoreSequence
         let code = enter.withCString { e in
@@ -129,14 +129,11 @@ public final class LiveApp {
                 cell = (width, height)
                 scenes.last?.screenChanged()
             case let .input(.kittyGraphics(ok)):
-                kittyAnswered = true
-                if ok { upgrade(to: .kitty) }
+                if ok && detecting { upgrade(to: .kitty) }
             case let .input(.deviceAttributes(attributes)):
-                // Answered after the kitty query, so a kitty reply has come by now if there is one.
-                if !kittyAnswered {
-                    kittyAnswered = true
-                    if attributes.contains(4), graphics.kind == .symbols { upgrade(to: .sixel) }
-                }
+                // A kitty answer has come by now if there is one; else sixels when listed (4).
+                if detecting, graphics.kind == .symbols, attributes.contains(4) { upgrade(to: .sixel) }
+                detecting = false
             case .resize:
                 readSize()
                 scenes.last?.screenChanged()

@@ -21,6 +21,8 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
     private var prompt: LinePrompt?
     private var help = false
     private var spinner = 0
+    /// Cats shown so far (the title counts them).
+    private var count = 0
     private var ticker: Task<Void, Never>?
 
     /// `editView`: the Edit Cat scene `e` opens (the router gives the presenter the same view).
@@ -75,6 +77,7 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
 
     public func showCatDecoded(_ cat: LoadCatDecoded) {
         self.cat = cat
+        count += 1
         picture = nil
     }
 
@@ -102,6 +105,11 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
     // MARK: LiveScene
 
     public func handle(_ key: Key) {
+        if key == .ctrl("c") {  // a way out from anywhere, the prompt and the key list too
+            presenter?.cancel()
+            app.quit(.interrupted)
+            return
+        }
         if var prompt {
             switch prompt.handle(key) {
             case .editing: self.prompt = prompt
@@ -170,7 +178,7 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
             app.write(frame.output)
             return
         }
-        frame.bar(" catctl load", right: "? keys ", row: 1)
+        frame.bar(" catctl load" + (count > 0 ? " · cat \(count)" : ""), right: "? keys ", row: 1)
         if let picture {
             frame.picture(picture, top: 2, left: 1, width: app.columns, height: pictureRows)
         }

@@ -1,0 +1,243 @@
+import Foundation
+import ImageIO
+import TestSupport
+import Testing
+
+/// The live scenes (`load --interactive`, `edit --interactive`) driven in a real terminal:
+/// tmux types the keys and reads the screen back, as a person would (issue 12).
+@Suite("Live scenes in a terminal (tmux)", .enabled(if: TmuxSession.available), .serialized)
+struct InteractiveCommandTests {
+    static var catctl: String { Catctl.executable?.path ?? "catctl" }
+    /// The bundled cat, copied into each session's folder (the program runs there).
+    static let bundled = Fixtures.path("../../Resources/cats/chelsea.jpg")
+    static let chelsea = "chelsea.jpg"
+
+    /// A terminal running catctl with `arguments`, in a new folder holding chelsea.jpg.
+    func session(
+        _ arguments: [String], columns: Int = 100, rows: Int = 32, environment: [String: String] = [:]
+    ) throws -> TmuxSession {
+        let dir = try Fixtures.temporaryDirectory()
+        try FileManager.default.copyItem(atPath: Self.bundled, toPath: dir.appendingPathComponent(Self.chelsea).path)
+        return try TmuxSession(
+            [Self.catctl] + arguments, columns: columns, rows: rows, environment: environment, directory: dir)
+    }
+
+    /// Every Edit Cat key, then a save that must be the very file `catctl edit` writes.
+    @Test func editKeysAndASaveEqualToCatctlEdit() throws {
+        let tmux = try session(["edit", "-i", Self.chelsea])
+        try tmux.wait(for: "chain: (none)  + mono")
+        #expect(try tmux.screen().contains("catctl edit · \(Self.chelsea) · 451x300 jpeg"))
+        try tmux.send("Right")
+        try tmux.wait(for: "+ sepia:1 ")
+        try tmux.send("Down")  // sepia 1 → 0.9
+        try tmux.wait(for: "+ sepia:0.9 ")
+        try tmux.send("Up", "k", "j")  // 1, 1 (the most), 0.9
+        try tmux.wait(for: "+ sepia:0.9 ")
+        try tmux.send("Enter")  // the preview shows the chain as it is now
+        try tmux.wait(for: "chain: sepia:0.9  · 451x300")
+        try tmux.send("l", "l", "h")  // invert, chrome, back to invert
+        try tmux.wait(for: "chain: sepia:0.9  + invert:1")
+        try tmux.send("Left")
+        try tmux.wait(for: "chain: sepia:0.9  + sepia:0.9")
+        try tmux.send("Right", "Enter")
+        try tmux.wait(for: "chain: sepia:0.9 → invert:1  · 451x300")
+        try tmux.send("BSpace")
+        try tmux.wait(for: "chain: sepia:0.9  · 451x300")
+        // Blur, 15 filters on: the preview scales its sigma; ↑ adds 0.5.
+        for _ in 0..<12 { try tmux.send("Right") }
+        try tmux.wait(for: "+ blur:3 ")
+        try tmux.send("Up")
+        try tmux.wait(for: "+ blur:3.5 ")
+        try tmux.send("Enter")
+        try tmux.wait(for: "chain: sepia:0.9 → blur:3.5  · 451x300")
+
+        try tmux.send("g")
+        try tmux.wait(for: "gallery · g or Esc: back")
+        #expect(try tmux.screen().contains("hue-rotate:90"))
+        try tmux.send("g")
+        try tmux.waitUntil { !$0.contains("gallery ·") && $0.contains("? keys") }
+        try tmux.send("?")
+        try tmux.wait(for: "catctl edit — keys")
+        try tmux.send("x")  // any key: back
+        try tmux.waitUntil { !$0.contains("— keys") && $0.contains("chain: sepia:0.9 → blur:3.5") }
+
+        try tmux.send("s")
+        try tmux.wait(for: "save sepia:0.9 → blur:3.5 as: chelsea-sepia-blur.jpg")
+        try tmux.send("C-u")
+        try tmux.waitUntil { $0.contains("as: █") }
+        try tmux.type("live.png")
+        try tmux.send("Enter")
+        try tmux.wait(for: "saved live.png: 451x300, sepia:0.9 → blur:3.5")
+        try tmux.send("q")
+        #expect(try tmux.exitStatus() == 0)
+        let settings = try tmux.terminalSettings()
+        #expect(settings.before == settings.after)
+
+        let expected = tmux.directory.appendingPathComponent("expected.png").path
+        let edit = try Catctl.run(["edit", "--filter", "sepia:0.9", "--filter", "blur:3.5", Self.bundled, expected])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let saved = try Data(contentsOf: tmux.directory.appendingPathComponent("live.png"))
+        #expect(saved == (try Data(contentsOf: URL(fileURLWithPath: expected))))
+    }
+
+    /// A save prompt suggests a free name, Esc gives up, an unknown extension is an error
+    /// shown on the status line, and the scene goes on.
+    @Test func savePromptEscapeAndABadName() throws {
+        let tmux = try session(["edit", "-i", "--filter", "sepia", Self.chelsea, "out.webp"])
+        try tmux.wait(for: "chain: sepia  + mono")
+        try tmux.send("s")
+        try tmux.wait(for: "as: out.webp█")
+        try tmux.send("Escape")
+        try tmux.waitUntil { !$0.contains("as: out.webp") }
+        try tmux.send("s")
+        try tmux.wait(for: "as: out.webp█")
+        try tmux.send("BSpace", "BSpace", "BSpace", "BSpace")
+        try tmux.type("bmp")
+        try tmux.send("Enter")
+        try tmux.wait(for: "unknown output extension in 'out.bmp'")
+        try tmux.send("s")
+        try tmux.wait(for: "as: out.webp█")
+        try tmux.send("Enter")
+        try tmux.wait(for: "saved out.webp: 451x300, sepia")
+        try tmux.send("C-c")
+        #expect(try tmux.exitStatus() == 130)
+        let settings = try tmux.terminalSettings()
+        #expect(settings.before == settings.after)
+        let webp = try ImageDecoder.decode(
+            Array(try Data(contentsOf: tmux.directory.appendingPathComponent("out.webp"))), name: "out.webp")
+        #expect(webp.format == .webp && webp.pixels.width == 451)
+    }
+
+    /// SIGTERM and SIGHUP end the scene with 130 and the terminal as it was; a crash
+    /// (SIGILL, what a failed Swift precondition raises on x86-64) gives it back too.
+    @Test(arguments: [SIGTERM, SIGHUP, SIGILL])
+    func signalsGiveTheTerminalBack(_ sig: Int32) throws {
+        let tmux = try session(["edit", "-i", Self.chelsea])
+        try tmux.wait(for: "chain: (none)")
+        kill(try tmux.programPID(), sig)
+        let status = try tmux.exitStatus()
+        #expect(status == (sig == SIGILL ? 128 + SIGILL : 130))
+        let settings = try tmux.terminalSettings()
+        #expect(settings.before == settings.after)
+        // The main screen is back: the shell's line is there, the scene is gone.
+        let screen = try tmux.wait(for: "EXITED")
+        #expect(!screen.contains("chain:"))
+    }
+
+    /// A resize redraws at the new size: the key line is on the new last row.
+    @Test func aResizeRedraws() throws {
+        let tmux = try session(["edit", "-i", Self.chelsea], columns: 100, rows: 32)
+        try tmux.wait(for: "chain: (none)")
+        try tmux.resize(columns: 80, rows: 24)
+        try tmux.waitUntil("the key line on row 24") { screen in
+            let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return rows.count >= 24 && rows[23].hasPrefix("←→ filter") && rows[22].hasPrefix("chain: (none)")
+        }
+        try tmux.send("q")
+        #expect(try tmux.exitStatus() == 0)
+    }
+
+    /// Load Cat from the bundled cats: next, edit (Esc back), save as is, quit.
+    @Test func loadNextEditBackSave() throws {
+        let tmux = try TmuxSession([Self.catctl, "load", "-i", "--provider", "folder"])
+        try tmux.wait(for: "catctl load · cat 1")
+        try tmux.wait(for: "folder cat chelsea  451x300")
+        try tmux.send("n")
+        try tmux.wait(for: "catctl load · cat 2")
+        try tmux.send("e")
+        try tmux.wait(for: "chain: (none)  + mono")
+        #expect(try tmux.screen().contains("Esc back"))
+        try tmux.send("Right", "Enter")
+        try tmux.wait(for: "chain: sepia:1")
+        try tmux.send("Escape")
+        try tmux.wait(for: "n next  Esc cancel  e edit")
+        try tmux.send("s")
+        try tmux.wait(for: "save the cat as: cat-chelsea.jpg█")
+        try tmux.send("Enter")
+        try tmux.wait(for: "saved cat-chelsea.jpg")
+        try tmux.send("?")
+        try tmux.wait(for: "catctl load — keys")
+        try tmux.send("Space", "q")
+        #expect(try tmux.exitStatus() == 0)
+        let settings = try tmux.terminalSettings()
+        #expect(settings.before == settings.after)
+        // Same format: the bytes as they were.
+        let saved = try Data(contentsOf: tmux.directory.appendingPathComponent("cat-chelsea.jpg"))
+        #expect(saved == (try Data(contentsOf: URL(fileURLWithPath: Self.bundled))))
+    }
+
+    /// Against the loopback server: Esc cancels a slow download; a failing server shows
+    /// its error on the status line and the scene stays usable.
+    @Test func loadCancelAndFailureStayUsable() throws {
+        let server = try CatServer.start()
+        defer { server.stop() }
+        let slow = try TmuxSession([
+            Self.catctl, "load", "-i", "--provider", "thecatapi", "--endpoint", server.baseURL + "/slow",
+        ])
+        try slow.wait(for: "downloading")
+        try slow.send("Escape")
+        try slow.wait(for: "cancelled; n loads another cat")
+        try slow.send("q")
+        #expect(try slow.exitStatus() == 0)
+
+        let failing = try TmuxSession([
+            Self.catctl, "load", "-i", "--provider", "thecatapi", "--endpoint", server.baseURL + "/status500",
+            "--retries", "0",
+        ])
+        try failing.wait(for: "500")
+        try failing.send("n")  // again: still answers
+        try failing.wait(for: "500")
+        try failing.send("?")
+        try failing.wait(for: "catctl load — keys")
+        try failing.send("q", "q")
+        #expect(try failing.exitStatus() == 0)
+        let settings = try failing.terminalSettings()
+        #expect(settings.before == settings.after)
+    }
+
+    /// Without a terminal: a usage error that says so.
+    @Test func needsATerminal() throws {
+        for arguments in [["edit", "-i", Self.chelsea], ["load", "-i", "--provider", "folder"]] {
+            let result = try Catctl.run(arguments.map { $0 == Self.chelsea ? Self.bundled : $0 })
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("--interactive needs a terminal"), "\(result.stderr)")
+        }
+    }
+
+    /// The forced graphics modes in a live scene, read from a pseudo-terminal (`script`):
+    /// each mode's escape sequence; kitty pictures deleted (`a=d`) before each redraw.
+    @Test(arguments: [("kitty", "\u{1B}_G"), ("iterm", "\u{1B}]1337;File="), ("sixel", "\u{1B}P")])
+    func forcedGraphicsModes(_ mode: String, _ start: String) throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let log = dir.appendingPathComponent("typescript")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = [
+            "-q", "-f", "-e", "-c", "\(Self.catctl) edit -i --graphics \(mode) \(Self.bundled)", log.path,
+        ]
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = "100"
+        env["LINES"] = "30"
+        env["TERM"] = "xterm-256color"
+        env.removeValue(forKey: "TMUX")
+        process.environment = env
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        func typescript() -> String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
+        let end = Date().addingTimeInterval(20)
+        while Date() < end, !typescript().contains("chain: (none)") { Thread.sleep(forTimeInterval: 0.05) }
+        input.fileHandleForWriting.write(Data("l".utf8))
+        while Date() < end, !typescript().contains("+ sepia:1") { Thread.sleep(forTimeInterval: 0.05) }
+        input.fileHandleForWriting.write(Data("q".utf8))
+        process.waitUntilExit()
+        let out = typescript()
+        #expect(process.terminationStatus == 0, "\(out.suffix(300))")
+        #expect(out.contains(start), "\(mode)")
+        #expect(out.contains("+ sepia:1"))
+        if mode == "kitty" { #expect(out.components(separatedBy: "\u{1B}_Ga=d\u{1B}\\").count > 2) }
+        #expect(out.hasSuffix("\u{1B}[?1049l") || out.contains("\u{1B}[?25h\u{1B}[?1049l"))
+    }
+}

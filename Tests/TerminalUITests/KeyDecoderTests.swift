@@ -1,0 +1,62 @@
+import Testing
+
+@testable import TerminalUI
+
+/// Bytes a terminal sends in raw mode → keys and replies (issue 12: a small component of its own).
+@Suite("Key decoder")
+struct KeyDecoderTests {
+    func decode(_ chunks: [String], flush: Bool = true) -> [TerminalInput] {
+        var decoder = KeyDecoder()
+        var out: [TerminalInput] = []
+        for chunk in chunks { out += decoder.feed(Array(chunk.utf8)) }
+        if flush { out += decoder.flush() }
+        return out
+    }
+
+    func keys(_ text: String) -> [Key] {
+        decode([text]).compactMap { if case let .key(key) = $0 { return key } else { return nil } }
+    }
+
+    @Test func arrowsInEveryForm() {
+        #expect(keys("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D") == [.up, .down, .right, .left])
+        #expect(keys("\u{1B}OA\u{1B}OD") == [.up, .left])  // application cursor mode (SS3)
+        #expect(keys("\u{1B}[1;5C\u{1B}[1;2A") == [.right, .up])  // with Ctrl / Shift
+        #expect(
+            keys("\u{1B}[H\u{1B}[F\u{1B}[1~\u{1B}[4~\u{1B}[3~\u{1B}[5~\u{1B}[6~") == [
+                .home, .end, .home, .end, .delete, .pageUp, .pageDown,
+            ])
+    }
+
+    @Test func controlBytesAndText() {
+        #expect(keys("\r\n\u{7F}\u{08}\t") == [.enter, .enter, .backspace, .backspace, .tab])
+        #expect(keys("\u{03}\u{15}\u{17}") == [.ctrl("c"), .ctrl("u"), .ctrl("w")])
+        #expect(keys("q ?") == [.char("q"), .char(" "), .char("?")])
+        #expect(keys("é猫🐈") == [.char("é"), .char("猫"), .char("🐈")])
+    }
+
+    @Test func escapeAloneAltAndSplitSequences() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([0x1B]).isEmpty && decoder.hasPending)  // Escape, or the start of a sequence?
+        #expect(decoder.feed(Array("[".utf8)).isEmpty)
+        #expect(decoder.feed(Array("C".utf8)) == [.key(.right)])
+        #expect(decoder.feed([0x1B]).isEmpty)
+        #expect(decoder.flush() == [.key(.escape)])  // nothing followed: Escape
+        #expect(!decoder.hasPending)
+        #expect(keys("\u{1B}q") == [.alt("q")])
+        #expect(keys("\u{1B}\u{1B}") == [.escape, .escape])
+        // A UTF-8 character cut between two reads.
+        let cat = Array("猫".utf8)
+        #expect(decoder.feed(Array(cat[0..<2])).isEmpty)
+        #expect(decoder.feed(Array(cat[2...])) == [.key(.char("猫"))])
+    }
+
+    @Test func repliesToQueries() {
+        #expect(decode(["\u{1B}[6;20;10t"]) == [.cellSize(width: 10, height: 20)])
+        #expect(decode(["\u{1B}[?62;4;22c"]) == [.deviceAttributes([62, 4, 22])])
+        #expect(decode(["\u{1B}_Gi=31;OK\u{1B}\\"]) == [.kittyGraphics(ok: true)])
+        #expect(decode(["\u{1B}_Gi=31;ENOTSUPPORTED:no\u{1B}\\"]) == [.kittyGraphics(ok: false)])
+        // Split anywhere, and other strings (OSC colour replies) ignored.
+        #expect(decode(["\u{1B}_Gi=3", "1;OK\u{1B}", "\\q"]) == [.kittyGraphics(ok: true), .key(.char("q"))])
+        #expect(decode(["\u{1B}]11;rgb:0000/0000/0000\u{07}x"]) == [.key(.char("x"))])
+    }
+}
