@@ -1,16 +1,36 @@
 import ArgumentParser
+import CatScenes
 import FilterCore
 import Foundation
 import TerminalUI
 
-struct Bench: ParsableCommand {
+struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Time filters on a synthetic image against a plain copy of it.",
+        abstract: "Time filters on a synthetic image against a plain copy of it, or the live editor's keystrokes.",
         discussion: """
             For each filter: the fast kernels and the scalar reference, median of several runs, \
             in megapixels per second, next to a copy of the same buffer on the same threads.
-            Example: catctl bench --filter sepia --filter blur:3 --threads 1
+            With --live IMAGE: the live Edit Cat scene (edit --interactive) on IMAGE, driven \
+            through 40 inputs (filters, values, add, remove) on a --columns x --rows screen; \
+            each input's time to its frame, drawn by chafa (median, 95th percentile, most), \
+            next to the time the same chain takes on the full image.
+            Examples:
+              catctl bench --filter sepia --filter blur:3 --threads 1
+              catctl bench --live cat-12mp.jpg --columns 160 --rows 48
             """)
+
+    @Option(help: ArgumentHelp("Time the live editor's keystrokes on this image instead.", valueName: "image"))
+    var live: String?
+
+    @Option(help: "--live: the screen's width in cells.")
+    var columns = 160
+
+    @Option(help: "--live: the screen's height in cells.")
+    var rows = 48
+
+    @Option(
+        help: ArgumentHelp("--live: how pictures are drawn (symbols in 24-bit colour by default).", valueName: "mode"))
+    var graphics: GraphicsMode = .symbols
 
     @Option(
         name: .customLong("filter"),
@@ -39,6 +59,9 @@ struct Bench: ParsableCommand {
         guard parsedSize != nil else { throw ValidationError("--size must be WxH, e.g. 4032x3024") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1") }
+        guard (10...1000).contains(columns), (10...1000).contains(rows) else {
+            throw ValidationError("--columns and --rows must be 10-1000")
+        }
     }
 
     var parsedSize: (Int, Int)? {
@@ -49,7 +72,11 @@ struct Bench: ParsableCommand {
         return (parts[0], parts[1])
     }
 
-    func run() throws {
+    func run() async throws {
+        if let live {
+            try await runLive(live)
+            return
+        }
         let console = Console.standard()
         let (width, height) = parsedSize!
         if let kernels { KernelISA.select(kernels) }
@@ -69,5 +96,51 @@ struct Bench: ParsableCommand {
         }
         if console.stderrIsTerminal { console.stderr.write("\r\u{1B}[2K") }
         console.stdout.write(json ? BenchListing.json(report).encoded + "\n" : BenchListing.table(report))
+    }
+
+    func runLive(_ input: String) async throws {
+        let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let (columns, rows, json) = (self.columns, self.rows, self.json)
+        let kind: TerminalGraphics.Kind
+        switch graphics {
+        case .kitty: kind = .kitty
+        case .iterm: kind = .iterm
+        case .sixel: kind = .sixel
+        case .auto, .symbols, .none: kind = .symbols
+        }
+        let report: LiveBenchmark.Report
+        do {
+            report = try await LiveBenchmark.run(
+                input: input, columns: columns, rows: rows,
+                graphics: TerminalGraphics(kind: kind, colors: .trueColor), threads: threads)
+        } catch {
+            let failure = SceneFailure(error)
+            FileDescriptorSink(fd: STDERR_FILENO).write(FailureWording().errorLine(failure, color: false))
+            throw ExitCode(failure.status.rawValue)
+        }
+        let (median, p95, most) = (report.percentile(0.5), report.percentile(0.95), report.keystrokes.max() ?? 0)
+        let out = FileDescriptorSink(fd: STDOUT_FILENO)
+        if json {
+            out.write(
+                JSONValue.object([
+                    ("event", .string("bench-live")), ("width", .int(report.width)), ("height", .int(report.height)),
+                    ("columns", .int(columns)), ("rows", .int(rows)), ("threads", .int(threads)),
+                    ("inputs", .int(report.keystrokes.count)), ("open_ms", .double(report.openMilliseconds)),
+                    ("median_ms", .double(median)), ("p95_ms", .double(p95)), ("max_ms", .double(most)),
+                    ("full_image_ms", .double(report.fullImageMilliseconds)),
+                ]).encoded + "\n")
+            return
+        }
+        func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+        out.write(
+            """
+            live editor on \(input) (\(report.width)x\(report.height)), \(columns)x\(rows) cells, \(threads) threads
+              open (preview-size decode, \(FilterRegistry.all.count) thumbnails): \(ms(report.openMilliseconds))
+              keystroke to frame, \(report.keystrokes.count) inputs: median \(ms(median)), \
+            95th percentile \(ms(p95)), most \(ms(most))
+              the same chain (\(report.chain.joined(separator: " → "))) on the full image: \
+            \(ms(report.fullImageMilliseconds)) a keystroke
+
+            """)
     }
 }

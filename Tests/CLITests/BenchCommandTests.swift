@@ -23,6 +23,25 @@ struct BenchCommandTests {
         }
     }
 
+    /// `bench --live`: the live editor driven through its inputs, each input's time reported
+    /// (the figure itself is the benchmark's business, not the test's).
+    @Test func liveKeystrokes() throws {
+        let cat = Fixtures.path("../../Resources/cats/chelsea.jpg")
+        let result = try Catctl.run(["bench", "--live", cat, "--columns", "80", "--rows", "24", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stdoutLines.last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json["event"] as? String == "bench-live")
+        #expect(json["width"] as? Int == 451 && json["columns"] as? Int == 80 && json["inputs"] as? Int == 40)
+        for key in ["open_ms", "median_ms", "p95_ms", "max_ms", "full_image_ms"] {
+            #expect((json[key] as? Double ?? -1) > 0, "\(key)")
+        }
+        let text = try Catctl.run(["bench", "--live", cat, "--columns", "80", "--rows", "24"])
+        #expect(text.stdoutText.contains("keystroke to frame, 40 inputs: median"))
+        let missing = try Catctl.run(["bench", "--live", "/nonexistent.jpg"])
+        #expect(missing.status == 66 && missing.stderr.contains("/nonexistent.jpg"))
+    }
+
     @Test func tableAndErrors() throws {
         let table = try Catctl.run([
             "bench", "--size", "16x16", "--repetitions", "1", "--no-scalar", "--kernels", "baseline",

@@ -20,10 +20,15 @@ public final class EditCatLiveView: EditCatView, LiveScene {
     private var prompt: LinePrompt?
     private enum Mode { case editor, gallery, help }
     private var mode = Mode.editor
+    /// The thumbnails as chafa drew them, while they are the ones shown.
+    private let pictures = PictureCache()
     /// The picture sizes the presenter was last given: new ones only when they change.
     private var sizesGiven: EditCatPictureSizes?
 
     public init(app: LiveApp) { self.app = app }
+
+    /// What the view was told last (for the benchmark).
+    var lastLive: EditCatLive? { live }
 
     // MARK: EditCatView
 
@@ -60,6 +65,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
 
     public func showLiveEdit(_ live: EditCatLive) {
         self.live = live
+        pictures.keep(only: live.thumbnails)
         draw()
     }
 
@@ -223,7 +229,9 @@ public final class EditCatLiveView: EditCatView, LiveScene {
         let left = 1 + max(0, (app.columns - used) / 2)
         for (slot, i) in (start..<start + n).enumerated() {
             let x = left + slot * (layout.tileColumns + 1)
-            frame.picture(live.thumbnails[i], top: top, left: x, width: layout.tileColumns, height: layout.tileRows)
+            frame.picture(
+                live.thumbnails[i], top: top, left: x, width: layout.tileColumns, height: layout.tileRows,
+                cache: pictures)
             Self.label(
                 live.filters[i], highlighted: i == live.highlighted, row: top + layout.tileRows, column: x,
                 width: layout.tileColumns, into: &frame)
@@ -244,7 +252,8 @@ public final class EditCatLiveView: EditCatView, LiveScene {
                 let i = gridRow * columns + column
                 guard i < live.filters.count else { break }
                 let x = left + column * (layout.tileColumns + 1)
-                frame.picture(live.thumbnails[i], top: top, left: x, width: layout.tileColumns, height: tileRows)
+                frame.picture(
+                    live.thumbnails[i], top: top, left: x, width: layout.tileColumns, height: tileRows, cache: pictures)
                 Self.label(
                     live.filters[i], highlighted: i == live.highlighted, row: top + tileRows, column: x,
                     width: layout.tileColumns, into: &frame)

@@ -61,11 +61,20 @@ struct ScreenFrame {
     }
 
     /// `image` centred in the box of `width` x `height` cells whose top left is (top, left),
-    /// through chafa (symbols or the terminal's graphics protocol).
-    mutating func picture(_ image: PixelBuffer, top: Int, left: Int, width: Int, height: Int) {
-        guard width > 0, height > 0,
-            let picture = TerminalPicture.draw(image, graphics: graphics, columns: width, rows: height, cell: cell)
-        else { return }
+    /// through chafa (symbols or the terminal's graphics protocol). `cache` keeps what chafa
+    /// made for pictures drawn again unchanged (the thumbnails, as the highlight moves).
+    mutating func picture(
+        _ image: PixelBuffer, top: Int, left: Int, width: Int, height: Int, cache: PictureCache? = nil
+    ) {
+        guard width > 0, height > 0 else { return }
+        let key = PictureCache.Key(
+            image: ObjectIdentifier(image), columns: width, rows: height, graphics: graphics,
+            cell: cell.map { [$0.width, $0.height] })
+        let drawn =
+            cache?.pictures[key]?.drawn
+            ?? TerminalPicture.draw(image, graphics: graphics, columns: width, rows: height, cell: cell)
+        guard let picture = drawn else { return }
+        cache?.pictures[key] = (image, picture)
         let x = left + max(0, (width - picture.columns) / 2), y = top + max(0, (height - picture.rows) / 2)
         if graphics.kind == .symbols {
             for (i, line) in picture.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -83,5 +92,25 @@ struct ScreenFrame {
     func pixels(columns: Int, rows: Int) -> (width: Int, height: Int) {
         let perCell = graphics.kind == .symbols ? (4, 8) : cell ?? (8, 16)
         return (max(1, columns * perCell.0), max(1, rows * perCell.1))
+    }
+}
+
+/// What chafa made for pictures, kept while they are on screen: a picture drawn again at
+/// the same size in the same mode is not made again. Entries hold their image, so an
+/// identity never stands for another picture.
+final class PictureCache {
+    struct Key: Hashable {
+        let image: ObjectIdentifier
+        let columns: Int, rows: Int
+        let graphics: TerminalGraphics
+        let cell: [Int]?
+    }
+
+    var pictures: [Key: (image: PixelBuffer, drawn: (text: String, columns: Int, rows: Int)?)] = [:]
+
+    /// Forgets every picture but `images`.
+    func keep(only images: [PixelBuffer]) {
+        let kept = Set(images.map(ObjectIdentifier.init))
+        pictures = pictures.filter { kept.contains($0.key.image) }
     }
 }

@@ -18,7 +18,7 @@ public enum GraphicsMode: String, CaseIterable, Sendable {
 }
 
 /// How many colours the symbols may use.
-public enum ColorDepth: Sendable, Equatable {
+public enum ColorDepth: Sendable, Hashable {
     /// NO_COLOR, TERM=dumb: plain characters only.
     case none
     case ansi16
@@ -28,8 +28,8 @@ public enum ColorDepth: Sendable, Equatable {
 
 /// What pictures become on this terminal: resolved once from `--graphics` and the
 /// environment, then handed to the views with the console.
-public struct TerminalGraphics: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case symbols, kitty, iterm, sixel, none }
+public struct TerminalGraphics: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case symbols, kitty, iterm, sixel, none }
 
     public var kind: Kind
     /// For symbols.
