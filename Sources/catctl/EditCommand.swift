@@ -109,15 +109,20 @@ struct Edit: AsyncParsableCommand {
             encoding: encoding.settings, force: force, maxPixels: try limits.maxPixels(),
             maxFrames: limits.maxFrames)
         let json = self.json, gallery = self.gallery, graphics = pictures.graphics
-        let (presenter, columns) = await MainActor.run {
+        let (presenter, columns, density) = await MainActor.run {
             let views = ViewFactory(
                 console: Console.standard(graphics: graphics), json: json, wording: .commandLine(force: true))
             return (
                 Router.makeEditCat(view: views.editCat(), interactor: EditCatInteractor(threads: threads)),
-                views.picturesAllowed(output: output) ? min(views.console.columns, 160) : nil
+                views.picturesAllowed(output: output) ? min(views.console.columns, 160) : nil,
+                // Pixels a column: chafa's symbols make shapes of 4 across; graphics protocols show real pixels.
+                views.console.graphics.kind == .symbols ? 4 : 8
             )
         }
-        let status = gallery ? await presenter.gallery(request, previewColumns: columns) : await presenter.edit(request)
+        let status =
+            gallery
+            ? await presenter.gallery(request, previewColumns: columns, pixelsPerColumn: density)
+            : await presenter.edit(request)
         try status.finish()
     }
 }

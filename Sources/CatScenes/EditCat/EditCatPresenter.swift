@@ -49,8 +49,9 @@ public final class EditCatPresenter {
 
     /// `edit --gallery`: one contact sheet with every named filter (in the order of
     /// `catctl filters`) applied to `request.input`; `previewColumns`: the terminal's width
-    /// for a preview of the tiles, nil for none.
-    public func gallery(_ request: EditRequest, previewColumns: Int?) async -> ExitStatus {
+    /// for a preview of the tiles, nil for none; `pixelsPerColumn`: how many pixels across
+    /// each column of the preview shows (chafa's symbols make shapes of several).
+    public func gallery(_ request: EditRequest, previewColumns: Int?, pixelsPerColumn: Int = 1) async -> ExitStatus {
         view.updateProcessingState(.processing)
         let start = now()
         do {
@@ -65,11 +66,14 @@ public final class EditCatPresenter {
                     input: request.input, format: decoded.format.name,
                     width: decoded.pixels.width, height: decoded.pixels.height))
             let columns = max(1, min(ContactSheet.maxColumns, chains.count))
-            let previewWidth = previewColumns.map { max(6, ($0 - columns) / columns) }
+            let previewWidth = previewColumns.map { max(6, ($0 - columns) / columns) * max(1, pixelsPerColumn) }
             let contact = try await interactor.makeContactSheet(
                 of: decoded.pixels, chains: chains, previewWidth: previewWidth)
             if !contact.previews.isEmpty {
-                view.showGallery(EditCatGallery(specs: specs, tiles: contact.previews, columns: contact.columns))
+                view.showGallery(
+                    EditCatGallery(
+                        specs: specs, tiles: contact.previews, columns: contact.columns,
+                        pixelsPerColumn: max(1, pixelsPerColumn)))
             }
             try await interactor.save(contact.sheet, to: request.output, options: request.encodeOptions)
             return finish(

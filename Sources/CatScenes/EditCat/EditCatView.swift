@@ -126,15 +126,19 @@ public struct EditCatGallery: @unchecked Sendable, Equatable {
     /// One small picture per tile (may be empty when no preview was asked for).
     public let tiles: [PixelBuffer]
     public let columns: Int
+    /// Pixels across per terminal column (and twice as many down per row).
+    public let pixelsPerColumn: Int
 
-    public init(specs: [String], tiles: [PixelBuffer], columns: Int) {
+    public init(specs: [String], tiles: [PixelBuffer], columns: Int, pixelsPerColumn: Int = 1) {
         self.specs = specs
         self.tiles = tiles
         self.columns = columns
+        self.pixelsPerColumn = pixelsPerColumn
     }
 
     public static func == (a: EditCatGallery, b: EditCatGallery) -> Bool {
-        a.specs == b.specs && a.columns == b.columns && a.tiles.count == b.tiles.count
+        a.specs == b.specs && a.columns == b.columns && a.pixelsPerColumn == b.pixelsPerColumn
+            && a.tiles.count == b.tiles.count
             && zip(a.tiles, b.tiles).allSatisfy { $0 === $1 }
     }
 }

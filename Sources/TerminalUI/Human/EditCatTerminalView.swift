@@ -20,36 +20,41 @@ public final class EditCatTerminalView: EditCatView {
         status.show("\(StatusLine.bar(Double(progress.percent) / 100)) \(percent) \(progress.label)")
     }
 
-    /// The tiles side by side, a row of the sheet at a time (one picture per row, a cell
-    /// per tile pixel across), each filter's spec under its tile.
+    /// The tiles side by side, a row of the sheet at a time (one picture per row, each tile
+    /// `pixelsPerColumn` pixels a column across), each filter's spec under its tile.
     public func showGallery(_ gallery: EditCatGallery) {
         status.clear()
         var out = ""
+        let density = gallery.pixelsPerColumn
         for start in stride(from: 0, to: gallery.tiles.count, by: gallery.columns) {
             let tiles = Array(gallery.tiles[start..<min(start + gallery.columns, gallery.tiles.count)])
-            guard let row = try? Self.sideBySide(tiles) else { continue }
+            let cells = tiles.map { ($0.width + density - 1) / density }
+            guard let row = try? Self.sideBySide(tiles, cellWidth: density) else { continue }
             out += TerminalPicture.render(
-                row, graphics: console.graphics, columns: row.width, rows: (row.height + 1) / 2)
+                row, graphics: console.graphics, columns: cells.reduce(0, +) + cells.count - 1,
+                rows: (row.height + 2 * density - 1) / (2 * density))
             out +=
-                tiles.enumerated().map { i, tile in
-                    let name = String(gallery.specs[start + i].prefix(tile.width))
-                    let left = (tile.width - name.count) / 2
+                cells.enumerated().map { i, width in
+                    let name = String(gallery.specs[start + i].prefix(width))
+                    let left = (width - name.count) / 2
                     return String(repeating: " ", count: left) + name
-                        + String(repeating: " ", count: tile.width - name.count - left)
+                        + String(repeating: " ", count: width - name.count - left)
                 }.joined(separator: " ") + "\n"
         }
         console.stdout.write(out)
     }
 
-    /// Tiles in one picture, one transparent pixel apart, top-aligned.
-    static func sideBySide(_ tiles: [PixelBuffer]) throws(ImageIOError) -> PixelBuffer {
-        let width = tiles.map(\.width).reduce(0, +) + tiles.count - 1
+    /// Tiles in one picture, top-aligned, each padded to whole cells of `cellWidth` pixels
+    /// and one transparent cell apart.
+    static func sideBySide(_ tiles: [PixelBuffer], cellWidth: Int = 1) throws(ImageIOError) -> PixelBuffer {
+        let slots = tiles.map { ($0.width + cellWidth - 1) / cellWidth * cellWidth }
+        let width = slots.reduce(0, +) + (tiles.count - 1) * cellWidth
         let row = try PixelBuffer(width: width, height: tiles.map(\.height).max() ?? 1, hasAlpha: true)
         row.fill(r: 0, g: 0, b: 0, a: 0)
         var x = 0
-        for tile in tiles {
+        for (tile, slot) in zip(tiles, slots) {
             for y in 0..<tile.height { (row.row(y) + 4 * x).update(from: tile.row(y), count: tile.width * 4) }
-            x += tile.width + 1
+            x += slot + cellWidth
         }
         return row
     }

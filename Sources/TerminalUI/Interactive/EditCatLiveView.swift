@@ -98,14 +98,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
             app.quit(.interrupted)
             return
         }
-        if var prompt {
-            switch prompt.handle(key) {
-            case .editing: self.prompt = prompt
-            case .cancelled: self.prompt = nil
-            case let .answered(path):
-                self.prompt = nil
-                act { await $0.save(to: path) }
-            }
+        if LinePrompt.take(key, into: &prompt, answer: { path in act { await $0.save(to: path) } }) {
             draw()
             return
         }
@@ -176,7 +169,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
         @MainActor init(_ app: LiveApp) {
             columns = app.columns
             rows = app.rows
-            tileRows = rows >= 16 ? max(3, min(8, (rows - 8) / 4)) : 0
+            tileRows = rows >= 16 ? max(3, min(6, (rows - 8) / 4)) : 0
             tileColumns = max(10, max(3, tileRows) * 3)
             previewRows = max(1, rows - 4 - (tileRows > 0 ? tileRows + 2 : 0))
         }

@@ -11,6 +11,20 @@ struct LinePrompt: Equatable {
         case cancelled
     }
 
+    /// Sends `key` to the open prompt, if one is open: true when it took the key. The prompt
+    /// closes on Enter (`answer` hears the text) and on Esc.
+    static func take(_ key: Key, into prompt: inout LinePrompt?, answer: (String) -> Void) -> Bool {
+        guard var open = prompt else { return false }
+        switch open.handle(key) {
+        case .editing: prompt = open
+        case .cancelled: prompt = nil
+        case let .answered(text):
+            prompt = nil
+            answer(text)
+        }
+        return true
+    }
+
     mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case let .char(c): text.append(c)

@@ -110,14 +110,7 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
             app.quit(.interrupted)
             return
         }
-        if var prompt {
-            switch prompt.handle(key) {
-            case .editing: self.prompt = prompt
-            case .cancelled: self.prompt = nil
-            case let .answered(path):
-                self.prompt = nil
-                act { await $0.save(to: path) }
-            }
+        if LinePrompt.take(key, into: &prompt, answer: { path in act { await $0.save(to: path) } }) {
             draw()
             return
         }
