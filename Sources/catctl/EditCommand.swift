@@ -25,6 +25,7 @@ struct Edit: AsyncParsableCommand {
               catctl edit --filter saturate:1.4 --filter contrast:1.1 in.jpg out.jpg --quality 85
               cat in.png | catctl edit --filter invert - - > out.png
               catctl edit --gallery Resources/cats/chelsea.jpg gallery.png
+              catctl edit -i Resources/cats/chelsea.jpg          # live: arrows pick, Enter adds, s saves
               catctl edit --filter sepia --lossless dance.gif dance.webp
             """)
 

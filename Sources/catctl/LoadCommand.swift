@@ -27,6 +27,7 @@ struct Load: AsyncParsableCommand {
               catctl load --provider folder -o cat.jpg
               catctl load --filter sepia -o sepia-cat.png
               catctl load --provider cataas --says "hello" -o hello.jpg
+              catctl load -i --provider folder            # live: n next, e edit, s save, q quit
             """)
 
     @Option(help: ArgumentHelp("Where cats come from.", valueName: "name"))

@@ -77,7 +77,7 @@ struct LimitOptions: ParsableArguments {
     }
 }
 
-/// --graphics, for the commands that draw pictures (load, edit --gallery).
+/// --graphics, for the commands that draw pictures (load, edit --gallery, the live scenes).
 struct GraphicsOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(

@@ -44,16 +44,26 @@ public final class EditCatTerminalView: EditCatView {
         console.stdout.write(out)
     }
 
-    /// Tiles in one picture, top-aligned, each padded to whole cells of `cellWidth` pixels
-    /// and one transparent cell apart.
+    /// Tiles in one picture, top-aligned, one transparent cell apart. Each tile fills whole
+    /// cells (`cellWidth` x 2 `cellWidth` pixels), its last column and row repeated to
+    /// reach them: a cell half tile, half transparent would show as a stray sliver.
     static func sideBySide(_ tiles: [PixelBuffer], cellWidth: Int = 1) throws(ImageIOError) -> PixelBuffer {
-        let slots = tiles.map { ($0.width + cellWidth - 1) / cellWidth * cellWidth }
+        let cellHeight = 2 * cellWidth
+        func whole(_ n: Int, _ cell: Int) -> Int { (n + cell - 1) / cell * cell }
+        let slots = tiles.map { whole($0.width, cellWidth) }
         let width = slots.reduce(0, +) + (tiles.count - 1) * cellWidth
-        let row = try PixelBuffer(width: width, height: tiles.map(\.height).max() ?? 1, hasAlpha: true)
+        let height = whole(tiles.map(\.height).max() ?? 1, cellHeight)
+        let row = try PixelBuffer(width: width, height: height, hasAlpha: true)
         row.fill(r: 0, g: 0, b: 0, a: 0)
         var x = 0
         for (tile, slot) in zip(tiles, slots) {
-            for y in 0..<tile.height { (row.row(y) + 4 * x).update(from: tile.row(y), count: tile.width * 4) }
+            for y in 0..<whole(tile.height, cellHeight) {
+                let source = tile.row(min(y, tile.height - 1)), target = row.row(y) + 4 * x
+                target.update(from: source, count: tile.width * 4)
+                for extra in tile.width..<slot {
+                    (target + 4 * extra).update(from: source + 4 * (tile.width - 1), count: 4)
+                }
+            }
             x += slot + cellWidth
         }
         return row

@@ -31,7 +31,9 @@ public final class LiveApp {
     public private(set) var graphics: TerminalGraphics
     private var scenes: [any LiveScene] = []
     private var status: ExitStatus?
-    private var events: AsyncStream<LiveEvent>.Continuation?
+    /// Keys, replies and resizes, in the order they came: open from `enter` on, so no
+    /// resize is lost between taking the terminal and `run`.
+    private let (events, sink) = AsyncStream.makeStream(of: LiveEvent.self)
     private var resizeSource: (any DispatchSourceSignal)?
     private let reader = InputReader()
     /// The graphics queries (auto mode only) are waiting for the Device Attributes reply,
@@ -91,6 +93,12 @@ public final class LiveApp {
             }
         }
         guard code == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOTTY) }
+        let sink = self.sink
+        signal(SIGWINCH, SIG_IGN)  // as Interrupts does: before the source, which takes it over on resume
+        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+        source.setEventHandler { sink.yield(.resize) }
+        source.resume()
+        resizeSource = source
         readSize()
     }
 
@@ -111,16 +119,11 @@ public final class LiveApp {
 
     /// Reads keys until a scene quits; returns the status it quit with.
     public func run() async -> ExitStatus {
-        let (stream, sink) = AsyncStream.makeStream(of: LiveEvent.self)
-        events = sink
+        let sink = self.sink
         reader.start { sink.yield(.input($0)) }
-        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
-        signal(SIGWINCH, SIG_IGN)
-        source.setEventHandler { sink.yield(.resize) }
-        source.resume()
-        resizeSource = source
+        readSize()
         scenes.last?.screenChanged()
-        for await event in stream {
+        for await event in events {
             switch event {
             case let .input(.key(key)):
                 scenes.last?.handle(key)
@@ -140,7 +143,7 @@ public final class LiveApp {
             }
             if status != nil { break }
         }
-        source.cancel()
+        resizeSource?.cancel()
         reader.stop()
         return status ?? .ok
     }
