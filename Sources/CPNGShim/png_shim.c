@@ -111,9 +111,32 @@ static void cp_read_metadata(cp_decoder *d, cp_info *out) {
     }
 }
 
+// Whether no chunk before IEND claims far more bytes than the file has left. libpng
+// allocates a chunk's buffer from its length field before reading it, and the Debian
+// build lets an ancillary chunk (zTXt) ask for up to 2 GiB whatever
+// png_set_chunk_malloc_max says (found by the fuzzer:
+// Tests/Fixtures/fuzz/png-huge-ztxt-length.png). Such a chunk is refused here as the
+// truncation it is; a chunk cut short by at most 1 MiB is left to libpng, which reports
+// the truncation where it meets it, as before.
+static int cp_chunks_fit(const cp_decoder *d) {
+    size_t offset = 8;  // after the signature
+    while (d->length >= offset + 8) {
+        const uint8_t *p = d->data + offset;
+        uint64_t length = ((uint64_t)p[0] << 24) | ((uint64_t)p[1] << 16) | ((uint64_t)p[2] << 8) | p[3];
+        if (length + 12 > d->length - offset) return length + 12 - (d->length - offset) <= (uint64_t)1 << 20;
+        if (memcmp(p + 4, "IEND", 4) == 0) break;
+        offset += (size_t)length + 12;
+    }
+    return 1;
+}
+
 int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     if (d->err.code != CP_OK) return d->err.code;
     if (d->header_read) { cp_record(&d->err, CP_ERR_STATE, "header already read"); return CP_ERR_STATE; }
+    if (!cp_chunks_fit(d)) {
+        cp_record(&d->err, CP_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        return d->err.code;
+    }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
     png_set_read_fn(d->png, d, cp_read_fn);  // libpng checks the signature itself
     // Keep libpng's own defenses tight: ancillary chunk count and size.

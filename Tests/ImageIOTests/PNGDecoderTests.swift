@@ -73,6 +73,13 @@ struct PNGDecoderTests {
         }
     }
 
+    /// A fuzzer find: a zTXt chunk whose length says 1.9 GiB in a 753-byte file made libpng
+    /// allocate it all. Refused as truncated, nothing allocated.
+    @Test func aChunkLongerThanTheFileIsRefused() throws {
+        let bytes = try Fixtures.bytes("fuzz/png-huge-ztxt-length.png")
+        #expect(throws: ImageIOError.truncated(file: "z.png")) { try ImageDecoder.decode(bytes, name: "z.png") }
+    }
+
     @Test func hugeDeclaredSizeIsRefusedBeforeAllocating() throws {
         // A PNG whose IHDR claims 60000x60000 (valid CRC) and carries no pixels.
         let png = makePNGHeader(width: 60000, height: 60000)
