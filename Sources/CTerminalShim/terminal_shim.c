@@ -39,7 +39,8 @@ void ct_restore(void) {
     if (!taken) return;
     taken = 0;
     write_all(term_out, restore_bytes, restore_count);
-    tcsetattr(term_in, TCSANOW, &saved);
+    // TCSAFLUSH: answers to catctl's queries not read yet are dropped, not left for the shell.
+    tcsetattr(term_in, TCSAFLUSH, &saved);
     if (saved_err >= 0) {
         dup2(saved_err, STDERR_FILENO);
         if (kept_err >= 0 && lseek(kept_err, 0, SEEK_SET) == 0) {
@@ -67,16 +68,19 @@ static void on_crash(int sig, siginfo_t *info, void *context) {
     (void)context;
     int saved_errno = errno;
     ct_restore();
+    int sent = info != NULL && info->si_code <= 0;  // SI_USER, SI_QUEUE, SI_TKILL: not a fault
     for (size_t i = 0; i < CRASH_SIGNALS; i++) {
         if (crash_signals[i] != sig) continue;
-        if (info != NULL && info->si_code <= 0) {  // SI_USER, SI_QUEUE, SI_TKILL: sent, not a fault
+        if (sent) {
             signal(sig, SIG_DFL);
         } else {
             sigaction(sig, &previous[i], NULL);
         }
     }
     errno = saved_errno;
-    raise(sig);
+    // A fault happens again when this handler returns, now to the previous handler, which
+    // then sees the real fault; a sent signal is sent again, to the default action.
+    if (sent) raise(sig);
 }
 
 static void restore_at_exit(void) { ct_restore(); }
@@ -132,7 +136,7 @@ int ct_take(int in_fd, int out_fd, const char *enter, size_t enter_len, const ch
             struct sigaction action;
             memset(&action, 0, sizeof action);
             action.sa_sigaction = on_crash;
-            action.sa_flags = SA_SIGINFO;
+            action.sa_flags = SA_SIGINFO | SA_ONSTACK;  // on the alternate stack when there is one (a stack overflow)
             sigemptyset(&action.sa_mask);
             sigaction(crash_signals[i], &action, &previous[i]);
         }

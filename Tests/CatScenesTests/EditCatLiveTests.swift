@@ -173,6 +173,21 @@ struct PreviewChainTests {
         #expect(chain.scaled(by: 0.5).specs == chain.specs)  // what it says stays as typed
     }
 
+    /// A preview's size is rounded on each side, so a crop touching the image's edge may
+    /// reach a pixel past the copy: the preview's crop keeps inside it (a typed one must fit).
+    @Test func aPreviewCropStaysInsideTheRoundedCopy() throws {
+        let chain = try FilterChain(specs: ["crop:1005x1500+0+1500"])
+        #expect(try chain.outputSize(width: 1005, height: 3000) == (1005, 1500))
+        let preview = chain.scaled(by: 101.0 / 1005)  // 1005x3000 fitted into 300 rows: 101x300
+        // 1500 x 0.1005 = 150.75 rows from row 150 would reach row 301: the last 151 rows instead.
+        #expect(try preview.outputSize(width: 101, height: 300) == (101, 151))
+        let copy = try PixelBuffer.random(width: 101, height: 300, seed: 9)
+        let cut = try preview.apply(to: copy, threads: 1)
+        #expect((cut.width, cut.height) == (101, 151))
+        #expect(cut.pixel(0, 0) == copy.pixel(0, 149) && cut.pixel(100, 150) == copy.pixel(100, 299))
+        #expect(throws: FilterError.self) { try chain.outputSize(width: 101, height: 300) }
+    }
+
     @Test func stepsAndPresetsLiveInTheFilterDefinitions() throws {
         let blur = try #require(FilterRegistry.definition(named: "blur"))
         #expect(blur.step == 0.5 && blur.spec(value: 2.5) == "blur:2.5" && blur.spec(value: 3) == "blur:3")

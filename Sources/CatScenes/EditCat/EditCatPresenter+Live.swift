@@ -120,10 +120,13 @@ extension EditCatPresenter {
     /// The view's picture sizes changed (the window was resized): new copies, new previews.
     public func resized() async {
         guard let live else { return }
+        let sizes = view.livePictureSizes
         do {
             let (opened, thumbnail) = try await interactor.openLive(
-                live.input, sizes: view.livePictureSizes,
+                live.input, sizes: sizes,
                 options: DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames))
+            // Another cat by now, or another resize on its way (its pictures will do): drop these.
+            guard self.live === live, view.livePictureSizes == sizes else { return }
             live.preview = opened.pixels
             live.thumbnail = thumbnail
             live.thumbnails = Array(repeating: nil, count: live.palette.count)
@@ -196,22 +199,30 @@ extension EditCatPresenter {
             let problem = trying ? problem(with: chain + [specs[highlighted]], live) : nil
             let shown = trying && problem == nil ? chain + [specs[highlighted]] : chain
             let missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
-            let previewChain = (try? FilterChain(specs: shown)) ?? (try? FilterChain(specs: []))
-            let source = live.preview, fullWidth = live.width, interactor = self.interactor
+            let none = try? FilterChain(specs: [])
+            let previewChain = (try? FilterChain(specs: shown)) ?? none
+            let source = live.preview, thumbnailSource = live.thumbnail, fullWidth = live.width
+            let interactor = self.interactor
             async let preview = interactor.renderLive(
                 source, fullWidth: fullWidth, chains: previewChain.map { [$0] } ?? [])
-            let thumbnailChains = missing.map { i in
-                (try? FilterChain(specs: chain + [specs[i]])) ?? (try? FilterChain(specs: chain))
+            let thumbnailChains = missing.compactMap { i in
+                (try? FilterChain(specs: chain + [specs[i]])) ?? (try? FilterChain(specs: chain)) ?? none
             }
-            let made = await interactor.renderLive(
-                live.thumbnail, fullWidth: live.width, chains: thumbnailChains.compactMap { $0 })
-            var picture = live.preview
-            if case let .success(image)? = await preview.first { picture = image }
-            // A state change while this ran: its thumbnails may be stale; the loop runs again.
-            if live.chain == chain {
-                for (i, result) in zip(missing, made) {
+            let made = await interactor.renderLive(thumbnailSource, fullWidth: fullWidth, chains: thumbnailChains)
+            let rendered = await preview.first
+            // What changed while this ran (another cat, new sizes, another chain or value)
+            // makes its results stale: only what still holds is kept; the loop runs again.
+            guard self.live === live, live.preview === source else { continue }
+            if live.chain == chain, live.thumbnail === thumbnailSource, made.count == missing.count {
+                for (i, result) in zip(missing, made) where live.palette.spec(i) == specs[i] {
                     live.thumbnails[i] = (try? result.get()) ?? live.thumbnail
                 }
+            }
+            var picture = live.preview, renderProblem: String?
+            switch rendered {
+            case let .success(image)?: picture = image
+            case let .failure(error)?: renderProblem = SceneFailure(error).message
+            case nil: break
             }
             let size = try? FilterChain(specs: shown).outputSize(width: live.width, height: live.height)
             view.showLiveEdit(
@@ -221,7 +232,8 @@ extension EditCatPresenter {
                     preview: picture,
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
-                    milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()), problem: problem))
+                    milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
+                    problem: problem ?? renderProblem))
         }
     }
 
@@ -237,6 +249,10 @@ extension EditCatPresenter {
             return "\(error)"
         }
     }
+
+    /// The live editor is left for good (another cat is being edited): a refresh or a
+    /// resize still under way shows nothing more.
+    func closeLive() { live = nil }
 
     /// A file name's stem, or a name made safe for one: "thecatapi cat abc" → "thecatapi-cat-abc".
     static func fileStem(_ name: String) -> String {

@@ -70,7 +70,7 @@ extension LoadCatPresenter {
             return fail(SceneFailure(error))
         }
         view.showLoaded(LoadCatResult(cat: decoded(cat), output: path))
-        view.updateLoadingState(.done)
+        if !loading { view.updateLoadingState(.done) }  // a load started meanwhile goes on showing
         return .ok
     }
 
@@ -82,6 +82,7 @@ extension LoadCatPresenter {
         }
         let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
         let input: EditInput = cat.image.frameCount > 1 ? .bytes(cat.bytes, name: name) : .image(cat.image)
+        self.editor?.closeLive()
         let editor = makeEditor()
         self.editor = editor
         return await editor.openLive(

@@ -22,18 +22,32 @@ struct CropStage: SpatialStage {
     let x: Int?, y: Int?
     /// As given, for messages.
     let spec: String
+    /// A preview's crop (`scaled`): kept inside the image it gets, whose rounded size may
+    /// be a pixel short of the scaled rectangle. A crop as typed never is: it must fit.
+    var fitsImage = false
 
     func scaled(by factor: Double) -> any SpatialStage {
         CropStage(
             width: Self.scale(width, factor), height: Self.scale(height, factor),
-            x: x.map { Int(Double($0) * factor) }, y: y.map { Int(Double($0) * factor) }, spec: spec)
+            x: x.map { Int(Double($0) * factor) }, y: y.map { Int(Double($0) * factor) }, spec: spec,
+            fitsImage: true)
+    }
+
+    /// The rectangle cut from an image of `w` x `h`.
+    func box(width w: Int, height h: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        guard fitsImage else { return (x ?? (w - width) / 2, y ?? (h - height) / 2, width, height) }
+        let cw = min(width, w), ch = min(height, h)
+        let left = min(max(0, x ?? (w - cw) / 2), w - cw), top = min(max(0, y ?? (h - ch) / 2), h - ch)
+        return (left, top, cw, ch)
     }
 
     func origin(width w: Int, height h: Int) -> (x: Int, y: Int) {
-        (x ?? (w - width) / 2, y ?? (h - height) / 2)
+        let box = box(width: w, height: h)
+        return (box.x, box.y)
     }
 
     func check(width w: Int, height h: Int) throws(FilterError) {
+        if fitsImage { return }
         let (left, top) = origin(width: w, height: h)
         guard width <= w, height <= h, left + width <= w, top + height <= h else {
             let reason =
@@ -44,7 +58,10 @@ struct CropStage: SpatialStage {
         }
     }
 
-    func outputSize(width w: Int, height h: Int) -> (width: Int, height: Int) { (width, height) }
+    func outputSize(width w: Int, height h: Int) -> (width: Int, height: Int) {
+        let box = box(width: w, height: h)
+        return (box.width, box.height)
+    }
 
     func inputRows(forOutput rows: Range<Int>, width w: Int, height h: Int) -> Range<Int> {
         let top = origin(width: w, height: h).y
@@ -52,8 +69,8 @@ struct CropStage: SpatialStage {
     }
 
     func makeKernel(width w: Int, height h: Int) throws(ImageIOError) -> any SpatialKernel {
-        let (left, top) = origin(width: w, height: h)
-        return CropKernel(left: left, top: top, width: width)
+        let box = box(width: w, height: h)
+        return CropKernel(left: box.x, top: box.y, width: box.width)
     }
 
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {

@@ -169,7 +169,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
         @MainActor init(_ app: LiveApp) {
             columns = app.columns
             rows = app.rows
-            tileRows = rows >= 16 ? max(3, min(6, (rows - 8) / 4)) : 0
+            tileRows = rows >= 16 ? max(3, min(8, (rows - 8) / 4)) : 0
             tileColumns = max(10, max(3, tileRows) * 3)
             previewRows = max(1, rows - 4 - (tileRows > 0 ? tileRows + 2 : 0))
         }
@@ -184,6 +184,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
     }
 
     public func draw() {
+        guard app.isOnTop(self) else { return }  // a save ending after Esc must not paint over Load Cat
         var frame = ScreenFrame(app: app)
         let layout = Layout(app)
         switch mode {

@@ -21,6 +21,8 @@ public enum TerminalInput: Equatable, Sendable {
     case deviceAttributes([Int])
     /// The reply to a kitty graphics query (`ESC _G…;OK ESC \` when it can show pictures).
     case kittyGraphics(ok: Bool)
+    /// The terminal is gone (end of input).
+    case closed
 }
 
 /// Turns the bytes a terminal sends in raw mode into keys and replies: CSI and SS3

@@ -56,6 +56,9 @@ public final class LiveApp {
     /// The scene on top has another scene under it (Esc goes back to it).
     public var canGoBack: Bool { scenes.count > 1 }
 
+    /// Whether `scene` is the one on screen (a scene under it draws nothing).
+    func isOnTop(_ scene: any LiveScene) -> Bool { scenes.last === scene }
+
     public func push(_ scene: any LiveScene) {
         scenes.append(scene)
         if ct_is_taken() != 0 { scene.screenChanged() }
@@ -125,6 +128,8 @@ public final class LiveApp {
         scenes.last?.screenChanged()
         for await event in events {
             switch event {
+            case .input(.closed):
+                status = .ok
             case let .input(.key(key)):
                 scenes.last?.handle(key)
             case let .input(.cellSize(width, height)):
@@ -191,8 +196,8 @@ final class InputReader: @unchecked Sendable {
                 }
                 let n = read(STDIN_FILENO, &buffer, buffer.count)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {  // the terminal is gone: quit as if q
-                    deliver(.key(.ctrl("d")))
+                guard n > 0 else {  // the terminal is gone: quit
+                    deliver(.closed)
                     break
                 }
                 for input in decoder.feed(Array(buffer[0..<n])) { deliver(input) }

@@ -56,6 +56,7 @@ public enum LiveBenchmark {
         let app = LiveApp(console: console, wording: FailureWording())
         let view = EditCatLiveView(app: app)
         let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads))
+        app.push(view)  // on top, so it draws (into memory: the terminal is not taken)
         let clock = ContinuousClock()
         let start = clock.now
         if let failure = await presenter.openLive(

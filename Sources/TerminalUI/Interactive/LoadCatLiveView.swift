@@ -165,6 +165,7 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
     // MARK: Drawing
 
     public func draw() {
+        guard app.isOnTop(self) else { return }  // the editor is on screen
         var frame = ScreenFrame(app: app)
         if help {
             KeyHelp.draw("catctl load", keys: Self.keys, into: &frame)
