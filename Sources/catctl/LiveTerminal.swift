@@ -31,7 +31,7 @@ enum LiveTerminal {
         }
         let status = await app.run()
         app.leave()
-        OutputFile.pending.removeAll()  // a save still under way: no partial file
+        await app.finishWork()  // a save under way completes; a preview ends
         return status
     }
 
@@ -49,10 +49,10 @@ enum LiveTerminal {
         (request.previewWidth, request.previewHeight) = view.previewPixels
         let loading = Task { await presenter.startLive(request) }
         let status = await app.run()
-        presenter.cancel()
+        presenter.cancel()  // a load under way stops at once
         app.leave()
-        OutputFile.pending.removeAll()  // a save still under way: no partial file
-        loading.cancel()
+        await app.finishWork()  // a save under way completes; a preview ends
+        await loading.value
         return status
     }
 

@@ -133,8 +133,9 @@ struct InteractiveCommandTests {
             let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
             return rows.count >= 24 && rows[23].hasPrefix("←→ filter") && rows[22].hasPrefix("chain: (none)")
         }
-        try tmux.send("q")
-        #expect(try tmux.exitStatus() == 0)
+        try tmux.send("q")  // while the pictures for the new size may still be in the making
+        let status = try tmux.exitStatus(), screen = try tmux.screen()
+        #expect(status == 0, "\(screen)")
     }
 
     /// Load Cat from the bundled cats: next, edit (Esc back), save as is, quit.

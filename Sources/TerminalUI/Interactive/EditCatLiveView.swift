@@ -154,7 +154,7 @@ public final class EditCatLiveView: EditCatView, LiveScene {
     /// Sends an input to the presenter (in the order keys came: tasks on the main actor start in order).
     private func act(_ input: @escaping @MainActor (EditCatPresenter) async -> Void) {
         guard let presenter else { return }
-        Task { await input(presenter) }
+        app.perform { await input(presenter) }
     }
 
     // MARK: Drawing

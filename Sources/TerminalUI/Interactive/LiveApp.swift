@@ -56,6 +56,24 @@ public final class LiveApp {
     /// The scene on top has another scene under it (Esc goes back to it).
     public var canGoBack: Bool { scenes.count > 1 }
 
+    /// The presenters' work the keys started (a preview, a save, a load), oldest first.
+    private var work: [Task<Void, Never>] = []
+
+    /// Runs a presenter input for a key, in the order keys came (tasks on the main actor
+    /// start in order); `finishWork` waits for it.
+    func perform(_ input: @escaping @MainActor () async -> Void) {
+        if work.count > 256 { work.removeFirst(128) }  // long done: inputs take milliseconds
+        work.append(Task { await input() })
+    }
+
+    /// Waits for the work keys started: a save under way completes, a preview or a resize
+    /// ends, before the process does (call after `leave`; nothing is drawn then).
+    public func finishWork() async {
+        let pending = work
+        work = []
+        for task in pending { await task.value }
+    }
+
     /// Whether `scene` is the one on screen (a scene under it draws nothing).
     func isOnTop(_ scene: any LiveScene) -> Bool { scenes.last === scene }
 

@@ -146,7 +146,7 @@ public final class LoadCatLiveView: LoadCatView, LiveScene {
 
     private func act(_ input: @escaping @MainActor (LoadCatPresenter) async -> Void) {
         guard let presenter else { return }
-        Task { await input(presenter) }
+        app.perform { await input(presenter) }
     }
 
     /// The spinner turns while a cat loads, even when no byte comes.
