@@ -161,17 +161,12 @@ extension EditCatPresenter {
     @discardableResult
     public func save(to output: String) async -> ExitStatus {
         guard let live else { return .software }
-        let path = output.trimmingCharacters(in: .whitespaces)
-        guard !path.isEmpty, path != "-" else {
-            view.showError(SceneFailure(status: .usage, message: "give a file name to save to"))
-            return .usage
-        }
-        guard let format = ImageFormat(path: path) else {
-            view.showError(
-                SceneFailure(
-                    status: .usage, message: "unknown output extension in '\(path)' (use \(ImageFormat.extensionList))"
-                ))
-            return .usage
+        let path: String, format: ImageFormat
+        switch SavePath.parse(output) {
+        case let .success(target): (path, format) = target
+        case let .failure(failure):
+            view.showError(failure)
+            return failure.status
         }
         var request = live.request
         request.output = path

@@ -52,13 +52,10 @@ extension LoadCatPresenter {
     @discardableResult
     public func save(to output: String) async -> ExitStatus {
         guard let cat = loaded, let request = liveRequest else { return .software }
-        let path = output.trimmingCharacters(in: .whitespaces)
-        guard !path.isEmpty, path != "-", let format = ImageFormat(path: path) else {
-            let message =
-                path.isEmpty || path == "-"
-                ? "give a file name to save to"
-                : "unknown output extension in '\(path)' (use \(ImageFormat.extensionList))"
-            return fail(SceneFailure(status: .usage, message: message))
+        let path: String, format: ImageFormat
+        switch SavePath.parse(output) {
+        case let .success(target): (path, format) = target
+        case let .failure(failure): return fail(failure)
         }
         view.updateLoadingState(.saving(output: path))
         do {

@@ -1,0 +1,19 @@
+import ImageIO
+
+/// What a live scene's save prompt answered: the path (trimmed) and the format its
+/// extension names, or the usage failure to show. One rule for Load Cat and Edit Cat.
+enum SavePath {
+    static func parse(_ answer: String) -> Result<(path: String, format: ImageFormat), SceneFailure> {
+        let path = answer.trimmingCharacters(in: .whitespaces)
+        guard !path.isEmpty, path != "-" else {
+            return .failure(SceneFailure(status: .usage, message: "give a file name to save to"))
+        }
+        guard let format = ImageFormat(path: path) else {
+            return .failure(
+                SceneFailure(
+                    status: .usage, message: "unknown output extension in '\(path)' (use \(ImageFormat.extensionList))")
+            )
+        }
+        return .success((path, format))
+    }
+}
