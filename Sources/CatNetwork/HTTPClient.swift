@@ -4,10 +4,11 @@ import Foundation
 /// How the client behaves; the defaults suit a one-off command-line fetch.
 public struct HTTPClientOptions: Sendable {
     public var connectTimeout: Double = 10
-    /// For each attempt, the whole transfer.
+    /// For each attempt, the whole transfer; also the longest wait between two attempts.
     public var timeout: Double = 30
-    /// Further attempts after a connection failure, 429 or 5xx.
+    /// Further attempts after a connection failure, 429 or 5xx (at most `maxRetries`).
     public var retries: Int = 2
+    public static let maxRetries = 20
     /// First backoff; doubles each retry (Retry-After wins when the server sends one).
     public var backoff: Double = 0.5
     /// Longest wait between attempts, whatever Retry-After says.
@@ -57,8 +58,16 @@ public final class HTTPClient: Sendable {
             case let .success(response):
                 return response
             case let .failure(error, retryAfter):
-                guard error.isTransient, attempt < options.retries else { throw error }
-                let wait = min(options.maxBackoff, retryAfter ?? options.backoff * Double(1 << attempt))
+                guard error.isTransient, attempt < min(options.retries, HTTPClientOptions.maxRetries) else {
+                    throw error
+                }
+                // No wait outlasts the budget of an attempt; a server that asks for a longer
+                // one is answered at once with what it said.
+                let budget = min(options.maxBackoff, options.timeout)
+                if let retryAfter, retryAfter > budget {
+                    throw .retryTooLate(failure: error.description, seconds: retryAfter, budget: budget)
+                }
+                let wait = min(budget, retryAfter ?? options.backoff * pow(2, Double(min(attempt, 32))))
                 attempt += 1
                 do { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) } catch { throw .cancelled }
             }

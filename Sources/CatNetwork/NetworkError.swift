@@ -15,6 +15,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The "image" is in no format catctl reads (HTML, JSON, ...); `expected` names those
     /// it does ("JPEG or PNG").
     case notAnImage(url: String, contentType: String?, head: [UInt8], expected: String)
+    /// A transient failure whose server asked (Retry-After) for a longer wait than catctl
+    /// makes between attempts: `failure` says what the server answered.
+    case retryTooLate(failure: String, seconds: Double, budget: Double)
     case cancelled
 
     public var description: String {
@@ -34,6 +37,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
                 type.map { "\($0)" } ?? "starts with "
                 + head.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
             return "\(url) is not a \(expected) image (\(what))"
+        case let .retryTooLate(failure, seconds, budget):
+            return "\(failure) and asks to retry after \(Self.format(seconds)) s (Retry-After), longer than the "
+                + "\(Self.format(budget)) s catctl waits between attempts (--timeout)"
         case .cancelled: return "cancelled"
         }
     }

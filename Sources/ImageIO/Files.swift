@@ -7,7 +7,7 @@ public enum InputFile {
 
     /// The bytes of `path`, or of standard input when `path` is "-".
     public static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws(ImageIOError) -> [UInt8] {
-        let fd: Int32 = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        let fd: Int32 = path == "-" ? STDIN_FILENO : FileSystem.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw .inputMissing(path: path) }
@@ -36,86 +36,109 @@ public enum InputFile {
     }
 }
 
-/// Writing outputs so that a failure never leaves a partial file: the data goes to a
-/// temporary file in the destination folder, which is renamed over the destination
-/// only once complete.
+/// Writing outputs so that a failure never leaves a partial file and nothing lands where
+/// the user did not mean: a regular file is written to a temporary file in its folder,
+/// synced, and renamed over the destination (the folder synced after), keeping the mode of
+/// the file it replaces; a symbolic link writes the file it points to, in that file's
+/// folder, and the link stays; a FIFO or a device is written straight through;
+/// `/dev/stdout`, `/dev/fd/N` and `/proc/self/fd/N` are the descriptor itself.
+/// With `within` (batch's output folder), no link below that folder is ever followed:
+/// folders are made and opened one at a time with `openat(O_NOFOLLOW)`.
 public enum OutputFile {
     /// Temporary files being written now, so an interrupt can remove them.
     public static let pending = PendingFiles()
 
     /// Throws `cannotCreate` when `path` cannot be created: its folder is missing or not
-    /// writable, it is a folder, or it is the same file as `input` (unless `force`).
-    public static func checkCreatable(_ path: String, input: String? = nil, force: Bool = false) throws(ImageIOError) {
-        if path == "-" { return }
-        let dir = directory(of: path)
-        var st = stat()
-        guard stat(dir, &st) == 0 else {
-            throw .cannotCreate(path: path, reason: "the folder \(dir) does not exist")
+    /// writable, it is a folder, or it is the same file as `input` (unless `force`). With
+    /// `within`, makes the folders below that folder that `path` needs.
+    public static func checkCreatable(
+        _ path: String, input: String? = nil, force: Bool = false, within root: OutputFolder? = nil
+    ) throws(ImageIOError) {
+        if path == "-" || standardStream(path) != nil { return }
+        let destination = try Destination(path, within: root)
+        defer { destination.close() }
+        if case .straightThrough = destination.kind { return }
+        guard faccessat(destination.folder, ".", W_OK, 0) == 0 else {
+            throw .cannotCreate(path: path, reason: "the folder \(destination.folderPath) is not writable")
         }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw .cannotCreate(path: path, reason: "\(dir) is not a folder")
-        }
-        guard access(dir, W_OK) == 0 else {
-            throw .cannotCreate(path: path, reason: "the folder \(dir) is not writable")
-        }
-        var out = stat()
-        if stat(path, &out) == 0 {
-            if (out.st_mode & S_IFMT) == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a folder") }
-            if !force, let input, input != "-", isSameFile(path, input) {
-                throw .outputIsInput(path: path)
-            }
+        if !force, let input, input != "-", isSameFile(destination.shownPath, input) {
+            throw .outputIsInput(path: path)
         }
     }
 
     /// `path` when nothing is there, else the first free `stem-2.ext`, `stem-3.ext`, …: a
     /// name to suggest that never replaces a file the user has.
     public static func unusedName(_ path: String) -> String {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return path }
+        guard FileSystem.exists(path, follow: false) else { return path }
         let dot = path.lastIndex(of: ".").flatMap { $0 > (path.lastIndex(of: "/") ?? path.startIndex) ? $0 : nil }
         let stem = dot.map { String(path[..<$0]) } ?? path, ext = dot.map { String(path[$0...]) } ?? ""
         for n in 2... {
             let candidate = "\(stem)-\(n)\(ext)"
-            if lstat(candidate, &st) != 0 { return candidate }
+            if !FileSystem.exists(candidate, follow: false) { return candidate }
         }
         return path
     }
 
     /// Whether two paths name the same file (same device and inode).
     public static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        guard let sa = FileSystem.status(a), let sb = FileSystem.status(b) else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
-    /// Runs `body` with a descriptor to write to; for "-" that is standard output,
-    /// otherwise a new temporary file that replaces `path` when `body` succeeds and is
-    /// removed when it throws.
-    public static func write(to path: String, _ body: (Int32) throws(ImageIOError) -> Void) throws(ImageIOError) {
+    /// The descriptor a path names by number: `/dev/stdout` (1), `/dev/stderr` (2),
+    /// `/dev/fd/N`, `/proc/self/fd/N`. Written as the descriptor itself: reopening it would
+    /// replace a redirected file, or lose an append.
+    public static func standardStream(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                if let n = Int32(path.dropFirst(prefix.count)), n >= 0, fcntl(n, F_GETFD) != -1 { return n }
+            }
+            return nil
+        }
+    }
+
+    /// Whether writing to `path` would put image bytes on a terminal ("-" is standard output).
+    public static func isTerminal(_ path: String) -> Bool {
+        if path == "-" { return isatty(STDOUT_FILENO) == 1 }
+        if let fd = standardStream(path) { return isatty(fd) == 1 }
+        guard let st = FileSystem.status(path), st.st_mode & S_IFMT == S_IFCHR else { return false }
+        let fd = FileSystem.open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { Foundation.close(fd) }
+        return isatty(fd) == 1
+    }
+
+    /// Runs `body` with a descriptor to write to (see the type's comment); a regular file
+    /// replaces `path` only when `body` succeeds, and is removed when it throws.
+    public static func write(
+        to path: String, within root: OutputFolder? = nil, _ body: (Int32) throws(ImageIOError) -> Void
+    ) throws(ImageIOError) {
         if path == "-" {
             try body(STDOUT_FILENO)
             return
         }
-        let (fd, temp) = try createTemporary(near: path)
-        defer { pending.remove(temp) }
-        var existing = stat()
-        if stat(path, &existing) == 0 { fchmod(fd, existing.st_mode & 0o7777) }  // keep an existing file's permissions
-        do throws(ImageIOError) {
+        if let fd = standardStream(path) {
             try body(fd)
-        } catch {
-            close(fd)
-            unlink(temp)
-            throw error
+            return
         }
-        guard close(fd) == 0 else {
-            let code = errno
-            unlink(temp)
-            throw .writeFailed(path: path, reason: errnoReason(code))
-        }
-        guard rename(temp, path) == 0 else {
-            let code = errno
-            unlink(temp)
-            throw .cannotCreate(path: path, reason: errnoReason(code))
+        let destination = try Destination(path, within: root)
+        defer { destination.close() }
+        switch destination.kind {
+        case .straightThrough:
+            let fd = FileSystem.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { throw .cannotCreate(path: path, reason: errnoReason(errno)) }
+            do throws(ImageIOError) {
+                try body(fd)
+            } catch {
+                Foundation.close(fd)
+                throw error
+            }
+            guard Foundation.close(fd) == 0 else { throw .writeFailed(path: path, reason: errnoReason(errno)) }
+        case let .atomic(name, existingMode):
+            try destination.replace(name, shown: path, mode: existingMode, body)
         }
     }
 
@@ -131,19 +154,237 @@ public enum OutputFile {
         return dir.isEmpty ? "/" : dir
     }
 
-    static func createTemporary(near path: String) throws(ImageIOError) -> (Int32, String) {
-        let dir = directory(of: path)
-        let base = path.split(separator: "/").last.map(String.init) ?? "output"
-        for _ in 0..<16 {
-            let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-            let temp = "\(dir)/.\(base).catctl-\(suffix).tmp"
-            pending.add(temp)  // before it exists, so an interrupt can never miss it
-            let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if fd >= 0 { return (fd, temp) }
-            pending.remove(temp)
-            if errno != EEXIST { throw .cannotCreate(path: path, reason: errnoReason(errno)) }
+    static func baseName(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// Where an output goes: its folder, open, and how to write there.
+    struct Destination {
+        enum Kind {
+            /// A FIFO or a device (reached through links or not): opened and written as it is.
+            case straightThrough
+            /// A regular file, or nothing yet: `name` in `folder`, replaced by a rename.
+            case atomic(name: String, existingMode: mode_t?)
         }
-        throw .cannotCreate(path: path, reason: "no free temporary name in \(dir)")
+
+        let kind: Kind
+        /// The folder, open (O_DIRECTORY); -1 for straight-through outputs.
+        let folder: Int32
+        let folderPath: String
+        /// The file written, for messages and sameness checks (the link's target for a link).
+        let shownPath: String
+
+        init(_ path: String, within root: OutputFolder?) throws(ImageIOError) {
+            if let root {
+                try self.init(confined: path, root: root)
+                return
+            }
+            guard !path.isEmpty, !path.hasSuffix("/") else { throw .cannotCreate(path: path, reason: "it is a folder") }
+            var target = path
+            if let link = FileSystem.status(path, follow: false), link.st_mode & S_IFMT == S_IFLNK {
+                guard let pointed = FileSystem.status(path) else {
+                    throw .cannotCreate(path: path, reason: "it is a symbolic link to a file that does not exist")
+                }
+                if pointed.st_mode & S_IFMT != S_IFREG && pointed.st_mode & S_IFMT != S_IFDIR {
+                    self.init(straightThrough: path)
+                    return
+                }
+                guard let resolved = FileSystem.resolved(path) else {
+                    throw .cannotCreate(path: path, reason: "its symbolic link cannot be followed")
+                }
+                target = resolved
+            }
+            let existing = FileSystem.status(target, follow: false)
+            switch existing.map({ $0.st_mode & S_IFMT }) {
+            case S_IFDIR: throw .cannotCreate(path: path, reason: "it is a folder")
+            case nil, S_IFREG: break
+            default:
+                self.init(straightThrough: path)
+                return
+            }
+            let folderPath = OutputFile.directory(of: target)
+            let folder = FileSystem.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard folder >= 0 else {
+                let code = errno
+                if code == ENOENT { throw .cannotCreate(path: path, reason: "the folder \(folderPath) does not exist") }
+                if code == ENOTDIR { throw .cannotCreate(path: path, reason: "\(folderPath) is not a folder") }
+                throw .cannotCreate(path: path, reason: errnoReason(code))
+            }
+            self.init(
+                kind: .atomic(
+                    name: OutputFile.baseName(of: target), existingMode: existing.map { $0.st_mode & 0o7777 }),
+                folder: folder, folderPath: folderPath, shownPath: target)
+        }
+
+        private init(kind: Kind, folder: Int32, folderPath: String, shownPath: String) {
+            self.kind = kind
+            self.folder = folder
+            self.folderPath = folderPath
+            self.shownPath = shownPath
+        }
+
+        private init(straightThrough path: String) {
+            self.init(kind: .straightThrough, folder: -1, folderPath: OutputFile.directory(of: path), shownPath: path)
+        }
+
+        /// `path` is `root/a/b/name`: the root folder (resolved once, when the run began) is
+        /// opened, then each folder below it with O_NOFOLLOW, made when missing; a link
+        /// anywhere below the root, the leaf included, is refused.
+        private init(confined path: String, root: OutputFolder) throws(ImageIOError) {
+            let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+            guard path.hasPrefix(prefix) else {
+                throw .cannotCreate(path: path, reason: "it is outside the output folder \(root.path)")
+            }
+            let parts = path.dropFirst(prefix.count).split(separator: "/").map(String.init)
+            guard let leaf = parts.last, !parts.contains(".."), !parts.contains(".") else {
+                throw .cannotCreate(path: path, reason: "it is outside the output folder \(root.path)")
+            }
+            var folder = FileSystem.open(root.resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard folder >= 0, root.isFolder(open: folder) else {
+                if folder >= 0 { Foundation.close(folder) }
+                throw .cannotCreate(path: path, reason: "the output folder \(root.path) is gone or was replaced")
+            }
+            var folderPath = String(prefix.dropLast())
+            for part in parts.dropLast() {
+                folderPath += "/" + part
+                var next = FileSystem.openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                if next < 0 && errno == ENOENT {
+                    let made = FileNames.withPath(part) { mkdirat(folder, $0, 0o777) }
+                    if made != 0 && errno != EEXIST {
+                        let code = errno
+                        Foundation.close(folder)
+                        throw .cannotCreate(
+                            path: path, reason: "cannot make the folder \(folderPath): \(errnoReason(code))")
+                    }
+                    next = FileSystem.openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+                let code = errno
+                Foundation.close(folder)
+                guard next >= 0 else {
+                    let reason =
+                        code == ELOOP || code == ENOTDIR
+                        ? "\(folderPath) is a symbolic link or not a folder (nothing is written through links "
+                            + "inside the output folder)"
+                        : errnoReason(code)
+                    throw .cannotCreate(path: path, reason: reason)
+                }
+                folder = next
+            }
+            var st = stat()
+            let found = FileNames.withPath(leaf) { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0
+            if found && st.st_mode & S_IFMT != S_IFREG {
+                Foundation.close(folder)
+                throw .cannotCreate(
+                    path: path,
+                    reason: st.st_mode & S_IFMT == S_IFLNK
+                        ? "it is a symbolic link (nothing is written through links inside the output folder)"
+                        : "it is not a regular file")
+            }
+            self.init(
+                kind: .atomic(name: leaf, existingMode: found ? st.st_mode & 0o7777 : nil), folder: folder,
+                folderPath: folderPath, shownPath: path)
+        }
+
+        func close() {
+            if folder >= 0 { Foundation.close(folder) }
+        }
+
+        /// `body` writes a new temporary file beside `name`, which is synced and renamed over
+        /// `name`; the folder is synced after, so the new file survives a crash.
+        func replace(
+            _ name: String, shown path: String, mode: mode_t?, _ body: (Int32) throws(ImageIOError) -> Void
+        ) throws(ImageIOError) {
+            let (fd, temp) = try createTemporary(for: name, shown: path)
+            let tempPath = folderPath + "/" + temp
+            defer { OutputFile.pending.remove(tempPath) }
+            func discard() { _ = FileNames.withPath(temp) { unlinkat(folder, $0, 0) } }
+            if let mode { fchmod(fd, mode) }  // keep the replaced file's permissions
+            do throws(ImageIOError) {
+                try body(fd)
+            } catch {
+                Foundation.close(fd)
+                discard()
+                throw error
+            }
+            guard fsync(fd) == 0, Foundation.close(fd) == 0 else {
+                let code = errno
+                discard()
+                throw .writeFailed(path: path, reason: errnoReason(code))
+            }
+            let renamed = FileNames.withPath(temp) { t in FileNames.withPath(name) { renameat(folder, t, folder, $0) } }
+            guard renamed == 0 else {
+                let code = errno
+                discard()
+                throw .cannotCreate(path: path, reason: errnoReason(code))
+            }
+            fsync(folder)
+        }
+
+        private func createTemporary(for name: String, shown path: String) throws(ImageIOError) -> (Int32, String) {
+            for _ in 0..<16 {
+                let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+                let temp = ".\(name).catctl-\(suffix).tmp"
+                OutputFile.pending.add(folderPath + "/" + temp)  // before it exists, so an interrupt can never miss it
+                let fd = FileSystem.openat(folder, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+                if fd >= 0 { return (fd, temp) }
+                let code = errno
+                OutputFile.pending.remove(folderPath + "/" + temp)
+                if code != EEXIST { throw .cannotCreate(path: path, reason: errnoReason(code)) }
+            }
+            throw .cannotCreate(path: path, reason: "no free temporary name in \(folderPath)")
+        }
+    }
+}
+
+/// Batch's output folder, made if missing and resolved once when the run begins: outputs
+/// go below it through `OutputFile.write(to:within:)`, which follows no link below it, and
+/// the walk of the inputs leaves it out however it is reached (its device and inode).
+public struct OutputFolder: Sendable, Equatable {
+    /// As the user gave it: outputs are named below it in messages.
+    public let path: String
+    /// Every link resolved, at the start of the run.
+    public let resolved: String
+    let device: UInt64, inode: UInt64
+
+    /// A folder known by its identity (tests; `prepare` finds these).
+    public init(path: String, resolved: String, device: UInt64, inode: UInt64) {
+        self.path = path
+        self.resolved = resolved
+        self.device = device
+        self.inode = inode
+    }
+
+    /// Makes `path` (and its parents) when missing, and resolves it.
+    public static func prepare(_ path: String) throws(ImageIOError) -> OutputFolder {
+        if !FileSystem.exists(path) {
+            var partial = path.hasPrefix("/") ? "" : "."
+            for part in path.split(separator: "/") {
+                partial += "/" + part
+                if FileSystem.isDirectory(partial) { continue }
+                let made = FileNames.withPath(partial) { mkdir($0, 0o777) }
+                if made != 0 && errno != EEXIST {
+                    throw .cannotCreate(path: path, reason: "cannot make the folder \(partial): \(errnoReason(errno))")
+                }
+            }
+        }
+        guard let st = FileSystem.status(path), st.st_mode & S_IFMT == S_IFDIR else {
+            throw .cannotCreate(path: path, reason: "it is not a folder")
+        }
+        guard FileNames.withPath(path, { access($0, W_OK) }) == 0 else {
+            throw .cannotCreate(path: path, reason: "the folder is not writable")
+        }
+        guard let resolved = FileSystem.resolved(path) else {
+            throw .cannotCreate(path: path, reason: "cannot resolve the folder")
+        }
+        return OutputFolder(path: path, resolved: resolved, device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Whether `st` is this folder.
+    public func isFolder(_ st: stat) -> Bool { UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode }
+
+    func isFolder(open fd: Int32) -> Bool {
+        var st = stat()
+        return fstat(fd, &st) == 0 && isFolder(st)
     }
 }
 
@@ -158,7 +399,7 @@ public final class PendingFiles: @unchecked Sendable {
     /// Unlinks every pending temporary file; for signal handlers that then exit.
     public func removeAll() {
         lock.withLock {
-            for path in paths { unlink(path) }
+            for path in paths { FileNames.withPath(path) { _ = unlink($0) } }
             paths.removeAll()
         }
     }

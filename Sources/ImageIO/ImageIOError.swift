@@ -23,6 +23,8 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input does not exist or cannot be read.
     case inputMissing(path: String)
     case inputUnreadable(path: String, reason: String)
+    /// A font file (CATCTL_FONT) that FreeType cannot read as a font.
+    case notAFont(path: String, reason: String)
     /// The output cannot be created (folder missing, not writable).
     case cannotCreate(path: String, reason: String)
     /// The output is the input file (refused unless forced).
@@ -48,12 +50,12 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
             let size = frames == 1 ? "\(w)x\(h)" : "\(w)x\(h) x \(frames) frames"
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h).partialValue.multipliedReportingOverflow(
                 by: frames)
-            return "cannot decode \(file): \(size) is \(overflow ? "too many" : Self.megapixels(pixels)) MP, "
-                + "over the limit of \(Self.megapixels(limit)) MP"
+            return "cannot decode \(file): \(size) is \(overflow ? "too many pixels" : Self.pixels(pixels)), "
+                + "over the limit of \(Self.pixels(limit))"
         case let .outputTooLarge(w, h, limit):
             return
-                "the edit would make a \(w)x\(h) image, \(Self.megapixels(w.multipliedReportingOverflow(by: h).partialValue)) MP, over the limit of "
-                + "\(Self.megapixels(limit)) MP"
+                "the edit would make a \(w)x\(h) image, \(Self.pixels(w.multipliedReportingOverflow(by: h).partialValue)), "
+                + "over the limit of \(Self.pixels(limit))"
         case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
         case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"
         case let .outOfMemory(bytes): return "out of memory allocating \(bytes) bytes"
@@ -63,10 +65,12 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .outputIsInput(path): return "cannot create \(path): it is the input file"
         case let .writeFailed(path, reason): return "cannot write \(path): \(reason)"
         case let .resourceMissing(what): return "cannot load \(what)"
+        case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
         }
     }
 
-    private static func megapixels(_ n: Int) -> String {
-        String(format: "%.1f", Double(n) / 1_000_000)
+    /// "12.2 MP"; under 0.1 MP, "65536 pixels" (a limit of 255 is not "0.0 MP").
+    public static func pixels(_ n: Int) -> String {
+        n < 100_000 ? "\(n) pixel\(n == 1 ? "" : "s")" : String(format: "%.1f MP", Double(n) / 1_000_000)
     }
 }

@@ -134,7 +134,7 @@ struct Bench: AsyncParsableCommand {
         func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
         out.write(
             """
-            live editor on \(input) (\(report.width)x\(report.height)), \(columns)x\(rows) cells, \(threads) threads
+            live editor on \(ForeignText.visible(input)) (\(report.width)x\(report.height)), \(columns)x\(rows) cells, \(threads) threads
               open (preview-size decode, \(FilterRegistry.all.count) thumbnails): \(ms(report.openMilliseconds))
               keystroke to frame, \(report.keystrokes.count) inputs: median \(ms(median)), \
             95th percentile \(ms(p95)), most \(ms(most))

@@ -42,7 +42,8 @@ struct Catctl: AsyncParsableCommand {
 
     static func main() async {
         Interrupts.install()
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        // Names that are not UTF-8 keep their bytes (FileNames); CommandLine.arguments would not.
+        let arguments = Array(FileNames.commandLineArguments().dropFirst())
         do {
             var command = try parseAsRoot(arguments)
             if var command = command as? any AsyncParsableCommand {
@@ -59,8 +60,15 @@ struct Catctl: AsyncParsableCommand {
                 let console = Console.standard()
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
                 if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
-                console.stderr.write("catctl: \(message)\n")
+                console.stderr.write("catctl: \(ForeignText.visible(message))\n")
                 JSONLineWriter(sink: console.stdout).emitError(code: code, message: message)
+                Foundation.exit(code)
+            }
+            if code != 0 {
+                // The message may quote an argument (a file name): shown neutralised.
+                let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false)
+                FileDescriptorSink(fd: STDERR_FILENO).write(
+                    lines.map { ForeignText.visible(String($0)) }.joined(separator: "\n") + "\n")
                 Foundation.exit(code)
             }
             exit(withError: error)

@@ -56,7 +56,7 @@ struct Edit: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Output format (default: from OUTPUT's extension; png for -).", valueName: "format"))
     var format: ImageFormat?
 
-    @Flag(help: "Allow OUTPUT to be the same file as INPUT.")
+    @Flag(help: "Allow OUTPUT to be the same file as INPUT, or a terminal (image bytes on the screen).")
     var force = false
 
     @Flag(help: "Write JSON lines to stdout (last line: the result).")
@@ -91,6 +91,7 @@ struct Edit: AsyncParsableCommand {
         }
         guard let output else { throw ValidationError("give OUTPUT, where to save (or --interactive)") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with OUTPUT -") }
+        try OutputFormat.refuseTerminal(output, force: force)
         _ = try OutputFormat.resolve(output, option: format)
     }
 

@@ -62,7 +62,8 @@ enum LiveTerminal {
             try app.enter()
             return true
         } catch {
-            FileDescriptorSink(fd: STDERR_FILENO).write("catctl: error: cannot take the terminal: \(error)\n")
+            FileDescriptorSink(fd: STDERR_FILENO).write(
+                FailureWording.errorLine("cannot take the terminal: \(error)", color: false))
             return false
         }
     }

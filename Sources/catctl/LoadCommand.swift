@@ -60,6 +60,9 @@ struct Load: AsyncParsableCommand {
     @Flag(help: "Write JSON lines to stdout (last line: the result).")
     var json = false
 
+    @Flag(help: "Allow -o to be a terminal (-o - on a terminal, or a terminal device): image bytes on the screen.")
+    var force = false
+
     @Flag(name: .customLong("no-preview"), help: "Do not draw the cat in the terminal.")
     var noPreview = false
 
@@ -90,10 +93,13 @@ struct Load: AsyncParsableCommand {
         guard timeout.isFinite, (0.001...86_400).contains(timeout) else {
             throw ValidationError("--timeout must be between 0.001 and 86400 seconds")
         }
-        guard retries >= 0 else { throw ValidationError("--retries must not be negative") }
+        guard (0...HTTPClientOptions.maxRetries).contains(retries) else {
+            throw ValidationError("--retries must be 0 to \(HTTPClientOptions.maxRetries)")
+        }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive") }
         guard maxReplyBytes > 0 else { throw ValidationError("--max-reply-bytes must be positive") }
         if json && output == "-" { throw ValidationError("--json writes to stdout; it cannot be used with -o -") }
+        if let output { try OutputFormat.refuseTerminal(output, force: force) }
         if interactive {
             if json || output != nil || !filters.isEmpty || noPreview {
                 throw ValidationError(

@@ -119,6 +119,14 @@ enum OutputFormat {
         }
         return fromExtension
     }
+
+    /// Image bytes never go to a terminal unless asked (as curl refuses binary output):
+    /// they would be garbage on the screen, and a file's text chunks could act as escape codes.
+    static func refuseTerminal(_ output: String, force: Bool) throws {
+        if !force && OutputFile.isTerminal(output) {
+            throw ValidationError("refusing to write image data to a terminal; redirect it or give --force")
+        }
+    }
 }
 
 extension ImageFormat: ExpressibleByArgument {

@@ -63,7 +63,7 @@ struct AnimationCommandTests {
             (Fixtures.path("gif/bad-huge-screen.gif"), [], "65535x65535 is 4294.8 MP, over the limit of 100.0 MP"),
             (Fixtures.path("webp/huge-vp8x.webp"), [], "16383x16383 is 268.4 MP"),
             (Fixtures.path("webp/huge-anim.webp"), [], "4000x4000 x 10 frames is 160.0 MP"),
-            (gif, ["--max-pixels", "7000"], "48x32 x 5 frames is 0.0 MP, over the limit of 0.0 MP"),
+            (gif, ["--max-pixels", "7000"], "48x32 x 5 frames is 7680 pixels, over the limit of 7000 pixels"),
             (gif, ["--max-frames", "4"], "more than 4 frames (raise the limit with --max-frames)"),
             (Fixtures.path("webp/animated.webp"), ["--max-frames", "3"], "more than 3 frames"),
             (Fixtures.path("gif/bad-truncated.gif"), [], "truncated"),

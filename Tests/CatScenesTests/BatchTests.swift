@@ -90,12 +90,13 @@ final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
         self.files = files
         self.existing = existing
     }
-    func expandInputs(_ inputs: [String], recursive: Bool, skipping: String?) async throws -> [BatchInput] {
+    func expandInputs(_ inputs: [String], recursive: Bool, skipping: OutputFolder?) async throws -> [BatchInput] {
         files.map { BatchInput(path: $0) }
     }
     func existingFiles(_ paths: [String]) async -> Set<String> { existing.intersection(paths) }
-    func prepareOutputDirectory(_ directory: String) async throws {
+    func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder {
         if directory == "/nope" { throw ImageIOError.cannotCreate(path: directory, reason: "cannot create the folder") }
+        return OutputFolder(path: directory, resolved: directory, device: 0, inode: 0)
     }
     func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double {
         if input.hasPrefix("bad") { throw ImageIOError.corrupt(file: input, reason: "boom") }

@@ -24,7 +24,7 @@ struct EditCatViewTests {
         #expect(err.text.isEmpty)
         view.showError(SceneFailure(status: .dataError, message: "cannot decode x: bad\nline"))
         #expect(out.lines.last == #"{"event":"error","code":65,"message":"cannot decode x: bad\nline"}"#)
-        #expect(err.text == "catctl: cannot decode x: bad\nline\n")
+        #expect(err.text == "catctl: cannot decode x: bad\\nline\n", "the newline shown, not obeyed")
         for line in out.lines {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "valid JSON: \(line)")
         }

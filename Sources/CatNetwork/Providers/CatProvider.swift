@@ -226,13 +226,23 @@ public enum CatReplies {
         return n
     }
 
+    /// Whether `reference` starts with a scheme (RFC 3986 3.1, 4.2): letters, digits, "+",
+    /// "-", "." and a ":" before any "/", "?" or "#". Else it is a relative reference, even
+    /// when its query holds "://" (`/img.png?from=http://x/`).
+    static func hasScheme(_ reference: String) -> Bool {
+        guard let end = reference.firstIndex(where: { ":/?#".contains($0) }), reference[end] == ":",
+            let first = reference.first, first.isASCII, first.isLetter
+        else { return false }
+        return reference[..<end].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
     /// A URL string from a reply, made absolute against `base`, http(s) only.
     static func imageURL(_ value: Any?, base: String, bad: (String) -> NetworkError) throws(NetworkError) -> String {
         guard let text = value as? String, !text.isEmpty, text.utf8.count <= 8192 else {
             throw bad("no image URL in the reply")
         }
         let absolute: String
-        if text.contains("://") {
+        if hasScheme(text) {
             absolute = text
         } else if let resolved = URL(string: text, relativeTo: URL(string: base)) {
             absolute = resolved.absoluteString

@@ -5,12 +5,14 @@ import ImageIO
 /// The Batch use cases: list the inputs, edit one file (the Edit Cat use cases, reused).
 public protocol BatchInteractorInput: Sendable {
     /// Files, folders (their images, sorted; at any depth when `recursive`, never inside
-    /// `skipping`) and "-" (paths on stdin), in order.
-    func expandInputs(_ inputs: [String], recursive: Bool, skipping: String?) async throws -> [BatchInput]
-    func prepareOutputDirectory(_ directory: String) async throws
+    /// `skipping`, however it is reached) and "-" (paths on stdin, one a line), in order.
+    func expandInputs(_ inputs: [String], recursive: Bool, skipping: OutputFolder?) async throws -> [BatchInput]
+    /// Makes the output folder when missing and resolves it, once for the run.
+    func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder
     /// Which of these files exist already.
     func existingFiles(_ paths: [String]) async -> Set<String>
-    /// Edits one file (the Edit Cat use case), making the output's folders first; returns its megapixels.
+    /// Edits one file (the Edit Cat use case) into `options.outputFolder`, making the
+    /// output's folders below it first; returns its megapixels.
     func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double
 }
 
@@ -26,31 +28,39 @@ public struct BatchInteractor: BatchInteractorInput {
         self.readStandardInput = readStandardInput
     }
 
+    /// Paths on standard input, one a line, as bytes (a name need not be UTF-8); blanks
+    /// around a path and empty lines are left out.
     public static func standardInputLines() -> [String] {
-        var lines: [String] = []
-        while let line = readLine() {
-            let path = line.trimmingCharacters(in: .whitespaces)
-            if !path.isEmpty { lines.append(path) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { SystemCalls.read(STDIN_FILENO, into: $0) }
+            if n <= 0 { break }
+            data += chunk[0..<n]
         }
-        return lines
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
+            let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop {
+                $0 == 0x20 || $0 == 0x09 || $0 == 0x0D
+            }
+            return trimmed.isEmpty ? nil : FileNames.decode(trimmed.reversed())
+        }
     }
 
     @concurrent
-    public func expandInputs(_ inputs: [String], recursive: Bool, skipping: String?) async throws -> [BatchInput] {
+    public func expandInputs(_ inputs: [String], recursive: Bool, skipping: OutputFolder?) async throws -> [BatchInput]
+    {
         var out: [BatchInput] = []
-        let skip = skipping.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         for input in inputs {
             if input == "-" {
                 out += readStandardInput().map { BatchInput(path: $0) }
                 continue
             }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDir), isDir.boolValue else {
+            guard FileSystem.isDirectory(input) else {
                 out.append(BatchInput(path: input))  // a missing file fails on its own, the others go on
                 continue
             }
             let folder = input.hasSuffix("/") ? input : input + "/"
-            out += Self.images(in: folder, recursive: recursive, skipping: skip).map {
+            out += Self.images(in: folder, recursive: recursive, skipping: skipping).map {
                 BatchInput(path: folder + $0, relativePath: $0)
             }
         }
@@ -58,67 +68,51 @@ public struct BatchInteractor: BatchInteractorInput {
     }
 
     /// The images in `folder` (paths relative to it, sorted), hidden files and folders
-    /// left out; symbolic links to folders are not followed, so a walk always ends.
-    static func images(in folder: String, recursive: Bool, skipping: String?) -> [String] {
-        guard recursive else {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            return names.filter { !$0.hasPrefix(".") && ImageFormat(path: $0) != nil && !isDirectory(folder + $0) }
-                .sorted()
-        }
+    /// left out; symbolic links to folders are not followed, so a walk always ends, and
+    /// the output folder is never entered.
+    static func images(in folder: String, recursive: Bool, skipping: OutputFolder?) -> [String] {
         var found: [String] = []
-        guard let walk = FileManager.default.enumerator(atPath: folder) else { return [] }
-        while let relative = walk.nextObject() as? String {
-            let name = relative.split(separator: "/").last.map(String.init) ?? relative
-            let path = folder + relative
-            if isDirectory(path) {
-                if name.hasPrefix(".") || URL(fileURLWithPath: path).standardizedFileURL.path == skipping {
-                    walk.skipDescendants()
+        func walk(_ fd: Int32, _ prefix: String, depth: Int) {
+            defer { close(fd) }
+            var st = stat()
+            if let skipping, fstat(fd, &st) == 0, skipping.isFolder(st) { return }
+            for entry in FileSystem.entries(ofDirectory: fd) ?? [] where !entry.name.hasPrefix(".") {
+                switch entry.type {
+                case S_IFDIR:
+                    guard recursive, depth < 256 else { continue }
+                    let sub = FileSystem.openat(fd, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    if sub >= 0 { walk(sub, prefix + entry.name + "/", depth: depth + 1) }
+                case S_IFREG, S_IFLNK:
+                    // A link counts when it leads to a file (never into a folder).
+                    if ImageFormat(path: entry.name) != nil,
+                        entry.type == S_IFREG
+                            || FileSystem.status(folder + prefix + entry.name).map({ $0.st_mode & S_IFMT }) == S_IFREG
+                    {
+                        found.append(prefix + entry.name)
+                    }
+                default: continue
                 }
-                continue
             }
-            if !name.hasPrefix(".") && ImageFormat(path: name) != nil { found.append(relative) }
         }
+        let top = FileSystem.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if top >= 0 { walk(top, "", depth: 0) }
         return found.sorted()
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
-    }
-
     @concurrent
-    public func prepareOutputDirectory(_ directory: String) async throws {
-        var isDir: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw ImageIOError.cannotCreate(path: directory, reason: "cannot create the folder")
-            }
-        } else if !isDir.boolValue {
-            throw ImageIOError.cannotCreate(path: directory, reason: "it is not a folder")
-        }
-        try OutputFile.checkCreatable(directory + "/x.png")
+    public func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder {
+        try OutputFolder.prepare(directory)
     }
 
     @concurrent
     public func existingFiles(_ paths: [String]) async -> Set<String> {
-        Set(paths.filter { FileManager.default.fileExists(atPath: $0) })
+        Set(paths.filter { FileSystem.exists($0, follow: false) })
     }
 
     @concurrent
     public func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws
         -> Double
     {
-        let folder = (output as NSString).deletingLastPathComponent
-        if !folder.isEmpty && !Self.isDirectory(folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw ImageIOError.cannotCreate(path: output, reason: "cannot create the folder \(folder)")
-            }
-        }
-        return try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in })
-            .megapixels
+        try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in }).megapixels
     }
 }

@@ -41,12 +41,13 @@ public final class BatchPresenter {
         var work: [(input: String, output: String)]
         var otherShards = 0
         var existing: [(input: String, output: String)] = []
+        let folder: OutputFolder
         do {
             chain = try FilterChain(specs: request.filters)
-            try await interactor.prepareOutputDirectory(request.outputDirectory)
+            folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
             // Names come from the whole list, before sharding: every shard agrees on them.
             let all = try await interactor.expandInputs(
-                request.inputs, recursive: request.recursive, skipping: request.outputDirectory)
+                request.inputs, recursive: request.recursive, skipping: folder)
             let outputs = BatchPlanning.outputs(for: all, directory: request.outputDirectory, format: request.format)
             work = zip(all.map(\.path), outputs).map { (input: $0, output: $1) }
             if let shard = request.shard {
@@ -68,7 +69,7 @@ public final class BatchPresenter {
             encode: EncodeOptions(
                 format: .png, settings: request.encoding,
                 threads: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, request.jobs))),
-            maxPixels: request.maxPixels, maxFrames: request.maxFrames)
+            maxPixels: request.maxPixels, maxFrames: request.maxFrames, outputFolder: folder)
 
         view.showPlan(BatchPlan(files: work.count, otherShards: otherShards, existing: existing.count))
         for file in existing {

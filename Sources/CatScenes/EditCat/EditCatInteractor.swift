@@ -20,15 +20,18 @@ public struct EditOptions: Sendable, Equatable {
     public var maxFrames: Int
     /// The output may be the input file.
     public var force: Bool
+    /// Batch: outputs go only below this folder, through no link below it.
+    public var outputFolder: OutputFolder?
 
     public init(
         encode: EncodeOptions, maxPixels: Int = DecodeOptions.defaultMaxPixels,
-        maxFrames: Int = DecodeOptions.defaultMaxFrames, force: Bool = false
+        maxFrames: Int = DecodeOptions.defaultMaxFrames, force: Bool = false, outputFolder: OutputFolder? = nil
     ) {
         self.encode = encode
         self.maxPixels = maxPixels
         self.maxFrames = maxFrames
         self.force = force
+        self.outputFolder = outputFolder
     }
 }
 
@@ -137,7 +140,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         var chain = chain
         switch input {
         case let .image(decoded):
-            try OutputFile.checkCreatable(output)
+            try OutputFile.checkCreatable(output, within: options.outputFolder)
             image = decoded.pixels
             metadata = decoded.metadata
             events(.opened(format: decoded.format, width: image.width, height: image.height))
@@ -146,10 +149,10 @@ public struct EditCatInteractor: EditCatInteractorInput {
             let bytes: [UInt8], name: String
             switch input {
             case let .file(path):
-                try OutputFile.checkCreatable(output, input: path, force: options.force)
+                try OutputFile.checkCreatable(output, input: path, force: options.force, within: options.outputFolder)
                 (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
             case let .bytes(data, label):
-                try OutputFile.checkCreatable(output)
+                try OutputFile.checkCreatable(output, within: options.outputFolder)
                 (bytes, name) = (data, label)
             case .image: preconditionFailure()
             }
@@ -178,7 +181,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
             }
             if StreamingPipeline.canStream(chain, reader) {
                 let size = try chain.outputSize(width: reader.width, height: reader.height)
-                try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+                try OutputFile.write(to: output, within: options.outputFolder) { (fd: Int32) throws(ImageIOError) in
                     let writer = try ImageWriter(
                         fd: fd, path: Self.displayName(output), width: size.width, height: size.height,
                         hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode)
@@ -192,7 +195,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         }
         let filtered = try chain.apply(to: image, threads: threads)
         progress.report(Self.decodeShare + Self.filterShare)
-        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+        try OutputFile.write(to: output, within: options.outputFolder) { (fd: Int32) throws(ImageIOError) in
             try ImageEncoder.encode(
                 filtered, to: fd, path: Self.displayName(output), options: options.encode, metadata: metadata
             ) {
@@ -216,7 +219,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
             done.report(Self.decodeShare + Self.filterShare * Double(frames) / count)
         }
         var written = 0
-        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+        try OutputFile.write(to: output, within: options.outputFolder) { (fd: Int32) throws(ImageIOError) in
             written = try ImageEncoder.encode(
                 animation, to: fd, path: Self.displayName(output), options: options.encode)
         }

@@ -63,7 +63,8 @@ public struct SceneFailure: Error, Equatable, Sendable {
 
     static func status(of error: ImageIOError) -> ExitStatus {
         switch error {
-        case .notAnImage, .corrupt, .truncated, .unsupported, .tooLarge, .outputTooLarge, .limitExceeded, .invalidSize,
+        case .notAnImage, .notAFont, .corrupt, .truncated, .unsupported, .tooLarge, .outputTooLarge, .limitExceeded,
+            .invalidSize,
             .outOfMemory:
             return .dataError
         case .inputMissing, .inputUnreadable:

@@ -20,6 +20,10 @@ extension FilterDefinition {
 /// bundled DejaVu Sans Bold; a character the font lacks shows its missing-glyph box. Each
 /// row is drawn over in place, so it streams.
 struct CaptionStage: SpatialStage {
+    /// Longer captions are refused (64): a meme line is a few dozen characters, and each
+    /// character costs a glyph at every font size tried (SECURITY.md).
+    static let maxLength = 1000
+
     let text: String
     let top: Bool
     /// The mask of one image size, rendered once whatever the number of threads.
@@ -28,6 +32,12 @@ struct CaptionStage: SpatialStage {
     init(_ text: String, top: Bool, filter: String) throws(FilterError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .badValue(filter: filter, value: text, reason: "the caption is empty") }
+        let length = trimmed.unicodeScalars.count
+        guard length <= Self.maxLength else {
+            throw .badValue(
+                filter: filter, value: String(trimmed.prefix(40)) + "…",
+                reason: "the caption has \(length) characters; at most \(Self.maxLength) fit")
+        }
         self.text = trimmed
         self.top = top
     }
@@ -97,19 +107,28 @@ struct CaptionMask: Sendable {
     }
 
     /// Words greedily onto lines no wider than `maxWidth` (1/64 px); a word wider than a
-    /// line stands alone on one.
+    /// line stands alone on one. Each word is measured once: a line's width grows by the
+    /// space and the word, kerning across the joins included, so it is exactly
+    /// `font.width(line)` without measuring the line again.
     static func wrap(_ words: [String], font: Font, maxWidth: Int) -> [String] {
-        var lines: [String] = [], line = ""
+        var lines: [String] = [], line: [String] = [], lineWidth = 0
+        let space = font.width(" ")
         for word in words {
-            let candidate = line.isEmpty ? word : line + " " + word
-            if line.isEmpty || font.width(candidate) <= maxWidth {
-                line = candidate
+            let own = font.width(word)
+            let joined =
+                lineWidth + font.kerning(line.last?.unicodeScalars.last, " ") + space
+                + font.kerning(" ", word.unicodeScalars.first) + own
+            if line.isEmpty {
+                (line, lineWidth) = ([word], own)
+            } else if joined <= maxWidth {
+                line.append(word)
+                lineWidth = joined
             } else {
-                lines.append(line)
-                line = word
+                lines.append(line.joined(separator: " "))
+                (line, lineWidth) = ([word], own)
             }
         }
-        if !line.isEmpty { lines.append(line) }
+        if !line.isEmpty { lines.append(line.joined(separator: " ")) }
         return lines
     }
 

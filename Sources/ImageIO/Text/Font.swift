@@ -1,4 +1,5 @@
 internal import CFreeTypeShim
+import Foundation
 
 /// A TrueType/OpenType font through FreeType, drawing text into 8-bit coverage masks:
 /// the glyphs, and their outlines stroked by FreeType's stroker. One thread at a time.
@@ -17,11 +18,29 @@ public final class Font {
         return try Font(path: folder + "/DejaVuSans-Bold.ttf")
     }
 
+    /// A font file: missing or unreadable is `inputMissing`/`inputUnreadable` (66), a file
+    /// FreeType cannot read as a font `notAFont` (65). Only regular files are opened (a FIFO
+    /// would hang, a device never end).
     public init(path: String) throws(ImageIOError) {
+        let name = "the font \(path)"
+        guard let st = FileSystem.status(path) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw .inputMissing(path: name) }
+            throw .inputUnreadable(path: name, reason: errnoReason(code))
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw .inputUnreadable(path: name, reason: "it is not a regular file")
+        }
+        guard FileNames.withPath(path, { access($0, R_OK) }) == 0 else {
+            throw .inputUnreadable(path: name, reason: errnoReason(errno))
+        }
         var message = [CChar](repeating: 0, count: 256)
-        guard let font = message.withUnsafeMutableBufferPointer({ cft_open(path, $0.baseAddress, $0.count) }) else {
+        let opened = FileNames.withPath(path) { cPath in
+            message.withUnsafeMutableBufferPointer { cft_open(cPath, $0.baseAddress, $0.count) }
+        }
+        guard let font = opened else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw .resourceMissing("the font \(path): \(reason)")
+            throw .notAFont(path: path, reason: reason)
         }
         self.font = font
     }
@@ -48,6 +67,12 @@ public final class Font {
             previous = scalar.value
         }
         return total
+    }
+
+    /// The kerning between two scalars, in 1/64 pixels (0 when either is missing).
+    public func kerning(_ left: Unicode.Scalar?, _ right: Unicode.Scalar?) -> Int {
+        guard let left, let right else { return 0 }
+        return cft_advance(font, left.value, right.value) - cft_advance(font, 0, right.value)
     }
 
     /// Draws `text` starting at (x / 64, baseline) into `fill` (the glyphs) and `outline`

@@ -39,7 +39,7 @@ public final class BatchTerminalView: BatchView {
         if let error = result.error {
             console.stderr.write(FailureWording.errorLine(error, color: console.color))
         } else {
-            console.stdout.write("\(result.output)\n")
+            console.stdout.write("\(ForeignText.visible(result.output))\n")  // a newline in a name stays on its line
         }
     }
 

@@ -35,7 +35,7 @@ public final class EditCatTerminalView: EditCatView {
                 rows: (row.height + 2 * density - 1) / (2 * density))
             out +=
                 cells.enumerated().map { i, width in
-                    let name = String(gallery.specs[start + i].prefix(width))
+                    let name = String(ForeignText.visible(gallery.specs[start + i]).prefix(width))
                     let left = (width - name.count) / 2
                     return String(repeating: " ", count: left) + name
                         + String(repeating: " ", count: width - name.count - left)
@@ -76,10 +76,12 @@ public final class EditCatTerminalView: EditCatView {
         let output = result.output == "-" ? "stdout" : result.output
         let frames = result.frames > 1 ? ", \(result.frames) frames" : ""
         console.stderr.write(
-            "saved \(output): \(result.width)x\(result.height)\(frames), \(filters), \(result.milliseconds) ms\n")
+            ForeignText.visible(
+                "saved \(output): \(result.width)x\(result.height)\(frames), \(filters), \(result.milliseconds) ms")
+                + "\n")
         if result.frames < result.inputFrames {
             console.stderr.write(
-                "note: \(output) holds the first of the \(result.inputFrames) frames; "
+                "note: \(ForeignText.visible(output)) holds the first of the \(result.inputFrames) frames; "
                     + "write .gif or .webp to keep the animation\n")
         }
     }

@@ -20,7 +20,7 @@ public final class LoadCatPlainView: LoadCatView {
         lines += ["url: \(cat.url)", "size: \(cat.width)x\(cat.height)", "bytes: \(cat.bytes)"]
         if let output = result.output, output != "-" { lines.append("saved: \(output)") }
         let target = result.output == "-" ? console.stderr : console.stdout
-        target.write(lines.joined(separator: "\n") + "\n")
+        target.write(lines.map(ForeignText.visible).joined(separator: "\n") + "\n")
     }
 
     public func showError(_ failure: SceneFailure) {

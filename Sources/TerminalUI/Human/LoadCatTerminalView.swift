@@ -37,10 +37,12 @@ public final class LoadCatTerminalView: LoadCatView {
 
     public func showCatDecoded(_ cat: LoadCatDecoded) {
         status.clear()
-        let name =
-            (cat.id.map { "\(cat.provider) cat \($0)" } ?? "\(cat.provider) cat") + (cat.breed.map { ", \($0)" } ?? "")
+        let name = ForeignText.visible(
+            (cat.id.map { "\(cat.provider) cat \($0)" } ?? "\(cat.provider) cat") + (cat.breed.map { ", \($0)" } ?? ""))
         let heading = console.color ? ANSI.bold(name) : name
-        console.stdout.write("\(heading)  \(cat.width)x\(cat.height), \(Bytes.format(Int64(cat.bytes)))\n\(cat.url)\n")
+        console.stdout.write(
+            "\(heading)  \(cat.width)x\(cat.height), \(Bytes.format(Int64(cat.bytes)))\n\(ForeignText.visible(cat.url))\n"
+        )
     }
 
     public func updateImage(_ image: LoadCatPreview) {
@@ -52,7 +54,7 @@ public final class LoadCatTerminalView: LoadCatView {
 
     public func showLoaded(_ result: LoadCatResult) {
         status.clear()
-        if let output = result.output, output != "-" { console.stderr.write("saved \(output)\n") }
+        if let output = result.output, output != "-" { console.stderr.write("saved \(ForeignText.visible(output))\n") }
     }
 
     public func showError(_ failure: SceneFailure) {

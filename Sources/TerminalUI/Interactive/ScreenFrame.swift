@@ -35,11 +35,12 @@ struct ScreenFrame {
         case plain, bold, reverse, dim, error
     }
 
-    /// `string` at (row, column), cut to the screen's width.
+    /// `string` at (row, column), neutralised (ForeignText: the title holds file names, the
+    /// status line server text) and cut to the screen's width.
     mutating func put(_ string: String, row: Int, column: Int = 1, style: Style = .plain, width: Int? = nil) {
         guard row >= 1, row <= rows, column <= columns else { return }
         let room = min(width ?? columns, columns - column + 1)
-        var shown = String(string.prefix(room))
+        var shown = String(ForeignText.visible(string).prefix(room))
         if let width, shown.count < width { shown += String(repeating: " ", count: min(room, width) - shown.count) }
         text += "\u{1B}[\(row);\(column)H" + Self.styled(shown, style, color: color)
     }

@@ -44,7 +44,7 @@ public final class EditCatJSONView: EditCatView {
         ])
         if result.frames < result.inputFrames {
             stderr.write(
-                "note: \(result.output) holds the first of the \(result.inputFrames) frames; "
+                "note: \(ForeignText.visible(result.output)) holds the first of the \(result.inputFrames) frames; "
                     + "write .gif or .webp to keep the animation\n")
         }
     }

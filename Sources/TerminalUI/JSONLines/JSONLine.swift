@@ -1,4 +1,5 @@
 import CatScenes
+import ImageIO
 
 /// A JSON value with object keys kept in the order written, so JSON lines read the
 /// way docs/CLI.md documents them.
@@ -47,6 +48,9 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// RFC 8259 quoting, and more: every control (C0, DEL, C1), the bidi controls and
+    /// U+2028/U+2029 as `\uXXXX` (ForeignText.isControl), so no JSON line ever holds a
+    /// raw control; a byte of a file name that is not UTF-8 as U+FFFD.
     private static func quote(_ s: String, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
@@ -56,10 +60,10 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
+            case _ where FileNames.rawByte(scalar) != nil: out += "\\ufffd"
+            case _ where ForeignText.isControl(scalar):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }
@@ -84,7 +88,7 @@ public struct JSONLineWriter: Sendable {
     /// A scene's failure: the human sentence on stderr, the error line on stdout.
     public func emitFailure(_ failure: SceneFailure, wording: FailureWording, stderr: any TextSink) {
         let message = wording.message(failure)
-        stderr.write("catctl: \(message)\n")
+        stderr.write("catctl: \(ForeignText.visible(message))\n")
         emitError(code: failure.status.rawValue, message: message)
     }
 }

@@ -17,11 +17,12 @@ public struct FailureWording: Sendable {
     /// The stderr line for a failure; an interruption gets no "error:" label.
     public func errorLine(_ failure: SceneFailure, color: Bool) -> String {
         failure.status == .interrupted
-            ? "catctl: \(message(failure))\n" : Self.errorLine(message(failure), color: color)
+            ? "catctl: \(ForeignText.visible(message(failure)))\n" : Self.errorLine(message(failure), color: color)
     }
 
-    /// `catctl: error: MESSAGE`, the label red when colours are allowed.
-    static func errorLine(_ message: String, color: Bool) -> String {
-        "catctl: \(color ? ANSI.red("error:") : "error:") \(message)\n"
+    /// `catctl: error: MESSAGE`, the label red when colours are allowed; the message
+    /// (which may quote file names, URLs and server text) neutralised.
+    public static func errorLine(_ message: String, color: Bool) -> String {
+        "catctl: \(color ? ANSI.red("error:") : "error:") \(ForeignText.visible(message))\n"
     }
 }

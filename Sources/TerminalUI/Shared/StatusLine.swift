@@ -12,7 +12,7 @@ final class StatusLine {
 
     func show(_ text: String) {
         guard console.stderrIsTerminal else { return }
-        console.stderr.write("\(ANSI.clearLine)\(text)")
+        console.stderr.write("\(ANSI.clearLine)\(ForeignText.visible(text))")
         shown = true
     }
 

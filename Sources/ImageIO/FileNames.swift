@@ -1,0 +1,162 @@
+import Foundation
+
+/// File names are bytes, not text: Linux allows any byte but `/` and NUL, and a name need
+/// not be UTF-8. catctl keeps paths as Swift strings, so a name that is not UTF-8 is
+/// decoded losslessly: each byte that is not part of valid UTF-8 becomes one scalar of
+/// U+10FF00…U+10FFFF (the last 256 code points of plane 16's private use area), and each
+/// of those scalars becomes its byte again on the way back to the kernel. A name that
+/// really holds one of those 256 scalars keeps its bytes too: its four bytes are decoded
+/// one scalar each. So `encode(decode(bytes)) == bytes` for every byte string (the idea
+/// of Python's `surrogateescape`, which Swift strings cannot hold).
+///
+/// Every system call that takes a path goes through `FileNames.withPath`; the views show
+/// such bytes as `\ooo` (as GNU ls does) and JSON as U+FFFD.
+public enum FileNames {
+    static let rawBase: UInt32 = 0x10_FF00
+
+    /// The byte a scalar stands for, when it is one of the 256 raw-byte scalars.
+    public static func rawByte(_ scalar: Unicode.Scalar) -> UInt8? {
+        scalar.value >= rawBase ? UInt8(truncatingIfNeeded: scalar.value - rawBase) : nil
+    }
+
+    /// The name of `bytes` (a path, a directory entry, a command-line argument).
+    public static func decode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        var scalars = String.UnicodeScalarView()
+        var iterator = bytes.makeIterator()
+        var pending: [UInt8] = []  // bytes of the scalar being read
+        var expected = 0
+        func flushRaw() {
+            for byte in pending { scalars.append(Unicode.Scalar(rawBase + UInt32(byte))!) }
+            pending.removeAll()
+            expected = 0
+        }
+        while let byte = iterator.next() {
+            if expected > 0 {
+                if byte & 0xC0 == 0x80 {
+                    pending.append(byte)
+                    if pending.count == expected {
+                        if let scalar = scalar(of: pending), scalar.value < rawBase {
+                            scalars.append(scalar)
+                            pending.removeAll()
+                            expected = 0
+                        } else {
+                            flushRaw()
+                        }
+                    }
+                    continue
+                }
+                flushRaw()
+            }
+            switch byte {
+            case 0x00...0x7F: scalars.append(Unicode.Scalar(byte))
+            case 0xC2...0xDF: (pending, expected) = ([byte], 2)
+            case 0xE0...0xEF: (pending, expected) = ([byte], 3)
+            case 0xF0...0xF4: (pending, expected) = ([byte], 4)
+            default: scalars.append(Unicode.Scalar(rawBase + UInt32(byte))!)
+            }
+        }
+        flushRaw()
+        return String(scalars)
+    }
+
+    /// The scalar of one complete UTF-8 sequence, or nil when it is overlong, a surrogate or out of range.
+    private static func scalar(of bytes: [UInt8]) -> Unicode.Scalar? {
+        var value: UInt32
+        switch bytes.count {
+        case 2: value = UInt32(bytes[0] & 0x1F)
+        case 3: value = UInt32(bytes[0] & 0x0F)
+        default: value = UInt32(bytes[0] & 0x07)
+        }
+        for byte in bytes.dropFirst() { value = value << 6 | UInt32(byte & 0x3F) }
+        let minimum: UInt32 = bytes.count == 2 ? 0x80 : bytes.count == 3 ? 0x800 : 0x1_0000
+        guard value >= minimum else { return nil }
+        return Unicode.Scalar(value)
+    }
+
+    /// The bytes of a name made by `decode` (any other string: its UTF-8).
+    public static func encode(_ name: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count)
+        for scalar in name.unicodeScalars {
+            if let raw = rawByte(scalar) {
+                bytes.append(raw)
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        return bytes
+    }
+
+    /// Runs `body` with the NUL-terminated bytes of `path`.
+    public static func withPath<R>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        var bytes = encode(path)
+        bytes.append(0)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        }
+    }
+
+    /// The process's arguments as `decode` names them (CommandLine.arguments replaces bytes that are not UTF-8).
+    public static func commandLineArguments() -> [String] {
+        (0..<Int(CommandLine.argc)).map { i in
+            guard let argument = CommandLine.unsafeArgv[i] else { return "" }
+            return decode(
+                UnsafeBufferPointer(start: argument, count: strlen(argument)).lazy.map { UInt8(bitPattern: $0) })
+        }
+    }
+}
+
+/// The system calls on paths that catctl makes, each through `FileNames.withPath`.
+public enum FileSystem {
+    /// stat(2) (`follow`) or lstat(2).
+    public static func status(_ path: String, follow: Bool = true) -> stat? {
+        var st = stat()
+        let ok = FileNames.withPath(path) { follow ? stat($0, &st) : lstat($0, &st) } == 0
+        return ok ? st : nil
+    }
+
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        FileNames.withPath(path) { Foundation.open($0, flags, mode) }
+    }
+
+    public static func openat(_ dirfd: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        FileNames.withPath(name) { Foundation.openat(dirfd, $0, flags, mode) }
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        status(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
+    }
+
+    public static func exists(_ path: String, follow: Bool = true) -> Bool { status(path, follow: follow) != nil }
+
+    /// The absolute path with every link resolved (realpath(3)), or nil.
+    public static func resolved(_ path: String) -> String? {
+        FileNames.withPath(path) { p -> String? in
+            guard let real = realpath(p, nil) else { return nil }
+            defer { free(real) }
+            return FileNames.decode(
+                UnsafeBufferPointer(start: real, count: strlen(real)).lazy.map { UInt8(bitPattern: $0) })
+        }
+    }
+
+    /// The names in the folder open as `fd` (left open), "." and ".." left out, each with
+    /// its type (S_IFDIR, S_IFREG, S_IFLNK, …; links not followed), in the order read.
+    public static func entries(ofDirectory fd: Int32) -> [(name: String, type: mode_t)]? {
+        let own = dup(fd)
+        guard own >= 0 else { return nil }
+        guard let dir = fdopendir(own) else {
+            close(own)
+            return nil
+        }
+        defer { closedir(dir) }
+        var out: [(String, mode_t)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileNames.decode(raw.prefix { $0 != 0 }) }
+            if name == "." || name == ".." { continue }
+            var st = stat()
+            let known = FileNames.withPath(name) { fstatat(fd, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0
+            out.append((name, known ? st.st_mode & S_IFMT : 0))
+        }
+        return out
+    }
+}
