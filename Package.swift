@@ -85,7 +85,8 @@ let package = Package(
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),
         .testTarget(
             name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "FilterCore", "ImageIO", "TestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CatScenes", "FilterCore", "TestSupport"]),
+        .testTarget(
+            name: "TerminalUITests", dependencies: ["TerminalUI", "CatScenes", "FilterCore", "ImageIO", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
         .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),
     ],

@@ -3,16 +3,16 @@
 # shims with clang and its Swift modules with swiftc, all with AddressSanitizer and
 # libFuzzer's coverage, the drivers with -sanitize=fuzzer (libFuzzer's own main).
 #   Fuzz/build.sh            -> .build-fuzz/fuzz-jpeg, fuzz-png, fuzz-gif, fuzz-webp, fuzz-metadata, fuzz-json,
-#                               fuzz-filter-spec
+#                               fuzz-filter-spec, fuzz-neutraliser
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$PWD/.build-fuzz
 mkdir -p "$out/obj" "$out/modules" "$out/lib"
 
-cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux)"
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux chafa)"
 objs=()
 maps=()
-for target in CJPEGShim CPNGShim CWebPShim CGIFShim CFreeTypeShim CFilterKernels CCURLShim; do
+for target in CJPEGShim CPNGShim CWebPShim CGIFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
     clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -c "$c" -o "$o"
@@ -27,13 +27,14 @@ done
 swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
-for module in ImageIO FilterCore CatNetwork; do
+for module in ImageIO FilterCore CatNetwork CatScenes TerminalUI; do
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lFilterCore -lCatNetwork -lImageIO $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp) -lgif)
-for driver in JPEG PNG GIF Webp Metadata JSON FilterSpec; do
+libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lImageIO
+      $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp chafa) -lgif)
+for driver in JPEG PNG GIF Webp Metadata JSON FilterSpec Neutraliser; do
   name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')
   swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \
     -I "$out/modules" "${maps[@]}" "Fuzz/Fuzz$driver.swift" "${objs[@]}" "${libs[@]}" -o "$out/$name" 2>&1 \

@@ -17,13 +17,15 @@ struct Catctl: AsyncParsableCommand {
         discussion: """
             Exit codes:
               0    done
-              64   usage: bad option, unknown filter, bad value, unknown output extension
+              64   usage: bad option, unknown filter, bad value, unknown output extension,
+                   image bytes to a terminal (redirect them or give --force)
               65   input data: not an image catctl reads, corrupt, truncated, over the pixel or frame limit
-              66   input file missing or unreadable
+              66   input file (or CATCTL_FONT) missing or unreadable
               69   network or service: connection failure, HTTP error, timeout, a reply that is not a cat
               70   internal error (a bug: please report it)
-              73   cannot create the output (folder missing, not writable, the output is the input)
-              74   I/O error while writing (disk full)
+              73   cannot create the output (folder missing, not writable, the output is the input,
+                   a link to nothing)
+              74   I/O error while writing (disk full, a full device)
               130  interrupted (Ctrl-C, SIGTERM); nothing partial is left behind
 
             Environment:
@@ -31,7 +33,8 @@ struct Catctl: AsyncParsableCommand {
               CATCTL_MAX_PIXELS  the pixel limit, every frame of an animation counted (or --max-pixels;
                                  default 100000000); --max-frames limits frames (default 10000)
               CATCTL_CATS_DIR    the folder provider's default folder (default: the bundled cats)
-              CATCTL_FONT        a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold)
+              CATCTL_FONT        a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold);
+                                 66 when missing or not a regular file, 65 when not a font
               NO_COLOR           no colours; pictures in plain characters
               COLORTERM          truecolor or 24bit: pictures in 24-bit colour (else 256 colours)
               COLUMNS, LINES     the terminal's size when it cannot be asked

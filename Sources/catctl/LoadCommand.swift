@@ -71,10 +71,13 @@ struct Load: AsyncParsableCommand {
         help: "Live in the terminal: n next cat, e edit, s save, q quit (all keys: README, or ? once it runs).")
     var interactive = false
 
-    @Option(help: "Seconds for each HTTP request, connection included.")
+    @Option(help: "Seconds for each HTTP attempt, connection included; also the longest wait between attempts.")
     var timeout: Double = 30
 
-    @Option(help: "Retries after a connection failure, HTTP 429 or 5xx (with backoff, honouring Retry-After).")
+    @Option(
+        help:
+            "Retries (0-20) after a connection failure, HTTP 429 or 5xx; a Retry-After longer than --timeout fails at once."
+    )
     var retries = 2
 
     @OptionGroup var limits: LimitOptions

@@ -85,6 +85,51 @@ struct ProviderTests {
         #expect(server.requests.filter { $0.path == "/flaky" }.count == 2)
     }
 
+    /// However many retries are asked for, at most `maxRetries` are made, and no wait is
+    /// longer than the budget (the old backoff crashed at the 64th: 1 << 64).
+    @Test func retriesAreCappedAndWaitsBounded() async throws {
+        let server = try HostileCatServer.start()
+        defer { server.stop() }
+        var options = HTTPClientOptions()
+        options.retries = 1000
+        options.backoff = 0.001
+        options.maxBackoff = 0.005
+        let client = HTTPClient(options: options)
+        await #expect(throws: NetworkError.httpStatus(url: server.baseURL + "/busy", status: 503)) {
+            _ = try await client.get(server.baseURL + "/busy", maxBytes: 1000)
+        }
+        #expect(server.requests.count == HTTPClientOptions.maxRetries + 1)
+    }
+
+    /// A Retry-After longer than any wait catctl makes fails at once, saying what the server said.
+    @Test func retryAfterBeyondTheBudgetFailsAtOnce() async throws {
+        let server = try HostileCatServer.start()
+        defer { server.stop() }
+        var options = HTTPClientOptions()
+        options.timeout = 1
+        let url = server.baseURL + "/busy-long"
+        do {
+            _ = try await HTTPClient(options: options).get(url, maxBytes: 1000)
+            Issue.record("no error")
+        } catch {
+            #expect(error == .retryTooLate(failure: "\(url) answered HTTP 503", seconds: 100_000, budget: 1))
+            #expect(
+                error.description
+                    == "\(url) answered HTTP 503 and asks to retry after 100000 s (Retry-After), longer than the 1 s "
+                    + "catctl waits between attempts (--timeout)")
+        }
+        #expect(server.requests.count == 1, "no second attempt")
+    }
+
+    /// RFC 3986 4.2: "://" in the query of a relative reference does not make it absolute.
+    @Test func relativeURLWithASchemeInItsQuery() async throws {
+        let server = try HostileCatServer.start()
+        defer { server.stop() }
+        let (cat, bytes) = try await fetch(provider(.thecatapi, server.baseURL + "/query-url"))
+        #expect(cat.url == server.baseURL + "/img/cat.jpg?from=http://example.invalid/x")
+        #expect(bytes == CatServer.jpeg)
+    }
+
     @Test func stalledReplyTimesOut() async throws {
         let server = try CatServer.start()
         defer { server.stop() }

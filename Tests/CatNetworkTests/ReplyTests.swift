@@ -31,6 +31,11 @@ struct ReplyTests {
         ] {
             #expect(throws: NetworkError.unsupportedScheme(url: bad)) { try parse("randomcat", #"{"file":"\#(bad)"}"#) }
         }
+        // A scheme only before the first "/", "?" or "#" (RFC 3986 3.1, 4.2).
+        #expect(
+            try parse("randomcat", #"{"file":"/a.png?u=http://x/"}"#).url == "https://cats.example/a.png?u=http://x/")
+        #expect(try parse("randomcat", #"{"file":"a/b:c.png"}"#).url == "https://cats.example/api/a/b:c.png")
+        #expect(try parse("randomcat", #"{"file":"a.png#x://y"}"#).url == "https://cats.example/api/a.png#x://y")
         for bad in ["http:x", "https:/x://y", "https:"] {
             #expect(throws: NetworkError.invalidURL(bad)) { try parse("randomcat", #"{"file":"\#(bad)"}"#) }
         }
