@@ -145,3 +145,17 @@ struct ForeignTextCommandTests {
 
     static var catctl: String { PtySession.quote(Catctl.executable?.path ?? "catctl") }
 }
+
+extension ForeignTextCommandTests {
+    /// The live Edit Cat's title bar names the input: a name with escapes is shown neutralised.
+    @Test func liveEditTitleShowsAHostileNameNeutralised() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let name = dir.path + "/esc\u{1B}]0;PWNED-TITLE\u{07}.png"
+        try FileManager.default.copyItem(atPath: Fixtures.path("photos/chelsea.png"), toPath: name)
+        let session = try PtySession("\(Self.catctl) edit -i --graphics symbols \(PtySession.quote(name))")
+        #expect(session.wait(for: #"esc\033]0;PWNED-TITLE\a.png"#), "\(session.typescript.suffix(300))")
+        session.type("q")
+        #expect(session.finish() == 0)
+        Self.expectNoServerEscapes(session.typescript, live: true)
+    }
+}

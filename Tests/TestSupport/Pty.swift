@@ -28,8 +28,13 @@ public final class PtySession {
         try process.run()
     }
 
-    /// Everything written to the terminal so far.
-    public var typescript: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
+    /// Everything written to the terminal so far (without script's own header line, which
+    /// quotes the command).
+    public var typescript: String {
+        let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+        guard text.hasPrefix("Script started"), let end = text.firstIndex(of: "\n") else { return text }
+        return String(text[text.index(after: end)...])
+    }
 
     /// Waits (at most `timeout` seconds) until the typescript holds `text`; whether it does.
     @discardableResult
