@@ -100,15 +100,21 @@ struct OutputTargetTests {
         #expect((FileSystem.status(fresh)?.st_mode ?? 0) & 0o7777 == 0o640, "0666 less the umask 027")
     }
 
-    /// `--output-dir` given as a link into the input tree: resolved once, left out of the
-    /// walk however it is reached, so a second run writes the same files, not out/out/….
-    @Test func batchOutputDirLinkedIntoTheInputsDoesNotNest() throws {
+    /// A folder `in` holding `a.png` and `sub/b.png`, in a new temporary folder.
+    static func inputTree() throws -> (dir: URL, input: URL) {
         let dir = try Fixtures.temporaryDirectory()
         let input = dir.appendingPathComponent("in")
         try FileManager.default.createDirectory(
             at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Self.cat, toPath: input.appendingPathComponent("a.png").path)
-        try FileManager.default.copyItem(atPath: Self.cat, toPath: input.appendingPathComponent("sub/b.png").path)
+        try FileManager.default.copyItem(atPath: cat, toPath: input.appendingPathComponent("a.png").path)
+        try FileManager.default.copyItem(atPath: cat, toPath: input.appendingPathComponent("sub/b.png").path)
+        return (dir, input)
+    }
+
+    /// `--output-dir` given as a link into the input tree: resolved once, left out of the
+    /// walk however it is reached, so a second run writes the same files, not out/out/….
+    @Test func batchOutputDirLinkedIntoTheInputsDoesNotNest() throws {
+        let (dir, input) = try Self.inputTree()
         try FileManager.default.createDirectory(
             at: input.appendingPathComponent("results"), withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("out").path
@@ -124,12 +130,7 @@ struct OutputTargetTests {
     /// A folder link inside the output tree is never followed: the file that would land
     /// outside fails (73) and nothing is written there; the others are written.
     @Test func batchNeverWritesThroughALinkInsideTheOutputFolder() throws {
-        let dir = try Fixtures.temporaryDirectory()
-        let input = dir.appendingPathComponent("in")
-        try FileManager.default.createDirectory(
-            at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Self.cat, toPath: input.appendingPathComponent("a.png").path)
-        try FileManager.default.copyItem(atPath: Self.cat, toPath: input.appendingPathComponent("sub/b.png").path)
+        let (dir, input) = try Self.inputTree()
         let elsewhere = dir.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("out")

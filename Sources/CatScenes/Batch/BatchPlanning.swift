@@ -100,9 +100,10 @@ public enum BatchPlanning {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
+    /// FNV-1a of a path's bytes (a name that is not UTF-8 hashes its own bytes, `FileNames`).
     static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in FileNames.encode(text) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
