@@ -17,7 +17,11 @@
 //    (some encoders set that bit for "previous"); 0, 1, 5-7 keep the frame;
 //  - the logical screen grows to hold the first frame when that frame sticks out of it
 //    (this also rescues files declaring a 0x0 screen); later frames are clipped (Pillow
-//    grows the canvas for them too);
+//    grows the canvas for them too). Clipping also bounds the work: a frame wholly off the
+//    screen is never decompressed, and a frame's data is abandoned after its last row on
+//    the screen. Rows wider than the screen must still be decompressed whole, so scan adds
+//    up what decoding every frame costs and refuses the file above the caller's pixel limit
+//    (a 1x1525 screen with five 65535x1525 frames would cost 500 MP of LZW);
 //  - palette indices beyond the colour table are opaque black (the table is padded with
 //    zeros; Pillow does the same);
 //  - LZW data that stops before the frame is complete (an early end code or data blocks that
@@ -136,7 +140,7 @@ void cg_decoder_destroy(cg_decoder *d) {
 const char *cg_decoder_message(const cg_decoder *d) { return d ? d->message : "out of memory"; }
 
 static void cg_pixel_count(char *out, size_t size, uint64_t pixels) {
-    if (pixels < 1000000) snprintf(out, size, "%llu pixels", (unsigned long long)pixels);
+    if (pixels < 100000) snprintf(out, size, "%llu pixels", (unsigned long long)pixels);  // as Swift says sizes
     else snprintf(out, size, "%.1f MP", (double)pixels / 1e6);
 }
 
@@ -146,6 +150,39 @@ static int cg_limit_pixels(cg_decoder *d, const char *what, uint64_t w, uint64_t
     cg_pixel_count(limit, sizeof limit, max_pixels);
     return cg_dfail(d, CG_ERR_LIMIT, "%s is %llux%llu (%s), more than the limit of %s", what,
                     (unsigned long long)w, (unsigned long long)h, have, limit);
+}
+
+// Interlaced frames store rows 0,8,16.. then 4,12.. then 2,6.. then 1,3..; a frame that
+// is not interlaced is read as the last "pass" (every row in order).
+static const uint32_t cg_pass_start[4] = { 0, 4, 2, 1 }, cg_pass_step[4] = { 8, 8, 4, 2 };
+
+// Rows of pass `pass` among the first `rows` rows.
+static uint32_t cg_pass_rows(uint32_t rows, int pass) {
+    if (rows <= cg_pass_start[pass]) return 0;
+    return (rows - cg_pass_start[pass] + cg_pass_step[pass] - 1) / cg_pass_step[pass];
+}
+
+// Stored rows that must be decompressed to draw the top `visible` rows of a frame of
+// `height` rows: LZW data can only be read in order, so every row stored before the last
+// visible one. Not interlaced: the visible rows. Interlaced: all rows of the passes before
+// the last pass that holds a visible row, then that pass's visible rows.
+static uint32_t cg_rows_to_decode(uint32_t height, uint32_t visible, bool interlaced) {
+    if (visible == 0 || !interlaced) return visible;
+    int last = 3;
+    while (cg_pass_rows(visible, last) == 0) last--;  // pass 0 holds row 0
+    uint32_t rows = cg_pass_rows(visible, last);
+    for (int pass = 0; pass < last; pass++) rows += cg_pass_rows(height, pass);
+    return rows;
+}
+
+// Pixels of LZW data cg_decoder_next_frame decompresses for frame `f` on a width x height
+// screen: whole rows (the visible part of a row cannot be reached without decoding the rest),
+// down to the frame's last row on the screen; none for a frame wholly outside it.
+static uint64_t cg_frame_work(const cg_frame_record *f, bool interlaced, uint64_t width, uint64_t height) {
+    if (f->left >= width || f->top >= height) return 0;
+    uint64_t bottom = (uint64_t)f->top + f->height;
+    uint32_t visible = (uint32_t)((bottom < height ? bottom : height) - f->top);
+    return (uint64_t)f->width * cg_rows_to_decode(f->height, visible, interlaced);
 }
 
 static int cg_add_frame(cg_decoder *d, const cg_frame_record *record) {
@@ -221,6 +258,7 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
 
     int loop_count = -1;
     bool has_alpha = false;
+    uint64_t work = 0;        // pixels of LZW data that decoding every frame decompresses
     cg_frame_record pending;  // GCE fields for the next image
     memset(&pending, 0, sizeof pending);
     pending.transparent = -1;
@@ -269,8 +307,8 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
         record.top = (uint16_t)image->Top;
         record.width = (uint16_t)image->Width;
         record.height = (uint16_t)image->Height;
-        // Bounded like the screen, so decoding a frame never runs through more than
-        // max_pixels pixels of LZW data.
+        // A declared rectangle is held to the same limit as the screen. What decoding
+        // costs, which may be far less (a frame mostly off the screen), is bounded below.
         if ((uint64_t)record.width * record.height > max_pixels) {
             char what[48];
             snprintf(what, sizeof what, "frame %u", number);
@@ -287,6 +325,9 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
                     return cg_limit_pixels(d, "the GIF's screen (grown to hold frame 1)", width, height, max_pixels);
             }
         }
+        // The screen is final once frame 1 is read, so this frame's cost is known.
+        uint64_t frame_work = cg_frame_work(&record, image->Interlace, width, height);
+        work = work > UINT64_MAX - frame_work ? UINT64_MAX : work + frame_work;
         // Skip the LZW data without decompressing it.
         int code_size = 0;
         GifByteType *block = NULL;
@@ -307,6 +348,17 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
     if (d->frame_count == 0) return cg_dfail(d, CG_ERR_CORRUPT, "no image in the file");
     if (width == 0 || height == 0) return cg_dfail(d, CG_ERR_CORRUPT, "the image is %llux%llu",
                                                    (unsigned long long)width, (unsigned long long)height);
+    // Refused before any pixel is decompressed. Frames inside the screen cost at most
+    // frame_count x width x height, which the caller bounds anyway; this catches frames
+    // far wider than the screen, each of whose rows is decompressed in full.
+    if (work > max_pixels) {
+        char have[32], limit[32];
+        cg_pixel_count(have, sizeof have, work);
+        cg_pixel_count(limit, sizeof limit, max_pixels);
+        return cg_dfail(d, CG_ERR_LIMIT,
+                        "the frames hold %s of pixel data to decompress (rows wider than the screen count in "
+                        "full), more than the limit of %s", have, limit);
+    }
     for (uint32_t i = 0; i < d->frame_count && !has_alpha; i++) {
         const cg_frame_record *f = &d->frames[i];
         if (f->left != 0 || f->top != 0 || f->width < width || f->height < height) has_alpha = true;
@@ -337,6 +389,38 @@ static void cg_copy_rect(cg_decoder *d, uint32_t x0, uint32_t y0, uint32_t x1, u
         if (to_saved) memcpy(saved, canvas, row_bytes);
         else memcpy(canvas, saved, row_bytes);
     }
+}
+
+// Decompresses frame `f`'s rows in file order (giflib has just read its header) and draws
+// the part inside the canvas rectangle [x0, x1) x [y0, y1), which is not empty. Stops after
+// the last row on the canvas: exactly the rows cg_decoder_scan counted for this frame.
+static int cg_draw_rows(cg_decoder *d, const cg_frame_record *f, uint32_t x0, uint32_t y0, uint32_t x1,
+                        uint32_t y1, const uint8_t colors[256][4], const uint8_t draw[256], uint32_t number) {
+    const bool interlaced = d->gif->Image.Interlace;
+    const uint32_t to_decode = cg_rows_to_decode(f->height, y1 - y0, interlaced);
+    uint32_t decoded = 0;
+    for (int pass = interlaced ? 0 : 3; pass < 4 && decoded < to_decode; pass++) {
+        uint32_t first = interlaced ? cg_pass_start[pass] : 0, step = interlaced ? cg_pass_step[pass] : 1;
+        for (uint32_t r = first; r < f->height && decoded < to_decode; r += step, decoded++) {
+            if (DGifGetLine(d->gif, d->row, (int)f->width) == GIF_ERROR) {
+                int e = d->gif->Error;
+                // The data ran out early: an end code, or the block terminator (just read,
+                // so the reader sits at data_end). Keep what was drawn.
+                if (e == D_GIF_ERR_EOF_TOO_SOON || (e == D_GIF_ERR_IMAGE_DEFECT && d->position == f->data_end))
+                    return CG_OK;
+                if (e == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
+                return cg_dfail(d, CG_ERR_CORRUPT, "frame %u's pixel data is corrupt (%s)", number,
+                                GifErrorString(e));
+            }
+            uint32_t y = y0 + r;
+            if (y >= y1) continue;
+            uint8_t *out = d->canvas + ((size_t)y * d->width + x0) * 4;
+            const uint8_t *in = d->row;
+            for (uint32_t x = x0; x < x1; x++, in++, out += 4)
+                if (draw[*in]) memcpy(out, colors[*in], 4);
+        }
+    }
+    return CG_OK;
 }
 
 int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay_ms) {
@@ -389,7 +473,9 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
     }
     if (f->transparent >= 0) draw[f->transparent] = 0;
 
-    // The visible part of the frame rectangle.
+    // The visible part of the frame rectangle. A frame wholly outside the canvas is not
+    // decompressed at all: its data is never read (the next frame starts at its own
+    // descriptor), so it costs nothing and garbage there goes unnoticed, as in browsers.
     uint32_t x0 = f->left, y0 = f->top;
     uint32_t x1 = (uint32_t)f->left + f->width, y1 = (uint32_t)f->top + f->height;
     if (x1 > W) x1 = W;
@@ -408,37 +494,8 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
             cg_copy_rect(d, x0, y0, x1, y1, true);
         }
 
-        // Rows come in file order; interlaced frames store rows 0,8,16.. then 4,12.. then
-        // 2,6.. then 1,3... Decoding stops once every visible row is drawn: rows below the
-        // canvas need not be decompressed.
-        static const uint32_t start[4] = { 0, 4, 2, 1 }, step[4] = { 8, 8, 4, 2 };
-        const bool interlaced = d->gif->Image.Interlace;
-        const uint32_t rows = f->height, width = f->width;
-        uint32_t visible_rows = y1 - y0, drawn = 0;
-        for (int pass = interlaced ? 0 : 3, stop = 0; pass < 4 && !stop; pass++) {
-            uint32_t first = interlaced ? start[pass] : 0, increment = interlaced ? step[pass] : 1;
-            for (uint32_t r = first; r < rows; r += increment) {
-                if (DGifGetLine(d->gif, d->row, (int)width) == GIF_ERROR) {
-                    int e = d->gif->Error;
-                    // The data ran out early: an end code, or the block terminator (just read,
-                    // so the reader sits at data_end). Keep what was drawn.
-                    if (e == D_GIF_ERR_EOF_TOO_SOON || (e == D_GIF_ERR_IMAGE_DEFECT && d->position == f->data_end)) {
-                        stop = 1;
-                        break;
-                    }
-                    if (e == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
-                    return cg_dfail(d, CG_ERR_CORRUPT, "frame %u's pixel data is corrupt (%s)", number,
-                                    GifErrorString(e));
-                }
-                uint32_t y = y0 + r;
-                if (y >= y1) continue;
-                uint8_t *out = d->canvas + ((size_t)y * W + x0) * 4;
-                const uint8_t *in = d->row;
-                for (uint32_t x = x0; x < x1; x++, in++, out += 4)
-                    if (draw[*in]) memcpy(out, colors[*in], 4);
-                if (++drawn == visible_rows) { stop = 1; break; }
-            }
-        }
+        int rc = cg_draw_rows(d, f, x0, y0, x1, y1, colors, draw, number);
+        if (rc) return rc;
         d->prev_x0 = x0; d->prev_y0 = y0; d->prev_x1 = x1; d->prev_y1 = y1;
     }
     d->prev_disposal = disposal;

@@ -80,6 +80,9 @@ struct cj_decoder {
     size_t length;
     int created, header_read, started;
     int max_scans;
+    int counted_scan;          // the last scan whose blocks are in scan_blocks (0: none yet)
+    uint64_t image_blocks;     // DCT blocks of all components: what one pass over the image decodes
+    uint64_t scan_blocks;      // blocks the scans so far make libjpeg decode, MCU padding included
     int cmyk, cmyk_inverted;
     uint8_t *cmyk_row;
     uint8_t *exif;
@@ -179,13 +182,124 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
     return CJ_OK;
 }
 
+// Progressive scans together may make libjpeg decode the image's blocks at most this many
+// times over (each scan counts the blocks it covers). libjpeg visits every block a scan
+// covers even when the scan holds nothing for it: an AC scan that is all "EOB runs" (32,767
+// blocks in 18 bits) or has no data at all costs ~9 ns a block, an AC refinement scan ~75 ns
+// (it checks every coefficient of its band). At 100 MP, 499 such scans of 13 bytes each took
+// 57 s, where a real progressive file of that size decodes in 2 s; 32 passes allow about
+// 5 s. Real files stay far below: libjpeg's default progression covers the image 4.7 to 6
+// times (10 scans), mozjpeg's 3.3 to 4, a baseline file once.
+#define CJ_MAX_SCAN_PASSES 32
+
+// The blocks libjpeg visits for a scan of the components with these ids, as its
+// per_scan_setup lays the scan out: one component's blocks, or every MCU of an interleaved
+// scan with the padding blocks at the edges. 0 when an id names no component.
+static uint64_t cj_scan_blocks(const struct jpeg_decompress_struct *c, const uint8_t *ids, int count) {
+    uint64_t per_mcu = 0;
+    for (int k = 0; k < count; k++) {
+        const jpeg_component_info *comp = NULL;
+        for (int ci = 0; ci < c->num_components && !comp; ci++)
+            if (c->comp_info[ci].component_id == ids[k]) comp = &c->comp_info[ci];
+        if (!comp) return 0;
+        if (count == 1) return (uint64_t)comp->width_in_blocks * comp->height_in_blocks;
+        per_mcu += (uint64_t)comp->h_samp_factor * comp->v_samp_factor;
+    }
+    uint64_t mcu_w = (uint64_t)c->max_h_samp_factor * DCTSIZE, mcu_h = (uint64_t)c->max_v_samp_factor * DCTSIZE;
+    return ((c->image_width + mcu_w - 1) / mcu_w) * ((c->image_height + mcu_h - 1) / mcu_h) * per_mcu;
+}
+
+// Counts one more scan covering `blocks` blocks against both limits; longjmps with
+// CJ_ERR_LIMIT when one breaks.
+static void cj_count_scan(cj_decoder *d, int scan, uint64_t *total, uint64_t blocks) {
+    char message[128];
+    if (d->max_scans > 0 && scan > d->max_scans) {
+        snprintf(message, sizeof message, "more than %d progressive scans (a hostile file?)", d->max_scans);
+        cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_LIMIT, message);
+    }
+    *total += blocks;
+    if (*total > CJ_MAX_SCAN_PASSES * d->image_blocks) {
+        snprintf(message, sizeof message,
+                 "the progressive scans cover the image more than %d times over (%.1f by scan %d; a hostile file?)",
+                 CJ_MAX_SCAN_PASSES, (double)*total / (double)d->image_blocks, scan);
+        cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_LIMIT, message);
+    }
+}
+
+// Whether libjpeg's marker reader (read_markers in jdmarker.c) takes a segment with this
+// marker, frame headers aside: SOS, DHT, DAC, DQT, DRI, DNL, COM, APPn. Any other marker
+// stops it with an error.
+static int cj_segment_marker(int marker) {
+    return marker == 0xDA || marker == 0xC4 || marker == 0xCC || marker == 0xDB || marker == 0xDD ||
+           marker == 0xDC || marker == 0xFE || (marker >= 0xE0 && marker <= 0xEF);
+}
+
+// Before anything is decoded or allocated: walks a multi-scan file's markers from SOI to
+// EOI the way libjpeg's marker reader will find them -- each segment skipped by its
+// length, each scan's entropy-coded data up to the next marker (0xFF followed by neither a
+// stuffed 0x00, a fill 0xFF nor a restart marker) -- and counts every scan against both
+// limits (cj_count_scan), so that a hostile file is refused at no cost (no coefficient
+// buffer either: 300 MB at 100 MP). It stops, having counted less, where libjpeg would stop
+// with an error of its own; the progress monitor still counts what libjpeg reads. O(file
+// size): memchr over the entropy-coded data.
+static void cj_check_scans(cj_decoder *d) {
+    const uint8_t *p = d->data;
+    const size_t n = d->length;
+    size_t i = 2;  // after SOI, which jpeg_read_header checked
+    int scans = 0, saw_sof = 0;
+    uint64_t total = 0;
+    while (i < n) {
+        const uint8_t *ff = memchr(p + i, 0xFF, n - i);
+        if (!ff) return;
+        i = (size_t)(ff - p) + 1;
+        while (i < n && p[i] == 0xFF) i++;
+        if (i >= n) return;
+        int marker = p[i++];
+        if (marker == 0x00 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;  // no segment
+        if (marker == 0xD9) return;  // EOI
+        int sof = marker == 0xC0 || marker == 0xC1 || marker == 0xC2 || marker == 0xC9 || marker == 0xCA;
+        if (sof ? saw_sof : !cj_segment_marker(marker)) return;  // a second SOF, or a marker libjpeg refuses
+        saw_sof |= sof;
+        if (n - i < 2) return;
+        size_t length = ((size_t)p[i] << 8) | p[i + 1];
+        if (length < 2 || length > n - i) return;
+        if (marker != 0xDA) {
+            i += length;
+            continue;
+        }
+        int count = length >= 3 ? p[i + 2] : 0;
+        if (!saw_sof || count < 1 || count > MAX_COMPS_IN_SCAN || length != (size_t)(6 + 2 * count)) return;
+        uint8_t ids[MAX_COMPS_IN_SCAN];
+        for (int k = 0; k < count; k++) ids[k] = p[i + 3 + 2 * k];
+        uint64_t blocks = cj_scan_blocks(&d->cinfo, ids, count);
+        if (blocks == 0) return;
+        cj_count_scan(d, ++scans, &total, blocks);
+        // The scan's data: up to the next marker that is not a restart marker.
+        for (i += length;;) {
+            ff = memchr(p + i, 0xFF, n - i);
+            if (!ff) return;
+            size_t j = (size_t)(ff - p) + 1;
+            while (j < n && p[j] == 0xFF) j++;
+            if (j >= n) return;
+            if (p[j] != 0x00 && (p[j] < 0xD0 || p[j] > 0xD7)) break;
+            i = j + 1;
+        }
+        i = (size_t)(ff - p);
+    }
+}
+
+// Called by libjpeg before each unit of input it consumes; jpeg_start_decompress reads every
+// scan of a multi-scan file, and a new scan's header has been read (input_scan_number,
+// the scan's MCU layout) before any of its data. cj_check_scans has counted the scans
+// already; this counts the scans libjpeg actually meets, so that no reading of the markers
+// that differs from libjpeg's can let more work through.
 static void cj_progress_monitor(j_common_ptr cinfo) {
     cj_decoder *d = (cj_decoder *)cinfo;  // cinfo is the first member
-    if (d->max_scans > 0 && d->cinfo.input_scan_number > d->max_scans) {
-        char message[96];
-        snprintf(message, sizeof message, "more than %d progressive scans (a hostile file?)", d->max_scans);
-        cj_fail(cinfo, CJ_ERR_LIMIT, message);
-    }
+    int scan = d->cinfo.input_scan_number;
+    if (scan == d->counted_scan) return;
+    d->counted_scan = scan;
+    cj_count_scan(d, scan, &d->scan_blocks,
+                  (uint64_t)d->cinfo.MCUs_per_row * d->cinfo.MCU_rows_in_scan * (uint64_t)d->cinfo.blocks_in_MCU);
 }
 
 // CMYK through the file's own profile to sRGB (lcms2), relative colorimetric with black
@@ -224,6 +338,12 @@ int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *inf
     d->cinfo.scale_num = 1;
     d->cinfo.scale_denom = (unsigned)(scale_denom == 2 || scale_denom == 4 || scale_denom == 8 ? scale_denom : 1);
     d->max_scans = max_scans;
+    // jpeg_read_header has sized the components (at the first SOS).
+    d->image_blocks = 0;
+    for (int ci = 0; ci < d->cinfo.num_components; ci++)
+        d->image_blocks += (uint64_t)d->cinfo.comp_info[ci].width_in_blocks * d->cinfo.comp_info[ci].height_in_blocks;
+    if (d->image_blocks == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_CORRUPT, "the image has no blocks");
+    if (jpeg_has_multiple_scans(&d->cinfo)) cj_check_scans(d);
     d->progress.progress_monitor = cj_progress_monitor;
     d->cinfo.progress = &d->progress;
     jpeg_start_decompress(&d->cinfo);

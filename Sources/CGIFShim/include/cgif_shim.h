@@ -36,14 +36,23 @@ typedef struct cg_decoder cg_decoder;
 cg_decoder *cg_decoder_create(const uint8_t *data, size_t length);
 void cg_decoder_destroy(cg_decoder *decoder);
 // Reads the screen descriptor and walks every record without decompressing pixel data, filling
-// `info`. CG_ERR_LIMIT when the screen (or one frame's rectangle) has more than `max_pixels`
-// pixels -- checked before anything large is allocated or scanned; info->width and height are
-// set then (the rest of `info` only on success) -- or when the file has more than `max_frames`
-// frames. CG_ERR_CORRUPT when it holds no image. Afterwards decoding starts at the first frame.
+// `info`. CG_ERR_LIMIT (info->width and height are set then, the rest of `info` only on success):
+//  - when the screen (or one frame's rectangle) has more than `max_pixels` pixels, checked
+//    before anything large is allocated or scanned;
+//  - when the file has more than `max_frames` frames (info->frame_count is max_frames + 1);
+//  - when decoding every frame would decompress more than `max_pixels` pixels of LZW data in
+//    all, counted as cg_decoder_next_frame works: for each frame, its width times the rows
+//    stored up to its last row on the screen (interlaced: all rows of the passes before the
+//    last pass holding a visible row), nothing for a frame wholly off the screen. Frames
+//    inside the screen cost at most frame_count x width x height; a frame wider than the
+//    screen costs its full width on every visible row.
+// CG_ERR_CORRUPT when it holds no image. Afterwards decoding starts at the first frame.
 // Call once.
 int cg_decoder_scan(cg_decoder *decoder, uint64_t max_pixels, uint32_t max_frames, cg_info *info);
 // Decodes the next frame, composites it onto the canvas as browsers do and copies the whole
 // canvas (width x height RGBA8, unpremultiplied, rows `stride` bytes apart) to `dst`.
+// Frames are clipped to the canvas: one wholly outside it is not decompressed (its data is
+// not even read), and a frame's data is abandoned after its last row on the canvas.
 // *delay_ms = the GCE delay * 10 (0 without a GCE). Call exactly frame_count times.
 int cg_decoder_next_frame(cg_decoder *decoder, uint8_t *dst, size_t stride, int *delay_ms);
 // A human-readable reason for the last error ("" when none).

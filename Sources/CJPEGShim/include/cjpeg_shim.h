@@ -15,7 +15,7 @@ enum {
     CJ_ERR_NOMEM = 4,
     CJ_ERR_IO = 5,           // a write to the output descriptor failed (see cj_encoder_errno)
     CJ_ERR_STATE = 6,        // the API was called out of order
-    CJ_ERR_LIMIT = 7,        // a resource limit was hit (e.g. too many progressive scans)
+    CJ_ERR_LIMIT = 7,        // a resource limit was hit (too many progressive scans, or too much work in them)
 };
 
 enum {
@@ -48,10 +48,16 @@ cj_decoder *cj_decoder_create(const uint8_t *data, size_t length);
 void cj_decoder_destroy(cj_decoder *decoder);
 // Reads the headers (no pixel memory is allocated yet) and fills `info`.
 int cj_decoder_read_header(cj_decoder *decoder, cj_info *info);
-// Starts decompression at 1/scale_denom size (1, 2, 4 or 8), output RGBA8.
-// `max_scans` bounds the number of progressive scans (0: no bound). CMYK and YCCK files
-// with a CMYK ICC profile are converted to sRGB through it with lcms2; without one, by
-// the naive formula R = (1-C)(1-K).
+// Starts decompression at 1/scale_denom size (1, 2, 4 or 8), output RGBA8. A progressive
+// (or other multi-scan) file is read whole here, every scan decoded into libjpeg's
+// coefficient buffer. CJ_ERR_LIMIT when the file has more than `max_scans` scans (0: no
+// bound on the count), or when its scans together cover the image more than 32 times over
+// (each scan counts the blocks libjpeg visits for it; a one-component scan of 4:2:0 YCbCr
+// is 2/3 or 1/6 of the image), as a scan costs time for every block it covers however few
+// bytes it has. Real files cover the image 1 (baseline) to 6 times. Both are checked by
+// walking the file's markers before anything is decoded or allocated, and again as libjpeg
+// reads each scan. CMYK and YCCK files with a CMYK ICC profile are converted to sRGB
+// through it with lcms2; without one, by the naive formula R = (1-C)(1-K).
 int cj_decoder_start(cj_decoder *decoder, int scale_denom, int max_scans, cj_info *info);
 // Decodes up to `max_rows` RGBA8 rows (alpha 255) into `dst`; sets *rows_read.
 int cj_decoder_read_rows(cj_decoder *decoder, uint8_t *dst, size_t stride, uint32_t max_rows,

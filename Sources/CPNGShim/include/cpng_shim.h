@@ -21,10 +21,14 @@ typedef struct cp_info {
     int color_type;         // PNG_COLOR_TYPE_*: 0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA
     int interlaced;         // Adam7
     int has_alpha;          // an alpha channel or a tRNS chunk
-    // Metadata before the image data (owned by the decoder; NULL/0 when absent):
+    // Metadata before the image data (owned by the decoder, valid until it is destroyed;
+    // NULL/0 when absent). Of the text chunks only these two are read, the first of each
+    // with some text (up to its first NUL), and together they get at most 8 MiB of text
+    // copied or inflated per file: a text that does not fit is dropped, and inflating one
+    // that turns out too big spends the rest of the budget. Other keys are never inflated.
     const uint8_t *icc; size_t icc_length;          // iCCP, decompressed
     const uint8_t *exif; size_t exif_length;        // eXIf: TIFF data
-    const uint8_t *xmp; size_t xmp_length;          // iTXt "XML:com.adobe.xmp"
+    const uint8_t *xmp; size_t xmp_length;          // iTXt (or tEXt/zTXt) "XML:com.adobe.xmp"
     const uint8_t *comment; size_t comment_length;  // tEXt/zTXt/iTXt "Comment" (Latin-1 or UTF-8 as stored)
 } cp_info;
 

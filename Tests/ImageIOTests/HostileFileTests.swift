@@ -1,0 +1,76 @@
+import Foundation
+import ImageIO
+import TestSupport
+import Testing
+
+/// Files that ask for far more work or memory than their size (Tests/Fixtures/hostile,
+/// made by make_hostile.py): each is refused on a stated limit before the work, or the
+/// work it asks for is skipped. SECURITY.md's "every input costs bounded work".
+@Suite("Hostile files cost bounded work")
+struct HostileFileTests {
+    func reader(_ name: String, maxPixels: Int = DecodeOptions.defaultMaxPixels) throws -> ImageReader {
+        try ImageReader(
+            bytes: Fixtures.bytes("hostile/\(name)"), name: name, options: DecodeOptions(maxPixels: maxPixels))
+    }
+
+    /// Five 65535x1525 frames on a 1x1525 screen: 499.7 MP of LZW for one visible column,
+    /// refused on the work before any is done (it took 3.8 s when frames were decompressed in full).
+    @Test func gifFramesWiderThanTheScreenCountAgainstTheLimit() throws {
+        #expect(
+            throws: ImageIOError.limitExceeded(
+                file: "gif-wide-frames.gif",
+                reason: "the frames hold 499.7 MP of pixel data to decompress (rows wider than the screen count "
+                    + "in full), more than the limit of 100.0 MP")
+        ) { _ = try reader("gif-wide-frames.gif") }
+    }
+
+    /// Frames wholly off the screen, whose LZW data is garbage, are never decompressed.
+    @Test func gifFramesOutsideTheScreenAreSkipped() throws {
+        let animation = try reader("gif-outside-frames.gif").readAnimation()
+        #expect(animation.frames.count == 5)
+        let first = animation.frames[0].packedRGBA()
+        #expect(first[0..<4] == [255, 0, 0, 255] || first[0..<4] == [0, 255, 0, 255])
+        for frame in animation.frames.dropFirst() { #expect(frame.packedRGBA() == first) }
+    }
+
+    /// A frame's data is abandoned after its last row on the screen (plain and interlaced):
+    /// the garbage after it is never read.
+    @Test func gifRowsBelowTheScreenAreNotDecompressed() throws {
+        let animation = try reader("gif-rows-below-screen.gif").readAnimation()
+        #expect(animation.frames.count == 3 && animation.width == 16 && animation.height == 8)
+        let (red, green, blue):
+            ((UInt8, UInt8, UInt8, UInt8), (UInt8, UInt8, UInt8, UInt8), (UInt8, UInt8, UInt8, UInt8)) =
+                ((255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 255))
+        for y in 0..<8 {
+            #expect(animation.frames[0].pixel(3, y) == blue && animation.frames[0].pixel(12, y) == blue)
+            #expect(animation.frames[1].pixel(3, y) == red && animation.frames[1].pixel(12, y) == blue)
+            #expect(animation.frames[2].pixel(3, y) == red && animation.frames[2].pixel(12, y) == green)
+        }
+    }
+
+    /// 40 zTXt chunks of 8 MiB each: the text chunks share one 8 MiB budget, so the image
+    /// decodes with the XMP that came first and without the hostile comments.
+    @Test func pngTextChunksShareOneBudget() throws {
+        let decoded = try ImageDecoder.decode(Fixtures.bytes("hostile/png-many-ztxt.png"), name: "png-many-ztxt.png")
+        #expect(decoded.pixels.width == 32 && decoded.pixels.height == 32)
+        let xmp = try #require(decoded.metadata.xmp)
+        #expect(String(decoding: xmp, as: UTF8.self).contains("x:xmpmeta"))
+        #expect(decoded.metadata.comment == nil, "the comments are past the budget")
+    }
+
+    /// Scans that together visit the image's blocks more than 32 times are refused before
+    /// any is decoded; 32 passes still decode.
+    @Test func jpegScanWorkIsBounded() throws {
+        let ok = try ImageDecoder.decode(Fixtures.bytes("hostile/jpeg-many-scans-32.jpg"), name: "ok.jpg")
+        #expect(ok.pixels.width == 512 && ok.pixels.height == 512)
+        for name in ["jpeg-many-scans-33.jpg", "jpeg-many-scans-500.jpg"] {
+            do {
+                _ = try ImageDecoder.decode(Fixtures.bytes("hostile/\(name)"), name: name)
+                Issue.record("\(name) decoded")
+            } catch {
+                #expect(
+                    "\(error)".contains("the progressive scans cover the image more than 32 times over"), "\(error)")
+            }
+        }
+    }
+}
