@@ -4,7 +4,9 @@ import ImageIO
 extension FilterDefinition {
     static let caption = FilterDefinition(
         name: "caption", valueName: "TEXT", kind: .spatial,
-        description: "Meme caption at the bottom: white, dark outline, sized to the width, wrapped (FreeType)",
+        description:
+            "Meme caption at the bottom: white, dark outline, sized to the width, wrapped (FreeType); "
+            + "at most 1000 characters",
         showcase: "HELLO CAT",
         parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, top: false, filter: "caption"))] })
 
