@@ -61,15 +61,16 @@ public final class HTTPClient: Sendable {
                 guard error.isTransient, attempt < min(options.retries, HTTPClientOptions.maxRetries) else {
                     throw error
                 }
-                // No wait outlasts the budget of an attempt; a server that asks for a longer
-                // one is answered at once with what it said.
-                let budget = min(options.maxBackoff, options.timeout)
-                if let retryAfter, retryAfter > budget {
-                    throw .retryTooLate(failure: error.description, seconds: retryAfter, budget: budget)
+                // No wait outlasts the budget of an attempt (`timeout`): a Retry-After up to it
+                // is honoured, a longer one is answered at once with what the server said; our
+                // own backoff also stays under `maxBackoff`.
+                if let retryAfter, retryAfter > options.timeout {
+                    throw .retryTooLate(failure: error.description, seconds: retryAfter, budget: options.timeout)
                 }
-                let wait = min(budget, retryAfter ?? options.backoff * pow(2, Double(min(attempt, 32))))
+                let backoff = min(options.maxBackoff, options.backoff * pow(2, Double(min(attempt, 32))))
+                let wait = max(0, min(options.timeout, retryAfter ?? backoff))
                 attempt += 1
-                do { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) } catch { throw .cancelled }
+                do { try await Task.sleep(for: .seconds(wait)) } catch { throw .cancelled }
             }
         }
     }

@@ -2,11 +2,11 @@ import Foundation
 
 /// File names are bytes, not text: Linux allows any byte but `/` and NUL, and a name need
 /// not be UTF-8. catctl keeps paths as Swift strings, so a name that is not UTF-8 is
-/// decoded losslessly: each byte that is not part of valid UTF-8 becomes one scalar of
-/// U+10FF00…U+10FFFF (the last 256 code points of plane 16's private use area), and each
-/// of those scalars becomes its byte again on the way back to the kernel. A name that
-/// really holds one of those 256 scalars keeps its bytes too: its four bytes are decoded
-/// one scalar each. So `encode(decode(bytes)) == bytes` for every byte string (the idea
+/// decoded losslessly: each byte that is not part of valid UTF-8 (always 0x80–0xFF) becomes
+/// the scalar U+10FF00 + byte (U+10FF80…U+10FFFF, the last code points of plane 16's private
+/// use area), and each of those scalars becomes its byte again on the way back to the
+/// kernel. A name that really holds one of those scalars keeps its bytes too: its four
+/// bytes are decoded one scalar each. So `encode(decode(bytes)) == bytes` for every byte string (the idea
 /// of Python's `surrogateescape`, which Swift strings cannot hold).
 ///
 /// Every system call that takes a path goes through `FileNames.withPath`; the views show
@@ -14,9 +14,11 @@ import Foundation
 public enum FileNames {
     static let rawBase: UInt32 = 0x10_FF00
 
-    /// The byte a scalar stands for, when it is one of the 256 raw-byte scalars.
+    /// The byte a scalar stands for, when it is one of the raw-byte scalars. Only bytes
+    /// 0x80–0xFF are ever raw (a byte below 0x80 is always valid UTF-8), so U+10FF00–U+10FF7F
+    /// stay text: no string can smuggle a "/" or a NUL into a path this way.
     public static func rawByte(_ scalar: Unicode.Scalar) -> UInt8? {
-        scalar.value >= rawBase ? UInt8(truncatingIfNeeded: scalar.value - rawBase) : nil
+        scalar.value >= rawBase + 0x80 ? UInt8(truncatingIfNeeded: scalar.value - rawBase) : nil
     }
 
     /// The name of `bytes` (a path, a directory entry, a command-line argument).
@@ -35,7 +37,7 @@ public enum FileNames {
                 if byte & 0xC0 == 0x80 {
                     pending.append(byte)
                     if pending.count == expected {
-                        if let scalar = scalar(of: pending), scalar.value < rawBase {
+                        if let scalar = scalar(of: pending), rawByte(scalar) == nil {
                             scalars.append(scalar)
                             pending.removeAll()
                             expected = 0
@@ -95,6 +97,15 @@ public enum FileNames {
             try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
         }
     }
+
+    /// The non-empty components of `path`, split at its "/" scalars, never at Characters: a
+    /// name starting with a combining mark would otherwise fuse with the "/" before it.
+    public static func components(of path: String) -> [String] {
+        path.unicodeScalars.split(separator: "/").map { String(String.UnicodeScalarView($0)) }
+    }
+
+    /// Whether a name is hidden (its first byte is ".").
+    public static func isHidden(_ name: String) -> Bool { name.unicodeScalars.first == "." }
 
     /// The process's arguments as `decode` names them (CommandLine.arguments replaces bytes that are not UTF-8).
     public static func commandLineArguments() -> [String] {

@@ -94,10 +94,19 @@ public enum OutputFile {
         case "/dev/stderr": return STDERR_FILENO
         default:
             for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-                if let n = Int32(path.dropFirst(prefix.count)), n >= 0, fcntl(n, F_GETFD) != -1 { return n }
+                if let n = Int32(path.dropFirst(prefix.count)), inheritedDescriptors.contains(n) { return n }
             }
             return nil
         }
+    }
+
+    /// The descriptors the process was started with (`recordInheritedDescriptors`), the only
+    /// ones `/dev/fd/N` may name: never one catctl's own libraries opened since.
+    nonisolated(unsafe) public private(set) static var inheritedDescriptors: Set<Int32> = [0, 1, 2]
+
+    /// Called first thing in `main`, before anything opens a descriptor.
+    public static func recordInheritedDescriptors() {
+        inheritedDescriptors = Set((0..<256).filter { fcntl($0, F_GETFD) != -1 })
     }
 
     /// Whether writing to `path` would put image bytes on a terminal ("-" is standard output).
@@ -130,6 +139,12 @@ public enum OutputFile {
         case .straightThrough:
             let fd = FileSystem.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { throw .cannotCreate(path: path, reason: errnoReason(errno)) }
+            // What was opened, not what was seen before: a file swapped in meanwhile is refused.
+            var st = stat()
+            guard fstat(fd, &st) == 0, [S_IFIFO, S_IFCHR].contains(st.st_mode & S_IFMT) else {
+                Foundation.close(fd)
+                throw .cannotCreate(path: path, reason: "it changed while catctl opened it")
+            }
             do throws(ImageIOError) {
                 try body(fd)
             } catch {
@@ -148,14 +163,17 @@ public enum OutputFile {
         if code != 0 { throw .writeFailed(path: path, reason: errnoReason(code)) }
     }
 
+    /// Paths are split at their "/" scalars, never at Characters: a name starting with a
+    /// combining mark would otherwise fuse with the "/" before it.
     static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let dir = String(path[..<slash])
+        let scalars = path.unicodeScalars
+        guard let slash = scalars.lastIndex(of: "/") else { return "." }
+        let dir = String(scalars[..<slash])
         return dir.isEmpty ? "/" : dir
     }
 
     static func baseName(of path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+        FileNames.components(of: path).last ?? path
     }
 
     /// Where an output goes: its folder, open, and how to write there.
@@ -183,9 +201,14 @@ public enum OutputFile {
             var target = path
             if let link = FileSystem.status(path, follow: false), link.st_mode & S_IFMT == S_IFLNK {
                 guard let pointed = FileSystem.status(path) else {
-                    throw .cannotCreate(path: path, reason: "it is a symbolic link to a file that does not exist")
+                    let code = errno
+                    throw .cannotCreate(
+                        path: path,
+                        reason: code == ENOENT
+                            ? "it is a symbolic link to a file that does not exist"
+                            : "its symbolic link cannot be followed: \(errnoReason(code))")
                 }
-                if pointed.st_mode & S_IFMT != S_IFREG && pointed.st_mode & S_IFMT != S_IFDIR {
+                if [S_IFIFO, S_IFCHR].contains(pointed.st_mode & S_IFMT) {
                     self.init(straightThrough: path)
                     return
                 }
@@ -198,9 +221,10 @@ public enum OutputFile {
             switch existing.map({ $0.st_mode & S_IFMT }) {
             case S_IFDIR: throw .cannotCreate(path: path, reason: "it is a folder")
             case nil, S_IFREG: break
-            default:
+            case S_IFIFO, S_IFCHR:
                 self.init(straightThrough: path)
                 return
+            default: throw .cannotCreate(path: path, reason: "it is not a file, a FIFO or a character device")
             }
             let folderPath = OutputFile.directory(of: target)
             let folder = FileSystem.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -232,10 +256,10 @@ public enum OutputFile {
         /// anywhere below the root, the leaf included, is refused.
         private init(confined path: String, root: OutputFolder) throws(ImageIOError) {
             let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
-            guard path.hasPrefix(prefix) else {
+            guard path.unicodeScalars.starts(with: prefix.unicodeScalars) else {
                 throw .cannotCreate(path: path, reason: "it is outside the output folder \(root.path)")
             }
-            let parts = path.dropFirst(prefix.count).split(separator: "/").map(String.init)
+            let parts = FileNames.components(of: String(path.unicodeScalars.dropFirst(prefix.unicodeScalars.count)))
             guard let leaf = parts.last, !parts.contains(".."), !parts.contains(".") else {
                 throw .cannotCreate(path: path, reason: "it is outside the output folder \(root.path)")
             }
@@ -244,7 +268,9 @@ public enum OutputFile {
                 if folder >= 0 { Foundation.close(folder) }
                 throw .cannotCreate(path: path, reason: "the output folder \(root.path) is gone or was replaced")
             }
-            var folderPath = String(prefix.dropLast())
+            // Named from the resolved folder: an interrupt removes the temporary file where it
+            // really is, even if the link the user named was pointed elsewhere meanwhile.
+            var folderPath = root.resolved
             for part in parts.dropLast() {
                 folderPath += "/" + part
                 var next = FileSystem.openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -306,10 +332,11 @@ public enum OutputFile {
                 discard()
                 throw error
             }
-            guard fsync(fd) == 0, Foundation.close(fd) == 0 else {
-                let code = errno
+            let synced = fsync(fd) == 0 ? 0 : errno
+            let closed = Foundation.close(fd) == 0 ? 0 : errno
+            guard synced == 0, closed == 0 else {
                 discard()
-                throw .writeFailed(path: path, reason: errnoReason(code))
+                throw .writeFailed(path: path, reason: errnoReason(synced != 0 ? synced : closed))
             }
             let renamed = FileNames.withPath(temp) { t in FileNames.withPath(name) { renameat(folder, t, folder, $0) } }
             guard renamed == 0 else {
@@ -358,12 +385,13 @@ public struct OutputFolder: Sendable, Equatable {
     public static func prepare(_ path: String) throws(ImageIOError) -> OutputFolder {
         if !FileSystem.exists(path) {
             var partial = path.hasPrefix("/") ? "" : "."
-            for part in path.split(separator: "/") {
+            for part in FileNames.components(of: path) {
                 partial += "/" + part
                 if FileSystem.isDirectory(partial) { continue }
                 let made = FileNames.withPath(partial) { mkdir($0, 0o777) }
-                if made != 0 && errno != EEXIST {
-                    throw .cannotCreate(path: path, reason: "cannot make the folder \(partial): \(errnoReason(errno))")
+                let code = errno
+                if made != 0 && code != EEXIST {
+                    throw .cannotCreate(path: path, reason: "cannot make the folder \(partial): \(errnoReason(code))")
                 }
             }
         }

@@ -13,7 +13,7 @@ public enum BenchListing {
         let header = ["FILTER", "MPIX/S", "SCALAR MPIX/S", "VS SCALAR", "VS COPY"]
         let rows = report.results.map { r -> [String] in
             [
-                r.filter, fmt(r.megapixelsPerSecond), r.scalarMegapixelsPerSecond.map(fmt) ?? "-",
+                ForeignText.visible(r.filter), fmt(r.megapixelsPerSecond), r.scalarMegapixelsPerSecond.map(fmt) ?? "-",
                 r.scalarMegapixelsPerSecond.map { String(format: "%.1fx", r.megapixelsPerSecond / $0) } ?? "-",
                 String(format: "%.0f%%", 100 * r.megapixelsPerSecond / report.baselineCopyMegapixelsPerSecond),
             ]

@@ -44,6 +44,7 @@ struct Catctl: AsyncParsableCommand {
     )
 
     static func main() async {
+        OutputFile.recordInheritedDescriptors()  // before anything opens one
         Interrupts.install()
         // Names that are not UTF-8 keep their bytes (FileNames); CommandLine.arguments would not.
         let arguments = Array(FileNames.commandLineArguments().dropFirst())

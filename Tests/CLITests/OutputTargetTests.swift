@@ -45,6 +45,9 @@ struct OutputTargetTests {
         let result = try Catctl.run(
             ["edit", "--filter", "sepia", "--format", "png", Self.cat, "/dev/stdout"], stdoutFile: redirected)
         #expect(result.status == 0, "\(result.stderr)")
+        // A descriptor the process was not started with (one its own libraries opened) is never written.
+        let own = try Catctl.run(["edit", "--filter", "sepia", "--format", "png", Self.cat, "/dev/fd/5"])
+        #expect(own.status == 73, "\(own.stderr)")
         let after = try #require(FileSystem.status(redirected))
         #expect(before.st_ino == after.st_ino, "the redirected file is written, not replaced")
         #expect(Self.isPNG(redirected))
@@ -131,6 +134,9 @@ struct OutputTargetTests {
     /// outside fails (73) and nothing is written there; the others are written.
     @Test func batchNeverWritesThroughALinkInsideTheOutputFolder() throws {
         let (dir, input) = try Self.inputTree()
+        // A name starting with a combining mark must not fuse with the "/" before it.
+        try FileManager.default.copyItem(
+            atPath: Self.cat, toPath: input.appendingPathComponent("sub/\u{301}c.png").path)
         let elsewhere = dir.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("out")
@@ -143,6 +149,17 @@ struct OutputTargetTests {
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.contains("symbolic link"), "\(result.stderr)")
         #expect(Fixtures.contents(of: elsewhere).isEmpty, "nothing lands outside the output folder")
+    }
+
+    /// The folder given is the output folder itself (`--format webp` beside the PNGs): its
+    /// own images count; only a walk into it from elsewhere is left out.
+    @Test func batchIntoTheFolderItReads() throws {
+        let (_, input) = try Self.inputTree()
+        let result = try Catctl.run([
+            "batch", "--filter", "mono", "--format", "webp", "--output-dir", input.path, input.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines == [input.path + "/a.webp"])
     }
 
     /// Names that are not UTF-8: walked, given on the command line and on stdin, written

@@ -23,6 +23,16 @@ struct FileNamesTests {
         }
     }
 
+    /// Only bytes 0x80–0xFF are ever raw: text holding U+10FF2F or U+10FF00 cannot become
+    /// a "/" or a NUL in a path.
+    @Test func noScalarBecomesASlashOrANul() {
+        for text in ["a\u{10FF2F}b", "\u{10FF00}", "x\u{10FF7F}"] {
+            #expect(FileNames.encode(text) == Array(text.utf8))
+            #expect(FileNames.decode(Array(text.utf8)) == text)
+        }
+        #expect(FileNames.components(of: "out/\u{301}x.png") == ["out", "\u{301}x.png"], "split at scalars")
+    }
+
     @Test func utf8NamesAreTheirText() {
         for name in ["cat.png", "café.jpg", "猫.webp", "🐈 e\u{301}.gif", "a\nb"] {
             #expect(FileNames.decode(Array(name.utf8)) == name)

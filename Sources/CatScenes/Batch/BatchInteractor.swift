@@ -75,8 +75,9 @@ public struct BatchInteractor: BatchInteractorInput {
         func walk(_ fd: Int32, _ prefix: String, depth: Int) {
             defer { close(fd) }
             var st = stat()
-            if let skipping, fstat(fd, &st) == 0, skipping.isFolder(st) { return }
-            for entry in FileSystem.entries(ofDirectory: fd) ?? [] where !entry.name.hasPrefix(".") {
+            // The output folder is never walked into (the folder given may be it: then its own images count).
+            if depth > 0, let skipping, fstat(fd, &st) == 0, skipping.isFolder(st) { return }
+            for entry in FileSystem.entries(ofDirectory: fd) ?? [] where !FileNames.isHidden(entry.name) {
                 switch entry.type {
                 case S_IFDIR:
                     guard recursive, depth < 256 else { continue }

@@ -10,7 +10,7 @@ public struct BatchInput: Sendable, Equatable {
 
     public init(path: String, relativePath: String? = nil) {
         self.path = path
-        self.relativePath = relativePath ?? (path.split(separator: "/").last.map(String.init) ?? path)
+        self.relativePath = relativePath ?? (FileNames.components(of: path).last ?? path)
     }
 }
 
@@ -69,7 +69,7 @@ public enum BatchPlanning {
 
         init(_ input: BatchInput, format: ImageFormat?) {
             // Only plain components: nothing lands outside the output folder.
-            let parts = input.relativePath.split(separator: "/").map(String.init).filter { $0 != "." && $0 != ".." }
+            let parts = FileNames.components(of: input.relativePath).filter { $0 != "." && $0 != ".." }
             let base = parts.last ?? "image"
             var stem = base, ext = ""
             if let dot = base.lastIndex(of: "."), dot != base.startIndex {

@@ -258,10 +258,10 @@ public final class EditCatLiveView: EditCatView, LiveScene {
     static func label(
         _ spec: String, highlighted: Bool, row: Int, column: Int, width: Int, into frame: inout ScreenFrame
     ) {
-        let name = String(spec.prefix(width))
+        let name = String(ForeignText.visible(spec).prefix(width))
         let pad = (width - name.count) / 2
         let text = String(repeating: " ", count: pad) + name + String(repeating: " ", count: width - name.count - pad)
-        frame.put(text, row: row, column: column, style: highlighted ? .reverse : .dim)
+        frame.put(text, row: row, column: column, style: highlighted ? .reverse : .dim, neutralised: true)
     }
 
     private func drawStatus(_ layout: Layout, _ frame: inout ScreenFrame) {

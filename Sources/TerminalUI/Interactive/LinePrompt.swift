@@ -42,9 +42,9 @@ struct LinePrompt: Equatable {
 
     /// The prompt's line: the label, the text and a block for the cursor.
     func draw(into frame: inout ScreenFrame, row: Int) {
-        let line = "\(label)\(text)"
+        let line = ForeignText.visible("\(label)\(text)")  // the suggested name may be a foreign one
         let shown = line.count < frame.columns ? line : "…" + String(line.suffix(frame.columns - 2))
-        frame.put(shown + "█", row: row, style: .bold, width: frame.columns)
+        frame.put(shown + "█", row: row, style: .bold, width: frame.columns, neutralised: true)
     }
 }
 

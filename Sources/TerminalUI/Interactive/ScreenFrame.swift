@@ -36,19 +36,26 @@ struct ScreenFrame {
     }
 
     /// `string` at (row, column), neutralised (ForeignText: the title holds file names, the
-    /// status line server text) and cut to the screen's width.
-    mutating func put(_ string: String, row: Int, column: Int = 1, style: Style = .plain, width: Int? = nil) {
+    /// status line server text) and cut to the screen's width. `neutralised`: the caller
+    /// passed it through `ForeignText.visible` already, to measure what will be shown.
+    mutating func put(
+        _ string: String, row: Int, column: Int = 1, style: Style = .plain, width: Int? = nil,
+        neutralised: Bool = false
+    ) {
         guard row >= 1, row <= rows, column <= columns else { return }
         let room = min(width ?? columns, columns - column + 1)
-        var shown = String(ForeignText.visible(string).prefix(room))
+        var shown = String((neutralised ? string : ForeignText.visible(string)).prefix(room))
         if let width, shown.count < width { shown += String(repeating: " ", count: min(room, width) - shown.count) }
         text += "\u{1B}[\(row);\(column)H" + Self.styled(shown, style, color: color)
     }
 
     /// A whole-width bar: `left`, and `right` against the right edge.
     mutating func bar(_ left: String, right: String = "", row: Int, style: Style = .reverse) {
+        let (left, right) = (ForeignText.visible(left), ForeignText.visible(right))
         let gap = max(1, columns - left.count - right.count)
-        put(left + String(repeating: " ", count: gap) + right, row: row, style: style, width: columns)
+        put(
+            left + String(repeating: " ", count: gap) + right, row: row, style: style, width: columns, neutralised: true
+        )
     }
 
     static func styled(_ s: String, _ style: Style, color: Bool) -> String {
