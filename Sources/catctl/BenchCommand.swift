@@ -88,7 +88,9 @@ struct Bench: AsyncParsableCommand {
                 threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
                 repetitions: repetitions, includeScalar: !noScalar,
                 progress: { step in
-                    if console.stderrIsTerminal { console.stderr.write("\r\u{1B}[2Ktiming \(ForeignText.visible(step))…") }
+                    if console.stderrIsTerminal {
+                        console.stderr.write("\r\u{1B}[2Ktiming \(ForeignText.visible(step))…")
+                    }
                 })
         } catch {
             if console.stderrIsTerminal { console.stderr.write("\r\u{1B}[2K") }
