@@ -150,6 +150,14 @@ public enum FileSystem {
         }
     }
 
+    /// The type (S_IFDIR, S_IFREG, …) of `name` in the folder open as `fd`; `follow`: of
+    /// what a link leads to.
+    public static func type(of name: String, in fd: Int32, follow: Bool) -> mode_t? {
+        var st = stat()
+        let ok = FileNames.withPath(name) { fstatat(fd, $0, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) } == 0
+        return ok ? st.st_mode & S_IFMT : nil
+    }
+
     /// The names in the folder open as `fd` (left open), "." and ".." left out, each with
     /// its type (S_IFDIR, S_IFREG, S_IFLNK, …; links not followed), in the order read.
     public static func entries(ofDirectory fd: Int32) -> [(name: String, type: mode_t)]? {
@@ -164,9 +172,14 @@ public enum FileSystem {
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileNames.decode(raw.prefix { $0 != 0 }) }
             if name == "." || name == ".." { continue }
-            var st = stat()
-            let known = FileNames.withPath(name) { fstatat(fd, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0
-            out.append((name, known ? st.st_mode & S_IFMT : 0))
+            // readdir's own type; a stat only where the file system does not give it.
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): out.append((name, S_IFDIR))
+            case Int32(DT_REG): out.append((name, S_IFREG))
+            case Int32(DT_LNK): out.append((name, S_IFLNK))
+            case Int32(DT_UNKNOWN): out.append((name, type(of: name, in: fd, follow: false) ?? 0))
+            default: out.append((name, 0))
+            }
         }
         return out
     }

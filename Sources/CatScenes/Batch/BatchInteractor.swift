@@ -86,8 +86,7 @@ public struct BatchInteractor: BatchInteractorInput {
                 case S_IFREG, S_IFLNK:
                     // A link counts when it leads to a file (never into a folder).
                     if ImageFormat(path: entry.name) != nil,
-                        entry.type == S_IFREG
-                            || FileSystem.status(folder + prefix + entry.name).map({ $0.st_mode & S_IFMT }) == S_IFREG
+                        entry.type == S_IFREG || FileSystem.type(of: entry.name, in: fd, follow: true) == S_IFREG
                     {
                         found.append(prefix + entry.name)
                     }
