@@ -2,11 +2,11 @@
 import PackageDescription
 
 // Layers (arrows point to what a module imports; nothing points up):
-//   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, ImageIO, ArgumentParser
-//   TerminalUI ─► CatScenes, FilterCore, ImageIO, CChafaShim, CTerminalShim
-//   CatScenes ─► CatNetwork, FilterCore, ImageIO
-//   FilterCore ─► ImageIO (its PixelBuffer is the one pixel format), CFilterKernels
-//   ImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
+//   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, ArgumentParser
+//   TerminalUI ─► CatScenes, FilterCore, CatImageIO, CChafaShim, CTerminalShim
+//   CatScenes ─► CatNetwork, FilterCore, CatImageIO
+//   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels
+//   CatImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
 //   the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API.
 let package = Package(
@@ -65,28 +65,31 @@ let package = Package(
             name: "CFilterKernels",
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
-        .target(name: "ImageIO", dependencies: ["CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CFreeTypeShim"]),
-        .target(name: "FilterCore", dependencies: ["ImageIO", "CFilterKernels"]),
+        // Named CatImageIO, not ImageIO: that name is Apple's framework on macOS.
+        .target(name: "CatImageIO", dependencies: ["CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CFreeTypeShim"]),
+        .target(name: "FilterCore", dependencies: ["CatImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
-        .target(name: "CatScenes", dependencies: ["ImageIO", "FilterCore", "CatNetwork"]),
+        .target(name: "CatScenes", dependencies: ["CatImageIO", "FilterCore", "CatNetwork"]),
         .target(
-            name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "ImageIO", "CChafaShim", "CTerminalShim"]),
+            name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim"]),
         .executableTarget(
             name: "catctl",
             dependencies: [
-                "CatScenes", "TerminalUI", "FilterCore", "ImageIO", "CatNetwork",
+                "CatScenes", "TerminalUI", "FilterCore", "CatImageIO", "CatNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // Fixture paths, random images, a process runner: shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["ImageIO"], path: "Tests/TestSupport"),
-        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "FilterCore", "TestSupport"]),
-        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "ImageIO", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["CatImageIO"], path: "Tests/TestSupport"),
+        .testTarget(name: "CatImageIOTests", dependencies: ["CatImageIO", "FilterCore", "TestSupport"]),
+        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),
         .testTarget(
-            name: "CatScenesTests", dependencies: ["CatScenes", "CatNetwork", "FilterCore", "ImageIO", "TestSupport"]),
+            name: "CatScenesTests",
+            dependencies: ["CatScenes", "CatNetwork", "FilterCore", "CatImageIO", "TestSupport"]),
         .testTarget(
-            name: "TerminalUITests", dependencies: ["TerminalUI", "CatScenes", "FilterCore", "ImageIO", "TestSupport"]),
+            name: "TerminalUITests",
+            dependencies: ["TerminalUI", "CatScenes", "FilterCore", "CatImageIO", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
         .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),
     ],

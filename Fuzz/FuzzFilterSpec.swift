@@ -1,8 +1,8 @@
+import CatImageIO
 // libFuzzer target: the --filter spec parser, and the chain it gives run on a small image
 // (every kernel build), so odd values reach the kernels too.
 import FilterCore
 import Foundation
-import ImageIO
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFilterSpec(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

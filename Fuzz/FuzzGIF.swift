@@ -1,8 +1,8 @@
+import CatImageIO
 // libFuzzer target: the GIF decoder (giflib behind CGIFShim: the record scan, frame
 // compositing, disposal, palettes, interlacing, limits) on any bytes that start like a GIF;
 // what decodes is encoded again (quantizer and encoder).
 import Foundation
-import ImageIO
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,7 +1,7 @@
+import CatImageIO
 // libFuzzer target: the JPEG decoder (libjpeg behind CJPEGShim, EXIF parsing, orientation,
 // limits) on any bytes that start like a JPEG. Must never crash, hang or leak.
 import Foundation
-import ImageIO
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJPEG(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,8 +1,8 @@
+import CatImageIO
 // libFuzzer target: the metadata parsers and writers on hostile bytes: the EXIF (TIFF)
 // orientation reader and rewriter, and every metadata container catctl writes (JPEG
 // APP1/APP2/COM, PNG iCCP/eXIf/iTXt/tEXt, WebP ICCP/EXIF/XMP) read back by the decoders.
 import Foundation
-import ImageIO
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMetadata(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,7 +1,7 @@
+import CatImageIO
 // libFuzzer target: the PNG decoder (libpng behind CPNGShim, whole-image and row-by-row
 // reading, limits) on any bytes that start like a PNG.
 import Foundation
-import ImageIO
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

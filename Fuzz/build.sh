@@ -27,12 +27,12 @@ done
 swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
-for module in ImageIO FilterCore CatNetwork CatScenes TerminalUI; do
+for module in CatImageIO FilterCore CatNetwork CatScenes TerminalUI; do
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lImageIO
+libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lCatImageIO
       $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp chafa) -lgif)
 for driver in JPEG PNG GIF Webp Metadata JSON FilterSpec Neutraliser; do
   name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')

@@ -1,5 +1,5 @@
+import CatImageIO
 import CatNetwork
-import ImageIO
 
 /// Builds scenes: view + presenter + interactor, wired, and moves from Load Cat to Edit
 /// Cat with the decoded cat in hand. The commands call this and nothing else of a

@@ -1,7 +1,7 @@
 internal import CFilterKernels
+import CatImageIO
 import Dispatch
 import Foundation
-import ImageIO
 
 /// The filters of one command line, in order, ready to run over a PixelBuffer.
 public struct FilterChain: Sendable {

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// A stage whose output pixels depend on their neighbours or their position (blur,
 /// sharpen, vignette) or that moves pixels around (resize, crop, rotate, flip). It

@@ -1,6 +1,6 @@
 internal import CFilterKernels
+import CatImageIO
 import Foundation
-import ImageIO
 
 /// Decode → filter → encode a strip of rows at a time, the decoder on a thread of its
 /// own and the filters and the encoder on the caller's, so a 12 MP photo never sits whole

@@ -1,8 +1,8 @@
 import ArgumentParser
+import CatImageIO
 import CatScenes
 import Dispatch
 import Foundation
-import ImageIO
 import TerminalUI
 
 /// The composition root: argv → scene → exit status. Nothing else lives here.

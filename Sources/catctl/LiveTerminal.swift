@@ -1,8 +1,8 @@
 import ArgumentParser
+import CatImageIO
 import CatNetwork
 import CatScenes
 import Foundation
-import ImageIO
 import TerminalUI
 
 /// `--interactive`: the two scenes live in the terminal. Builds the app, its views and

@@ -1,9 +1,9 @@
 import ArgumentParser
+import CatImageIO
 import CatNetwork
 import CatScenes
 import FilterCore
 import Foundation
-import ImageIO
 import TerminalUI
 
 // Options shared by several commands, and the types the parser reads: every value is

@@ -1,5 +1,5 @@
+import CatImageIO
 import Foundation
-import ImageIO
 import TestSupport
 import Testing
 

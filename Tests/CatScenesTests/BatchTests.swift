@@ -1,6 +1,6 @@
+import CatImageIO
 import CatScenes
 import FilterCore
-import ImageIO
 import TestSupport
 import Testing
 

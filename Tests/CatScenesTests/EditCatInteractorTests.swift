@@ -1,7 +1,7 @@
+import CatImageIO
 import CatScenes
 import FilterCore
 import Foundation
-import ImageIO
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
+import CatImageIO
 import CatNetwork
 import CatScenes
 import FilterCore
-import ImageIO
 import TestSupport
 import Testing
 

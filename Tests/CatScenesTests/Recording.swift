@@ -1,6 +1,6 @@
+import CatImageIO
 import CatScenes
 import FilterCore
-import ImageIO
 
 /// A view that records every call, in order, as the original app's tests did.
 @MainActor

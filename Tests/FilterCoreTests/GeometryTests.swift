@@ -1,6 +1,6 @@
+import CatImageIO
 import FilterCore
 import Foundation
-import ImageIO
 import TestSupport
 import Testing
 

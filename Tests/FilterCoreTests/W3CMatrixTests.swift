@@ -1,5 +1,5 @@
+import CatImageIO
 import FilterCore
-import ImageIO
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
+import CatImageIO
 import Foundation
-import ImageIO
 
 /// Paths of the committed test fixtures (Tests/Fixtures) and helpers around them.
 public enum Fixtures {

@@ -55,7 +55,7 @@ public struct ProviderLimits: Sendable {
 }
 
 /// What counts as a cat picture. CatNetwork knows no image format: the image core
-/// (ImageIO's codec registry) hands this in, through the Router.
+/// (CatImageIO's codec registry) hands this in, through the Router.
 public struct CatImageFormats: Sendable {
     /// The format of a file starting with these bytes, or nil for none catctl reads.
     public let recognize: @Sendable ([UInt8]) -> String?

@@ -1,6 +1,6 @@
+import CatImageIO
 import FilterCore
 import Foundation
-import ImageIO
 
 /// The Batch use cases: list the inputs, edit one file (the Edit Cat use cases, reused).
 public protocol BatchInteractorInput: Sendable {

@@ -1,5 +1,5 @@
+import CatImageIO
 import Foundation
-import ImageIO
 
 /// One input file of a batch and where its output goes below the output folder.
 public struct BatchInput: Sendable, Equatable {

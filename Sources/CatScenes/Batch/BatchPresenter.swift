@@ -1,6 +1,6 @@
+import CatImageIO
 import FilterCore
 import Foundation
-import ImageIO
 
 /// The Batch scene's logic: plans the run (inputs, shard, output names), keeps `jobs`
 /// files in flight, reports each file and the progress, and decides the exit status:

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// What the user asked the Batch scene to do, checked by the command line already.
 public struct BatchRequest: Sendable, Equatable {

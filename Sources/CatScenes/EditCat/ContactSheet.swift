@@ -1,5 +1,5 @@
+import CatImageIO
 import FilterCore
-import ImageIO
 
 /// The original edit scene's thumbnail strip as one image: a grid of tiles, each a
 /// thumbnail of the picture through one filter, with the filter's spec under it.

@@ -1,6 +1,6 @@
+import CatImageIO
 import FilterCore
 import Foundation
-import ImageIO
 
 /// What to edit: a file, or an image another scene decoded already (Load Cat → Edit Cat).
 public enum EditInput: Sendable {

@@ -1,6 +1,6 @@
+import CatImageIO
 import FilterCore
 import Foundation
-import ImageIO
 
 /// The live editor's state: the cat at preview size, the chain so far, every filter's
 /// value and which one is highlighted.

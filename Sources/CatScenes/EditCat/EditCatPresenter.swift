@@ -1,6 +1,6 @@
+import CatImageIO
 import FilterCore
 import Foundation
-import ImageIO
 
 /// The Edit Cat scene's logic: parses the chain, runs the edit use case, and tells the
 /// view every state change, in the same order whichever way the interactor works. No

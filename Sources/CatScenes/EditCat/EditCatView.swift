@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// What the Edit Cat scene shows. Views implement this and hold no logic: they render
 /// what they are told, in the order they are told (terminal, JSON lines, tests). The

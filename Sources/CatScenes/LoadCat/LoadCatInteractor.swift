@@ -1,6 +1,6 @@
+import CatImageIO
 import CatNetwork
 import Foundation
-import ImageIO
 
 /// A cat in hand: the provider's reference, the bytes as downloaded, and its pixels.
 public struct LoadedCat: Sendable {

@@ -1,7 +1,7 @@
+import CatImageIO
 import CatNetwork
 import FilterCore
 import Foundation
-import ImageIO
 
 /// The Load Cat scene's logic: asks the interactor for a random cat, tells the view each
 /// step (loading → title → image → done, or error / cancelled), then saves the cat or

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// What the Load Cat scene shows. Views implement this and hold no logic; the events a
 /// view may ignore have empty defaults.

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// What the user asked the Load Cat scene to do, checked by the command line already.
 public struct LoadRequest: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// What a live scene's save prompt answered: the path (trimmed) and the format its
 /// extension names, or the usage failure to show. One rule for Load Cat and Edit Cat.

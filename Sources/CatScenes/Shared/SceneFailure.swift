@@ -1,6 +1,6 @@
+import CatImageIO
 import CatNetwork
 import FilterCore
-import ImageIO
 
 /// How a scene ended, as the process exit status (sysexits, see docs/CLI.md).
 public enum ExitStatus: Int32, Sendable, Equatable {

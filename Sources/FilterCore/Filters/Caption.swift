@@ -1,5 +1,5 @@
+import CatImageIO
 import Foundation
-import ImageIO
 
 extension FilterDefinition {
     static let caption = FilterDefinition(

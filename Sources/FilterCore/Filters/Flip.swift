@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 extension FilterDefinition {
     static let flip = FilterDefinition(

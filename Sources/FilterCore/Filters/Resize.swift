@@ -1,6 +1,6 @@
 internal import CFilterKernels
+import CatImageIO
 import Foundation
-import ImageIO
 
 extension FilterDefinition {
     static let resize = FilterDefinition(

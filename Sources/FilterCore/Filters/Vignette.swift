@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import ImageIO
+import CatImageIO
 
 extension FilterDefinition {
     static let vignette = FilterDefinition(

@@ -1,5 +1,5 @@
+import CatImageIO
 import CatScenes
-import ImageIO
 
 /// The human view of Edit Cat: concise lines on stderr; on a terminal, a progress line
 /// (a bar and the percentage) that is rewritten in place and cleared at the end.

@@ -1,5 +1,5 @@
 internal import CChafaShim
-import ImageIO
+import CatImageIO
 
 /// Draws an image in a terminal through libchafa (CChafaShim): Unicode symbols in colour,
 /// or the terminal's own graphics protocol (kitty, iTerm2, sixel), as `TerminalGraphics`

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// One full screen of a live scene, built as one string and written at once (inside a
 /// synchronized update, so terminals that know it show no half-drawn frame). Rows and

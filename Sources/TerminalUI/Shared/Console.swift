@@ -1,5 +1,5 @@
+import CatImageIO
 import Foundation
-import ImageIO
 
 /// Somewhere text goes: a file descriptor, or memory in tests.
 public protocol TextSink: AnyObject, Sendable {

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 
 /// The one neutraliser: text that did not come from catctl itself (API fields, URLs,
 /// headers, file names, metadata, and error messages that embed them) passes through

@@ -1,4 +1,4 @@
-import ImageIO
+import CatImageIO
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
+import CatImageIO
 import Foundation
-import ImageIO
 import Testing
 
 /// File names are bytes: decoding and encoding them is lossless for any bytes.
