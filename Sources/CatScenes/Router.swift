@@ -3,25 +3,34 @@ import CatNetwork
 
 /// Builds scenes: view + presenter + interactor, wired, and moves from Load Cat to Edit
 /// Cat with the decoded cat in hand. The commands call this and nothing else of a
-/// scene's insides.
+/// scene's insides. Every interactor is given: nothing real is made behind a test's back.
 @MainActor
 public enum Router {
-    public static func makeEditCat(
-        view: any EditCatView,
-        interactor: any EditCatInteractorInput = EditCatInteractor()
-    ) -> EditCatPresenter {
+    public static func makeEditCat(view: any EditCatView, interactor: any EditCatInteractorInput) -> EditCatPresenter {
         EditCatPresenter(view: view, interactor: interactor)
+    }
+
+    public static func makeEditCatLive(
+        view: any EditCatLiveView, interactor: any EditCatLiveInteractorInput
+    ) -> EditCatLivePresenter {
+        EditCatLivePresenter(view: view, interactor: interactor)
     }
 
     /// `editView` shows the Edit Cat scene if the cat is edited (`load --filter`).
     public static func makeLoadCat(
         view: any LoadCatView, interactor: any LoadCatInteractorInput,
-        editView: any EditCatView,
-        editInteractor: any EditCatInteractorInput = EditCatInteractor()
+        editView: any EditCatView, editInteractor: any EditCatInteractorInput
     ) -> LoadCatPresenter {
         LoadCatPresenter(
             view: view, interactor: interactor,
             makeEditor: { makeEditCat(view: editView, interactor: editInteractor) })
+    }
+
+    /// The live Load Cat scene; `router` shows the live Edit Cat scene when a cat is edited.
+    public static func makeLoadCatLive(
+        view: any LoadCatLiveView, interactor: any LoadCatInteractorInput, router: any LoadCatLiveRouting
+    ) -> LoadCatLivePresenter {
+        LoadCatLivePresenter(view: view, interactor: interactor, router: router)
     }
 
     public static func makeBatch(view: any BatchView, interactor: any BatchInteractorInput) -> BatchPresenter {

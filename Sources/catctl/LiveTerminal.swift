@@ -20,8 +20,8 @@ enum LiveTerminal {
     @MainActor
     static func edit(_ request: EditRequest, graphics: GraphicsMode, threads: Int) async -> ExitStatus {
         let app = LiveApp(console: Console.standard(graphics: graphics), wording: .commandLine(force: true))
-        let view = EditCatLiveView(app: app)
-        let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads))
+        let view = EditCatLiveScreen(app: app)
+        let presenter = Router.makeEditCatLive(view: view, interactor: EditCatLiveInteractor(threads: threads))
         guard enter(app) else { return .ioError }
         app.push(view)
         if let failure = await presenter.openLive(.file(request.input), request) {
@@ -39,10 +39,11 @@ enum LiveTerminal {
     @MainActor
     static func load(_ request: LoadRequest, provider: any CatProvider, graphics: GraphicsMode) async -> ExitStatus {
         let app = LiveApp(console: Console.standard(graphics: graphics), wording: .commandLine())
-        let editView = EditCatLiveView(app: app)
-        let view = LoadCatLiveView(app: app, editView: editView)
-        let presenter = Router.makeLoadCat(
-            view: view, interactor: Router.makeLoadCatInteractor(provider: provider), editView: editView)
+        let view = LoadCatLiveScreen(app: app)
+        let router = LiveRouter(
+            app: app, editScreen: EditCatLiveScreen(app: app), editInteractor: EditCatLiveInteractor())
+        let presenter = Router.makeLoadCatLive(
+            view: view, interactor: Router.makeLoadCatInteractor(provider: provider), router: router)
         guard enter(app) else { return .ioError }
         app.push(view)
         var request = request

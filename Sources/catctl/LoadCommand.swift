@@ -171,7 +171,7 @@ struct Load: AsyncParsableCommand {
             let (view, editView) = views.loadCat(output: output)
             let presenter = Router.makeLoadCat(
                 view: view, interactor: Router.makeLoadCatInteractor(provider: catProvider),
-                editView: editView)
+                editView: editView, editInteractor: EditCatInteractor())
             Interrupts.onInterrupt = { presenter.cancel() }  // false once the load is over: then a hard stop
             return presenter
         }

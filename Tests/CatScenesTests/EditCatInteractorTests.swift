@@ -29,7 +29,7 @@ struct EditCatSceneTests {
     @Test func failureLeavesNoFile() async throws {
         let dir = try Fixtures.temporaryDirectory()
         let view = RecordingEditCatView()
-        let presenter = Router.makeEditCat(view: view)
+        let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor())
         let status = await presenter.edit(
             EditRequest(
                 input: Fixtures.path("jpeg/monkey12.jpg"),

@@ -12,12 +12,12 @@ struct EditCatLiveTests {
     let names = FilterRegistry.names
 
     func open(filters: [String] = [], output: String = "") async throws -> (
-        EditCatPresenter, RecordingEditCatView, FakeEditCatInteractor
+        EditCatLivePresenter, RecordingEditCatLiveView, FakeEditCatInteractor
     ) {
         let cat = DecodedImage(
             pixels: try PixelBuffer.random(width: 400, height: 300, seed: 7), format: .jpeg, orientation: 1)
-        let view = RecordingEditCatView(), interactor = FakeEditCatInteractor(image: cat)
-        let presenter = Router.makeEditCat(view: view, interactor: interactor)
+        let view = RecordingEditCatLiveView(), interactor = FakeEditCatInteractor(image: cat)
+        let presenter = Router.makeEditCatLive(view: view, interactor: interactor)
         let failure = await presenter.openLive(
             .image(cat),
             EditRequest(input: "photos/chelsea.jpg", output: output, filters: filters, format: .png))
@@ -27,8 +27,8 @@ struct EditCatLiveTests {
 
     @Test func opensAtPreviewSizeWithEveryFiltersThumbnail() async throws {
         let (_, view, _) = try await open(filters: ["sepia"])
-        #expect(view.calls.first == .state(.processing))
-        #expect(view.calls.last == .state(.done))
+        #expect(view.calls.first == .state(.opening))
+        #expect(view.calls.last == .state(.ready))
         let live = try #require(view.live)
         #expect(live.chain == ["sepia"] && live.highlighted == 0 && live.highlightedSpec == "mono")
         #expect(live.filters.count == names.count && live.thumbnails.count == names.count)
@@ -145,14 +145,14 @@ struct EditCatLiveTests {
     }
 
     @Test func aFailedOpenSaysWhy() async throws {
-        let view = RecordingEditCatView()
-        let presenter = Router.makeEditCat(
+        let view = RecordingEditCatLiveView()
+        let presenter = Router.makeEditCatLive(
             view: view, interactor: FakeEditCatInteractor(image: try makeImage(width: 1, height: 1)))
         let failure = await presenter.openLive(
             .file("/nonexistent/cat.jpg"),
             EditRequest(input: "/nonexistent/cat.jpg", output: "", filters: [], format: .png))
         #expect(failure?.status == .noInput)
-        #expect(view.calls.last == .state(.failed))
+        #expect(view.calls.suffix(2) == [.error(failure!), .state(.ready)])
         let bad = await presenter.openLive(
             .image(try makeImage(width: 4, height: 4)),
             EditRequest(input: "x", output: "", filters: ["nope"], format: .png))

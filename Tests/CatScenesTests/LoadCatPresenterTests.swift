@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 @MainActor
-final class RecordingLoadCatView: LoadCatView {
+final class RecordingLoadCatView: LoadCatLiveView {
     enum Call: Equatable {
         case state(LoadCatState)
         case progress(LoadCatProgress)
@@ -16,8 +16,11 @@ final class RecordingLoadCatView: LoadCatView {
         case loaded(LoadCatResult)
         case error(SceneFailure)
         case ask(String)
+        case count(Int)
     }
     private(set) var calls: [Call] = []
+    func attach(_ presenter: LoadCatLivePresenter) {}
+    func updateCatCount(_ count: Int) { calls.append(.count(count)) }
     func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
     func updateLoadingState(_ state: LoadCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: LoadCatProgress) { calls.append(.progress(progress)) }
@@ -103,6 +106,13 @@ struct LoadCatPresenterTests {
             view: view, interactor: interactor, editView: editView,
             editInteractor: editInteractor)
         return (presenter, view, editView)
+    }
+
+    /// The live scene, its view, and the router that records the editors it showed.
+    func liveScene(_ interactor: FakeLoadCatInteractor) -> (LoadCatLivePresenter, RecordingLoadCatView, RecordingRouter)
+    {
+        let view = RecordingLoadCatView(), router = RecordingRouter()
+        return (Router.makeLoadCatLive(view: view, interactor: interactor, router: router), view, router)
     }
 
     @Test func success() async throws {
@@ -219,12 +229,13 @@ struct LoadCatPresenterTests {
 
     @Test func liveLoadsAtFullSizeAndStaysAfterAFailure() async throws {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
-        let (presenter, view, _) = scene(interactor)
+        let (presenter, view, _) = liveScene(interactor)
         await presenter.startLive(LoadRequest(previewWidth: 80, previewHeight: 40))
         #expect(interactor.useCases.first?.needsFullImage == true)
         #expect(view.calls.first == .state(.loading(provider: "thecatapi")))
         #expect(view.calls.last == .state(.done))
         #expect(view.calls.contains(.decoded(decoded)))
+        #expect(view.calls.contains(.count(1)) && decoded.title == "thecatapi cat abc, Bengal")
 
         interactor.ending = .failure(NetworkError.httpStatus(url: "https://cats.example/", status: 500))
         await presenter.nextCat()
@@ -237,7 +248,7 @@ struct LoadCatPresenterTests {
 
     @Test func liveSaveSuggestsAndRefusesBadNames() async throws {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
-        let (presenter, view, _) = scene(interactor)
+        let (presenter, view, _) = liveScene(interactor)
         await presenter.startLive(LoadRequest())
         await presenter.requestSave()
         #expect(view.calls.last == .ask("cat-abc.jpg"))
@@ -252,11 +263,26 @@ struct LoadCatPresenterTests {
 
     @Test func liveEditHandsTheDecodedCatToALiveEditor() async throws {
         let interactor = FakeLoadCatInteractor(reference: reference, ending: .image(try cat()))
-        let (presenter, _, editView) = scene(interactor)
-        #expect(await presenter.editCat() != nil)  // no cat yet
+        let (presenter, _, router) = liveScene(interactor)
+        #expect(await presenter.editCat() != nil)  // no cat yet: no editor shown
+        #expect(router.editViews.isEmpty)
         await presenter.startLive(LoadRequest())
         #expect(await presenter.editCat() == nil)
-        let live = try #require(editView.live)
+        #expect(router.editViews.count == 1)  // the router showed the editor: the presenter navigated
+        let live = try #require(router.editViews.last?.live)
         #expect(live.input == "thecatapi cat abc" && (live.width, live.height) == (64, 48) && live.chain == [])
+    }
+}
+
+/// The live scene's router: shows each editor on a recording view of its own.
+@MainActor
+final class RecordingRouter: LoadCatLiveRouting {
+    private(set) var editViews: [RecordingEditCatLiveView] = []
+
+    func showEditScene() -> EditCatLivePresenter {
+        let view = RecordingEditCatLiveView()
+        editViews.append(view)
+        return Router.makeEditCatLive(
+            view: view, interactor: FakeEditCatInteractor(image: try! makeImage(width: 1, height: 1)))
     }
 }

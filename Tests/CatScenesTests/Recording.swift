@@ -12,17 +12,9 @@ final class RecordingEditCatView: EditCatView {
         case gallery(EditCatGallery)
         case saved(EditCatResult)
         case error(SceneFailure)
-        case live(EditCatLive)
-        case ask(String)
     }
 
     private(set) var calls: [Call] = []
-    var livePictureSizes = EditCatPictureSizes(preview: (200, 150), thumbnail: (40, 30))
-    /// The last live state shown.
-    var live: EditCatLive? {
-        for case let .live(live) in calls.reversed() { return live }
-        return nil
-    }
 
     func updateProcessingState(_ state: EditCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: EditCatProgress) { calls.append(.progress(progress)) }
@@ -30,12 +22,45 @@ final class RecordingEditCatView: EditCatView {
     func showGallery(_ gallery: EditCatGallery) { calls.append(.gallery(gallery)) }
     func showSaved(_ result: EditCatResult) { calls.append(.saved(result)) }
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
+}
+
+/// The live editor's recording view.
+@MainActor
+final class RecordingEditCatLiveView: EditCatLiveView {
+    enum Call: Equatable {
+        case state(EditCatLiveState)
+        case progress(EditCatProgress)
+        case imageInfo(EditCatImageInfo)
+        case saved(EditCatResult)
+        case error(SceneFailure)
+        case live(EditCatLive)
+        case ask(String)
+    }
+
+    private(set) var calls: [Call] = []
+    private(set) weak var presenter: EditCatLivePresenter?
+    var livePictureSizes = EditCatPictureSizes(preview: (200, 150), thumbnail: (40, 30))
+    /// The last live state shown.
+    var live: EditCatLive? {
+        for case let .live(live) in calls.reversed() { return live }
+        return nil
+    }
+
+    func attach(_ presenter: EditCatLivePresenter) { self.presenter = presenter }
+    func updateState(_ state: EditCatLiveState) { calls.append(.state(state)) }
+    func updateProgress(_ progress: EditCatProgress) { calls.append(.progress(progress)) }
+    func showImageInfo(_ info: EditCatImageInfo) { calls.append(.imageInfo(info)) }
+    func showSaved(_ result: EditCatResult) { calls.append(.saved(result)) }
+    func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
     func showLiveEdit(_ live: EditCatLive) { calls.append(.live(live)) }
     func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
 }
 
-/// An in-memory interactor: serves one image, records what it is asked, fails on cue.
-final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
+/// An in-memory interactor: serves one image, records what it is asked, fails on cue. It
+/// serves both Edit Cat scenes; the live editor's pixel work (a preview copy, chains run
+/// on it) is the filter core's, asked for by name below, and no file is read but the
+/// missing one a test names.
+final class FakeEditCatInteractor: EditCatInteractorInput, EditCatLiveInteractorInput, @unchecked Sendable {
     /// Where an edit fails: before the input is open (prepare, load) or after it is filtered (save).
     enum Step: Equatable { case prepare, load, filter, save }
     enum Call: Equatable {
@@ -105,8 +130,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
     {
         calls.append(.contactSheet(chains: chains.count, previewWidth: previewWidth))
         try fail(at: .filter)
-        return try await EditCatInteractor(threads: 1).makeContactSheet(
-            of: image, chains: chains, previewWidth: previewWidth)
+        return try ContactSheet.make(of: image, chains: chains, previewWidth: previewWidth, threads: 1)
     }
 
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
@@ -114,6 +138,28 @@ final class FakeEditCatInteractor: EditCatInteractorInput, @unchecked Sendable {
             .save(output: output, format: options.format, quality: options.quality, level: options.pngLevel))
         try fail(at: .save)
     }
+
+    // The live editor: the preview copies and the chains on them are the filter core's
+    // pixel work (`EditCatLiveInteractor.pictures`, `.render`); a file is never read: a
+    // file input is missing, as far as this interactor knows. A name is suggested as given.
+
+    func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
+        -> (preview: DecodedImage, thumbnail: PixelBuffer)
+    {
+        switch input {
+        case let .image(decoded): return try EditCatLiveInteractor.pictures(of: decoded, sizes: sizes, threads: 1)
+        case let .file(path): throw ImageIOError.inputMissing(path: path)
+        case let .bytes(_, name): throw ImageIOError.inputMissing(path: name)
+        }
+    }
+
+    func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
+        -> [Result<PixelBuffer, any Error>]
+    {
+        EditCatLiveInteractor.render(image, fullWidth: fullWidth, chains: chains, threads: 1)
+    }
+
+    func unusedName(_ path: String) async -> String { path }
 }
 
 /// A clock that advances 25 ms each time it is read.

@@ -18,7 +18,7 @@ public struct ContactSheet: @unchecked Sendable {
         self.columns = columns
     }
 
-    static func make(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?, threads: Int) throws
+    public static func make(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?, threads: Int) throws
         -> ContactSheet
     {
         let (tw, th) = image.fittingSize(maxWidth: tileSize, maxHeight: tileSize)
@@ -55,4 +55,30 @@ public struct ContactSheet: @unchecked Sendable {
         sheet.hasAlpha = false
         return ContactSheet(sheet: sheet, previews: previews, columns: columns)
     }
+
+    /// Tiles in one picture (a row of `edit --gallery` for the terminal), top-aligned, one
+    /// transparent cell apart. Each tile fills whole cells (`cellWidth` x 2 `cellWidth` pixels), its last column and row repeated to
+    /// reach them: a cell half tile, half transparent would show as a stray sliver.
+    static func row(_ tiles: [PixelBuffer], cellWidth: Int = 1) throws(ImageIOError) -> PixelBuffer {
+        let cellHeight = 2 * cellWidth
+        func whole(_ n: Int, _ cell: Int) -> Int { (n + cell - 1) / cell * cell }
+        let slots = tiles.map { whole($0.width, cellWidth) }
+        let width = slots.reduce(0, +) + (tiles.count - 1) * cellWidth
+        let height = whole(tiles.map(\.height).max() ?? 1, cellHeight)
+        let row = try PixelBuffer(width: width, height: height, hasAlpha: true)
+        row.fill(r: 0, g: 0, b: 0, a: 0)
+        var x = 0
+        for (tile, slot) in zip(tiles, slots) {
+            for y in 0..<whole(tile.height, cellHeight) {
+                let source = tile.row(min(y, tile.height - 1)), target = row.row(y) + 4 * x
+                target.update(from: source, count: tile.width * 4)
+                for extra in tile.width..<slot {
+                    (target + 4 * extra).update(from: source + 4 * (tile.width - 1), count: 4)
+                }
+            }
+            x += slot + cellWidth
+        }
+        return row
+    }
+
 }

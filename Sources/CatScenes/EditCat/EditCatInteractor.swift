@@ -66,8 +66,9 @@ public struct EditOutcome: Sendable, Equatable {
     public var megapixels: Double { Double(width * height * frames) / 1_000_000 }
 }
 
-/// The Edit Cat use cases.
-public protocol EditCatInteractorInput: Sendable {
+/// The edit itself: what both Edit Cat scenes run to write a file (`catctl edit`, and a
+/// save in the live editor).
+public protocol EditCatUseCase: Sendable {
     /// The edit: checks that `output` can be created, reads the input once, runs the
     /// chain and saves — a strip at a time when the chain and the file allow it, the
     /// whole image otherwise; the caller cannot tell but by `EditOutcome.streamed`.
@@ -76,6 +77,10 @@ public protocol EditCatInteractorInput: Sendable {
         _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
         events: @escaping @Sendable (EditEvent) -> Void
     ) async throws -> EditOutcome
+}
+
+/// The one-shot Edit Cat use cases: the edit, and `edit --gallery`'s steps.
+public protocol EditCatInteractorInput: EditCatUseCase {
     /// `edit --gallery`: fails early when `output` could not be written (folder missing, is the input).
     func prepareOutput(_ output: String, input: String?, force: Bool) async throws
     func loadImage(from input: String, options: DecodeOptions) async throws -> DecodedImage
@@ -83,39 +88,6 @@ public protocol EditCatInteractorInput: Sendable {
     /// smaller preview of each tile, `previewWidth` pixels wide, when asked for.
     func makeContactSheet(of image: PixelBuffer, chains: [FilterChain], previewWidth: Int?) async throws -> ContactSheet
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws
-
-    // The live editor. Default implementations below (the real ones): test interactors get them too.
-
-    /// `input` decoded just large enough for a preview of `sizes.preview` (a JPEG at a DCT
-    /// scale, never 12 MP when 1 MP will do), upright and fitted to it, with the input's
-    /// facts (full size, format, frames); and a smaller copy fitted to `sizes.thumbnail`.
-    func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
-        -> (preview: DecodedImage, thumbnail: PixelBuffer)
-    /// Each chain run on a copy of `image`, a small copy of a picture `fullWidth` pixels
-    /// wide, its values in pixels scaled to match (`FilterChain.scaled`); a chain that
-    /// fails gives its error.
-    func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async -> [Result<
-        PixelBuffer, any Error
-    >]
-    /// A name to suggest for saving: `path`, or `stem-2.ext`… when a file is there.
-    func unusedName(_ path: String) async -> String
-}
-
-/// The live editor's use cases are the real ones for every interactor (test ones too).
-extension EditCatInteractorInput {
-    public func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
-        -> (preview: DecodedImage, thumbnail: PixelBuffer)
-    {
-        try await EditCatInteractor().openLive(input, sizes: sizes, options: options)
-    }
-
-    public func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
-        -> [Result<PixelBuffer, any Error>]
-    {
-        await EditCatInteractor().renderLive(image, fullWidth: fullWidth, chains: chains)
-    }
-
-    public func unusedName(_ path: String) async -> String { await EditCatInteractor().unusedName(path) }
 }
 
 /// The real interactor: files, the codecs and the filter core, off the main actor.
@@ -253,59 +225,6 @@ public struct EditCatInteractor: EditCatInteractorInput {
             try ImageEncoder.encode(image, to: fd, path: Self.displayName(output), options: options)
         }
     }
-
-    @concurrent
-    public func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
-        -> (preview: DecodedImage, thumbnail: PixelBuffer)
-    {
-        var decoded: DecodedImage
-        switch input {
-        case let .image(image):
-            decoded = image
-        case .file, .bytes:
-            let (bytes, name): ([UInt8], String)
-            switch input {
-            case let .file(path): (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
-            case let .bytes(data, label): (bytes, name) = (data, label)
-            case .image: preconditionFailure()
-            }
-            var options = options
-            let box = sizes.preview
-            // The smallest DCT scale that still covers the preview, whichever way the EXIF turns it.
-            options.shrinkOnLoad = { width, height in
-                [8, 4, 2].first { d in
-                    [(width, height), (height, width)].allSatisfy { w, h in
-                        let scale = min(1, min(Double(box.width) / Double(w), Double(box.height) / Double(h)))
-                        return Double(w / d) >= Double(w) * scale && Double(h / d) >= Double(h) * scale
-                    }
-                } ?? 1
-            }
-            decoded = try ImageDecoder.decode(bytes, name: name, options: options)
-        }
-        func fit(_ image: PixelBuffer, _ box: (width: Int, height: Int)) throws -> PixelBuffer {
-            let (w, h) = image.fittingSize(maxWidth: box.width, maxHeight: box.height)
-            if (w, h) == (image.width, image.height) { return image }
-            return try FilterChain(specs: ["resize:\(w)x\(h)"]).apply(to: image, threads: threads)
-        }
-        let preview = try fit(decoded.pixels, sizes.preview)
-        let thumbnail = try fit(preview, sizes.thumbnail)
-        decoded = DecodedImage(
-            pixels: preview, format: decoded.format, orientation: decoded.orientation, fullWidth: decoded.fullWidth,
-            fullHeight: decoded.fullHeight, metadata: decoded.metadata, frameCount: decoded.frameCount)
-        return (decoded, thumbnail)
-    }
-
-    @concurrent
-    public func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
-        -> [Result<PixelBuffer, any Error>]
-    {
-        let factor = Double(image.width) / Double(max(1, fullWidth))
-        return FilterChain.applyEach(
-            chains.map { $0.scaled(by: factor) }, to: image, threads: threads)
-    }
-
-    @concurrent
-    public func unusedName(_ path: String) async -> String { OutputFile.unusedName(path) }
 
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
     /// size (a crop outside the image: usage) or whose result (every frame) is over the pixel limit.

@@ -2,9 +2,10 @@ import CatImageIO
 import FilterCore
 import Foundation
 
-/// The Edit Cat scene's logic: parses the chain, runs the edit use case, and tells the
-/// view every state change, in the same order whichever way the interactor works. No
-/// file I/O, no terminal codes here.
+/// The one-shot Edit Cat scene's logic (`catctl edit`, `load --filter`): parses the chain,
+/// runs the edit use case, and tells the view every state change, in the same order
+/// whichever way the interactor works. No file I/O, no terminal codes here. The live
+/// editor is `EditCatLivePresenter`.
 @MainActor
 public final class EditCatPresenter {
     /// Images from this many pixels up get progress.
@@ -13,10 +14,6 @@ public final class EditCatPresenter {
     let view: any EditCatView
     let interactor: any EditCatInteractorInput
     let now: @MainActor () -> Duration
-    /// The live editor's state, once `openLive` has opened a cat (EditCatPresenter+Live.swift).
-    var live: LiveEdit?
-    /// A refresh of the live preview is under way / another is wanted after it.
-    var refreshing = false, refreshWanted = false
 
     /// `now` reads a monotonic clock (tests pass a fake one).
     public init(
@@ -27,7 +24,6 @@ public final class EditCatPresenter {
         self.interactor = interactor
         let origin = ContinuousClock.now
         self.now = now ?? { ContinuousClock.now - origin }
-        view.attach(self)
     }
 
     /// Edits the file `request.input`. Returns how the scene ended.
@@ -71,14 +67,17 @@ public final class EditCatPresenter {
                 of: decoded.pixels, chains: chains, previewWidth: previewWidth)
             if !contact.previews.isEmpty {
                 view.showGallery(
-                    EditCatGallery(
+                    try EditCatGallery(
                         specs: specs, tiles: contact.previews, columns: contact.columns,
                         pixelsPerColumn: max(1, pixelsPerColumn)))
             }
             try await interactor.save(contact.sheet, to: request.output, options: request.encodeOptions)
-            return finish(
-                request, width: contact.sheet.width, height: contact.sheet.height, specs: specs, start: start,
-                gallery: true)
+            view.showSaved(
+                EditRun.result(
+                    request, width: contact.sheet.width, height: contact.sheet.height, specs: specs,
+                    elapsed: now() - start, gallery: true))
+            view.updateProcessingState(.done)
+            return .ok
         } catch {
             return fail(error)
         }
@@ -86,63 +85,16 @@ public final class EditCatPresenter {
 
     func run(_ request: EditRequest, input: EditInput) async -> ExitStatus {
         view.updateProcessingState(.processing)
-        let start = now()
         do {
-            let chain = try FilterChain(specs: request.filters)
-            let outcome = try await edit(input, request, chain: chain)
-            return finish(
-                request, width: outcome.width, height: outcome.height, specs: chain.specs, start: start,
-                frames: (outcome.frames, outcome.inputFrames))
+            let result = try await EditRun.perform(
+                interactor, input: input, request: request, now: now,
+                opened: { [view] in view.showImageInfo($0) }, progress: { [view] in view.updateProgress($0) })
+            view.showSaved(result)
+            view.updateProcessingState(.done)
+            return .ok
         } catch {
             return fail(error)
         }
-    }
-
-    /// Runs the use case, showing its events as they come: the image's facts, then (for
-    /// large images) the percentage done.
-    private func edit(_ input: EditInput, _ request: EditRequest, chain: FilterChain) async throws -> EditOutcome {
-        let (events, sink) = AsyncStream.makeStream(of: EditEvent.self)
-        let interactor = self.interactor
-        let options = EditOptions(
-            encode: request.encodeOptions, maxPixels: request.maxPixels, maxFrames: request.maxFrames,
-            force: request.force)
-        let work = Task {
-            defer { sink.finish() }
-            return try await interactor.edit(
-                input, to: request.output, chain: chain, options: options,
-                events: { sink.yield($0) })
-        }
-        var label: String?
-        for await event in events {
-            switch event {
-            case let .opened(format, width, height):
-                view.showImageInfo(
-                    EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
-                if width * height >= Self.progressThreshold {
-                    let mp = String(format: "%.1f MP", Double(width * height) / 1_000_000)
-                    label =
-                        "\(mp), \(chain.specs.joined(separator: " → ")) → \(request.output == "-" ? "stdout" : request.output)"
-                }
-            case let .progress(percent):
-                if let label { view.updateProgress(EditCatProgress(percent: percent, label: label)) }
-            }
-        }
-        return try await work.value
-    }
-
-    private func finish(
-        _ request: EditRequest, width: Int, height: Int, specs: [String], start: Duration,
-        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1)
-    ) -> ExitStatus {
-        let elapsed = now() - start
-        view.showSaved(
-            EditCatResult(
-                input: request.input, output: request.output, width: width,
-                height: height, filters: specs,
-                milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery,
-                frames: frames.written, inputFrames: frames.input))
-        view.updateProcessingState(.done)
-        return .ok
     }
 
     func fail(_ error: any Error) -> ExitStatus {

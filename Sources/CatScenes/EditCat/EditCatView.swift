@@ -1,8 +1,9 @@
 import CatImageIO
 
-/// What the Edit Cat scene shows. Views implement this and hold no logic: they render
-/// what they are told, in the order they are told (terminal, JSON lines, tests). The
-/// events a view may ignore have empty defaults.
+/// What the one-shot Edit Cat scene shows (`catctl edit`, `load --filter`). Views
+/// implement every event and hold no logic: they render what they are told, in the order
+/// they are told (terminal, JSON lines, tests). The live editor has a protocol of its own
+/// (`EditCatLiveView`).
 @MainActor
 public protocol EditCatView: AnyObject {
     func updateProcessingState(_ state: EditCatState)
@@ -14,110 +15,6 @@ public protocol EditCatView: AnyObject {
     func showGallery(_ gallery: EditCatGallery)
     func showSaved(_ result: EditCatResult)
     func showError(_ failure: SceneFailure)
-
-    // The live editor (`edit --interactive`, Load Cat's `e`).
-
-    /// The presenter this view sends the user's input to (set by the presenter; a view
-    /// that takes no input ignores it). Views keep it weakly.
-    func attach(_ presenter: EditCatPresenter)
-    /// How large the live editor's pictures should be, in pixels: the preview and each
-    /// filter's thumbnail. Read when the editor opens and after `resized()`.
-    var livePictureSizes: EditCatPictureSizes { get }
-    /// The cat through the chain and the highlighted filter, and every filter's thumbnail.
-    func showLiveEdit(_ live: EditCatLive)
-    /// Asks where to save; the view answers with `EditCatPresenter.save(to:)`.
-    func askForOutput(suggested: String)
-}
-
-extension EditCatView {
-    public func updateProcessingState(_ state: EditCatState) {}
-    public func updateProgress(_ progress: EditCatProgress) {}
-    public func showImageInfo(_ info: EditCatImageInfo) {}
-    public func showGallery(_ gallery: EditCatGallery) {}
-    public func attach(_ presenter: EditCatPresenter) {}
-    public var livePictureSizes: EditCatPictureSizes { EditCatPictureSizes() }
-    public func showLiveEdit(_ live: EditCatLive) {}
-    public func askForOutput(suggested: String) {}
-}
-
-/// Picture sizes, in pixels, that a live view asks for.
-public struct EditCatPictureSizes: Sendable, Equatable {
-    public var preview: (width: Int, height: Int)
-    public var thumbnail: (width: Int, height: Int)
-
-    public init(preview: (width: Int, height: Int) = (640, 480), thumbnail: (width: Int, height: Int) = (96, 64)) {
-        self.preview = (max(1, preview.width), max(1, preview.height))
-        self.thumbnail = (max(1, thumbnail.width), max(1, thumbnail.height))
-    }
-
-    public static func == (a: EditCatPictureSizes, b: EditCatPictureSizes) -> Bool {
-        a.preview == b.preview && a.thumbnail == b.thumbnail
-    }
-}
-
-/// What the live editor shows after each input.
-public struct EditCatLive: @unchecked Sendable, Equatable {
-    /// The input's name, format and full (upright) size.
-    public let input: String
-    public let format: String
-    public let width: Int
-    public let height: Int
-    /// Frames of the input (the preview is the first; a save keeps them all).
-    public let frames: Int
-    /// The chain so far: what `s` saves.
-    public let chain: [String]
-    /// Every filter at its current value, in the order of `catctl filters`.
-    public let filters: [String]
-    public let highlighted: Int
-    /// The highlighted filter is tried on the preview (after chain); false right after the
-    /// chain changed (Enter, Backspace), when the preview shows the chain alone.
-    public let trying: Bool
-    /// The cat through chain (+ highlighted filter when `trying`), at preview size.
-    public let preview: PixelBuffer
-    /// The full-size result of what the preview shows; nil when it does not apply.
-    public let outputWidth: Int?
-    public let outputHeight: Int?
-    /// One thumbnail per filter: the cat through chain + that filter.
-    public let thumbnails: [PixelBuffer]
-    /// Input to preview ready, in milliseconds (filtering the preview and the thumbnails).
-    public let milliseconds: Int
-    /// Why the highlighted filter is not shown (a crop larger than the image), or nil.
-    public let problem: String?
-
-    public init(
-        input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
-        highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
-        thumbnails: [PixelBuffer],
-        milliseconds: Int, problem: String?
-    ) {
-        self.input = input
-        self.format = format
-        self.width = width
-        self.height = height
-        self.frames = frames
-        self.chain = chain
-        self.filters = filters
-        self.highlighted = highlighted
-        self.trying = trying
-        self.preview = preview
-        self.outputWidth = outputWidth
-        self.outputHeight = outputHeight
-        self.thumbnails = thumbnails
-        self.milliseconds = milliseconds
-        self.problem = problem
-    }
-
-    /// The highlighted filter's spec.
-    public var highlightedSpec: String { filters[highlighted] }
-
-    /// Equal when they say the same (the pictures by identity; not the time taken).
-    public static func == (a: EditCatLive, b: EditCatLive) -> Bool {
-        a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
-            && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
-            && a.problem == b.problem
-            && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
-            && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
-    }
 }
 
 public struct EditCatGallery: @unchecked Sendable, Equatable {
@@ -128,12 +25,31 @@ public struct EditCatGallery: @unchecked Sendable, Equatable {
     public let columns: Int
     /// Pixels across per terminal column (and twice as many down per row).
     public let pixelsPerColumn: Int
+    /// The tiles as the terminal shows them: a picture per row of the sheet, its tiles side
+    /// by side (`ContactSheet.row`), with each tile's spec and width in terminal columns.
+    public let rows: [Row]
 
-    public init(specs: [String], tiles: [PixelBuffer], columns: Int, pixelsPerColumn: Int = 1) {
+    public struct Row: @unchecked Sendable {
+        public let picture: PixelBuffer
+        public let specs: [String]
+        public let cells: [Int]
+    }
+
+    public init(specs: [String], tiles: [PixelBuffer], columns: Int, pixelsPerColumn: Int = 1) throws(ImageIOError) {
         self.specs = specs
         self.tiles = tiles
         self.columns = columns
         self.pixelsPerColumn = pixelsPerColumn
+        var rows: [Row] = []
+        for start in stride(from: 0, to: tiles.count, by: max(1, columns)) {
+            let range = start..<min(start + max(1, columns), tiles.count)
+            rows.append(
+                Row(
+                    picture: try ContactSheet.row(Array(tiles[range]), cellWidth: pixelsPerColumn),
+                    specs: Array(specs[range]),
+                    cells: tiles[range].map { ($0.width + pixelsPerColumn - 1) / pixelsPerColumn }))
+        }
+        self.rows = rows
     }
 
     public static func == (a: EditCatGallery, b: EditCatGallery) -> Bool {

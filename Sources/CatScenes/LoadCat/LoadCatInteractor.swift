@@ -150,7 +150,7 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
     @concurrent
     static func decode(_ bytes: [UInt8], _ reference: CatReference, _ useCase: LoadCatUseCase) async throws -> LoadedCat
     {
-        let name = reference.id.map { "cat \($0)" } ?? reference.url
+        let name = CatTitle.decodeName(reference)
         var options = DecodeOptions(maxPixels: useCase.maxPixels, maxFrames: useCase.maxFrames)
         if !useCase.needsFullImage {
             let probe = try ImageDecoder.decode(
@@ -200,7 +200,7 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
                 cat.isFullSize
                 ? cat.image
                 : try ImageDecoder.decode(
-                    cat.bytes, name: cat.reference.id.map { "cat \($0)" } ?? cat.reference.url,
+                    cat.bytes, name: CatTitle.decodeName(cat.reference),
                     options: DecodeOptions(maxPixels: maxPixels))
             try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                 try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options, metadata: image.metadata)

@@ -5,30 +5,30 @@ import Foundation
 
 /// The Load Cat scene's logic: asks the interactor for a random cat, tells the view each
 /// step (loading → title → image → done, or error / cancelled), then saves the cat or
-/// hands it, decoded, to the Edit Cat scene.
+/// hands it, decoded, to the Edit Cat scene. The live scene's inputs are its subclass,
+/// `LoadCatLivePresenter`.
 @MainActor
-public final class LoadCatPresenter: LoadCatInteractorOutput {
+public class LoadCatPresenter: LoadCatInteractorOutput {
     let view: any LoadCatView
     let interactor: any LoadCatInteractorInput
-    /// Builds the Edit Cat scene when the cat is to be edited (the router's job).
-    let makeEditor: () -> EditCatPresenter
+    /// Builds the Edit Cat scene when the cat is to be edited (`load --filter`; the
+    /// router's job); nil in the live scene, whose router shows the live editor.
+    private let makeEditor: (() -> EditCatPresenter)?
     var loaded: LoadedCat?
     var failure: SceneFailure?
     var secrets: [String] = []
-    /// The live scene (LoadCatPresenter+Live.swift): its request, a load under way, the
-    /// Edit Cat scene the cat was handed to.
-    var liveRequest: LoadRequest?
-    var loading = false
-    var editor: EditCatPresenter?
 
-    public init(
+    public convenience init(
         view: any LoadCatView, interactor: any LoadCatInteractorInput,
         makeEditor: @escaping () -> EditCatPresenter
     ) {
+        self.init(view: view, interactor: interactor, editor: makeEditor)
+    }
+
+    init(view: any LoadCatView, interactor: any LoadCatInteractorInput, editor: (() -> EditCatPresenter)?) {
         self.view = view
         self.interactor = interactor
-        self.makeEditor = makeEditor
-        view.attach(self)
+        self.makeEditor = editor
     }
 
     /// Loads one cat and shows, saves or edits it. Returns how the scene ended.
@@ -84,15 +84,21 @@ public final class LoadCatPresenter: LoadCatInteractorOutput {
 
     /// Hands the decoded cat to the Edit Cat scene: no second download, no second decode.
     public func edit(_ cat: LoadedCat, _ request: LoadRequest) async -> ExitStatus {
-        let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
-        // An animation is edited from its bytes, every frame; a still image as decoded already.
-        let input: EditInput = cat.image.frameCount > 1 ? .bytes(cat.bytes, name: name) : .image(cat.image)
+        guard let makeEditor else { return fail(SceneFailure(status: .software, message: "no Edit Cat scene")) }
+        let (name, input) = editInput(cat)
         return await makeEditor().edit(
             input,
             EditRequest(
                 input: name, output: request.output ?? "-", filters: request.filters, format: request.format ?? .png,
                 encoding: request.encoding, maxPixels: request.maxPixels,
                 maxFrames: request.maxFrames))
+    }
+
+    /// What the Edit Cat scene is given: the cat's name, and an animation as its bytes
+    /// (every frame is edited), a still image as decoded already.
+    func editInput(_ cat: LoadedCat) -> (name: String, input: EditInput) {
+        let name = CatTitle.editName(cat.reference)
+        return (name, cat.image.frameCount > 1 ? .bytes(cat.bytes, name: name) : .image(cat.image))
     }
 
     /// What the views are told of a cat in hand.

@@ -1,7 +1,7 @@
 import CatImageIO
 
-/// What the Load Cat scene shows. Views implement this and hold no logic; the events a
-/// view may ignore have empty defaults.
+/// What the one-shot Load Cat scene shows (`catctl load`). Views implement every event
+/// and hold no logic; the live scene's view adds its own (`LoadCatLiveView`).
 @MainActor
 public protocol LoadCatView: AnyObject {
     func updateLoadingState(_ state: LoadCatState)
@@ -16,24 +16,6 @@ public protocol LoadCatView: AnyObject {
     /// The end of a successful load (the last thing a script sees).
     func showLoaded(_ result: LoadCatResult)
     func showError(_ failure: SceneFailure)
-
-    // The live scene (`load --interactive`).
-
-    /// The presenter this view sends the user's input to (set by the presenter; a view
-    /// that takes no input ignores it). Views keep it weakly.
-    func attach(_ presenter: LoadCatPresenter)
-    /// Asks where to save the cat; the view answers with `LoadCatPresenter.save(to:)`.
-    func askForOutput(suggested: String)
-}
-
-extension LoadCatView {
-    public func attach(_ presenter: LoadCatPresenter) {}
-    public func askForOutput(suggested: String) {}
-    public func updateLoadingState(_ state: LoadCatState) {}
-    public func updateProgress(_ progress: LoadCatProgress) {}
-    public func showCatFound(_ cat: LoadCatFound) {}
-    public func showCatDecoded(_ cat: LoadCatDecoded) {}
-    public func updateImage(_ image: LoadCatPreview) {}
 }
 
 public enum LoadCatState: Equatable, Sendable {
@@ -72,6 +54,8 @@ public struct LoadCatFound: Equatable, Sendable {
 }
 
 public struct LoadCatDecoded: Equatable, Sendable {
+    /// What the views call the cat: "thecatapi cat abc, Bengal" (`CatTitle`).
+    public let title: String
     public let provider: String
     public let id: String?
     public let url: String
@@ -85,6 +69,7 @@ public struct LoadCatDecoded: Equatable, Sendable {
         provider: String, id: String?, url: String, width: Int, height: Int, bytes: Int,
         breed: String? = nil, temperament: String? = nil
     ) {
+        title = CatTitle.title(provider: provider, id: id, breed: breed)
         self.provider = provider
         self.id = id
         self.url = url

@@ -16,4 +16,12 @@ enum SavePath {
         }
         return .success((path, format))
     }
+
+    /// A file name's stem, or a name made safe for one: "thecatapi cat abc" → "thecatapi-cat-abc".
+    static func stem(_ name: String) -> String {
+        var last = String(name.split(separator: "/").last ?? "cat")
+        if let dot = last.lastIndex(of: "."), dot != last.startIndex { last = String(last[..<dot]) }
+        let safe = String(last.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
+        return safe.isEmpty ? "cat" : safe
+    }
 }

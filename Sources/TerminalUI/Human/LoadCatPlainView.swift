@@ -11,6 +11,13 @@ public final class LoadCatPlainView: LoadCatView {
         self.wording = wording
     }
 
+    // Scripts read one block at the end: no steps, no progress, no picture.
+    public func updateLoadingState(_ state: LoadCatState) {}
+    public func updateProgress(_ progress: LoadCatProgress) {}
+    public func showCatFound(_ cat: LoadCatFound) {}
+    public func showCatDecoded(_ cat: LoadCatDecoded) {}
+    public func updateImage(_ image: LoadCatPreview) {}
+
     public func showLoaded(_ result: LoadCatResult) {
         let cat = result.cat
         var lines = ["provider: \(cat.provider)"]

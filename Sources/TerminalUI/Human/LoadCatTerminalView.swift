@@ -35,10 +35,12 @@ public final class LoadCatTerminalView: LoadCatView {
         spin("downloading \(bar) \(Bytes.format(progress.received)) / \(Bytes.format(expected))")
     }
 
+    /// Not shown: the decoded cat's title comes next, with its real size.
+    public func showCatFound(_ cat: LoadCatFound) {}
+
     public func showCatDecoded(_ cat: LoadCatDecoded) {
         status.clear()
-        let name = ForeignText.visible(
-            (cat.id.map { "\(cat.provider) cat \($0)" } ?? "\(cat.provider) cat") + (cat.breed.map { ", \($0)" } ?? ""))
+        let name = ForeignText.visible(cat.title)
         let heading = console.color ? ANSI.bold(name) : name
         console.stdout.write(
             "\(heading)  \(cat.width)x\(cat.height), \(Bytes.format(Int64(cat.bytes)))\n\(ForeignText.visible(cat.url))\n"

@@ -47,15 +47,3 @@ struct LinePrompt: Equatable {
         frame.put(shown + "█", row: row, style: .bold, width: frame.columns, neutralised: true)
     }
 }
-
-/// The `?` screen: every key of a scene, one per line.
-enum KeyHelp {
-    static func draw(_ title: String, keys: [(String, String)], into frame: inout ScreenFrame) {
-        frame.bar(" \(title) — keys", right: "any key: back ", row: 1)
-        let width = (keys.map(\.0.count).max() ?? 0) + 3
-        for (i, (key, meaning)) in keys.enumerated() {
-            frame.put(key, row: 3 + i, column: 3, style: .bold)
-            frame.put(meaning, row: 3 + i, column: 3 + width)
-        }
-    }
-}

@@ -20,7 +20,7 @@ public protocol LiveScene: AnyObject {
 /// CTerminalShim), reads keys on a thread of its own, redraws on SIGWINCH, and passes
 /// each key to the scene on top. Scenes stack: Load Cat → Edit Cat → Esc back.
 @MainActor
-public final class LiveApp {
+public final class LiveApp: LiveHost {
     public let console: Console
     public let wording: FailureWording
     /// The terminal's size in cells, and a cell's size in pixels when the terminal said.
@@ -61,7 +61,7 @@ public final class LiveApp {
 
     /// Runs a presenter input for a key, in the order keys came (tasks on the main actor
     /// start in order); `finishWork` waits for it.
-    func perform(_ input: @escaping @MainActor () async -> Void) {
+    public func perform(_ input: @escaping @MainActor () async -> Void) {
         if work.count > 256 { work.removeFirst(128) }  // long done: inputs take milliseconds
         work.append(Task { await input() })
     }
@@ -75,7 +75,7 @@ public final class LiveApp {
     }
 
     /// Whether `scene` is the one on screen (a scene under it draws nothing).
-    func isOnTop(_ scene: any LiveScene) -> Bool { scenes.last === scene }
+    public func isOnTop(_ scene: any LiveScene) -> Bool { scenes.last === scene }
 
     public func push(_ scene: any LiveScene) {
         scenes.append(scene)
@@ -93,7 +93,7 @@ public final class LiveApp {
     public func quit(_ status: ExitStatus) { self.status = status }
 
     /// Writes a frame to the terminal (only while the app has it).
-    func write(_ text: String) {
+    public func write(_ text: String) {
         guard ct_is_taken() != 0 else { return }
         console.stdout.write(text)
     }

@@ -38,7 +38,7 @@ public enum LiveBenchmark {
         + Array(repeating: .value(-1), count: 3) + [.add, .remove]
         + Array(repeating: .move(1), count: 3)
 
-    static func send(_ input: Input, to presenter: EditCatPresenter) async {
+    static func send(_ input: Input, to presenter: EditCatLivePresenter) async {
         switch input {
         case let .move(delta): await presenter.moveHighlight(by: delta)
         case let .value(steps): await presenter.changeValue(by: steps)
@@ -54,8 +54,8 @@ public enum LiveBenchmark {
             stdout: MemorySink(), stderr: MemorySink(), stderrIsTerminal: false, color: true,
             stdoutIsTerminal: false, graphics: graphics, columns: columns, rows: rows)
         let app = LiveApp(console: console, wording: FailureWording())
-        let view = EditCatLiveView(app: app)
-        let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: threads))
+        let view = EditCatLiveScreen(app: app)
+        let presenter = Router.makeEditCatLive(view: view, interactor: EditCatLiveInteractor(threads: threads))
         app.push(view)  // on top, so it draws (into memory: the terminal is not taken)
         let clock = ContinuousClock()
         let start = clock.now

@@ -12,12 +12,12 @@ struct ScreenFrame {
     let color: Bool
     private(set) var text: String
 
-    @MainActor init(app: LiveApp) {
-        columns = app.columns
-        rows = app.rows
-        graphics = app.graphics
-        cell = app.cell
-        color = app.graphics.colors != .none
+    @MainActor init(host: any LiveHost) {
+        columns = host.columns
+        rows = host.rows
+        graphics = host.graphics
+        cell = host.cell
+        color = host.graphics.colors != .none
         text = "\u{1B}[?2026h\u{1B}[0m"
         if graphics.kind == .kitty { text += Self.kittyDeleteAll(inTmux: graphics.inTmux) }
         text += "\u{1B}[H\u{1B}[2J"

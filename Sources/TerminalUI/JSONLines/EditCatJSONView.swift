@@ -14,6 +14,9 @@ public final class EditCatJSONView: EditCatView {
         self.wording = wording
     }
 
+    /// Not a line of its own: the last line (saved or error) says how it ended.
+    public func updateProcessingState(_ state: EditCatState) {}
+
     public func updateProgress(_ progress: EditCatProgress) {
         json.emit([
             ("event", .string("progress")), ("percent", .int(progress.percent)),

@@ -13,6 +13,12 @@ public final class LoadCatJSONView: LoadCatView {
         self.wording = wording
     }
 
+    // The lines are `cat` (found), then `loaded` or `error`: no steps, progress or picture.
+    public func updateLoadingState(_ state: LoadCatState) {}
+    public func updateProgress(_ progress: LoadCatProgress) {}
+    public func showCatDecoded(_ cat: LoadCatDecoded) {}
+    public func updateImage(_ image: LoadCatPreview) {}
+
     public func showCatFound(_ cat: LoadCatFound) {
         json.emit([
             ("event", .string("cat")), ("provider", .string(cat.provider)),

@@ -37,17 +37,39 @@ final class LiveEdit {
     }
 }
 
-/// The live editor (`catctl edit --interactive`, and `e` in the live Load Cat scene): the
-/// seed app's Edit Cat inputs. Every input changes the state at once and then refreshes the
-/// preview; inputs that arrive during a refresh are folded into the next one, so the
-/// picture never lags behind a held key. Previews are made from a preview-size copy
-/// (`openLive`), never from the full image; a save runs the same use case as `catctl edit`.
-extension EditCatPresenter {
+/// The live Edit Cat scene's logic (`catctl edit --interactive`, and `e` in the live Load
+/// Cat scene): the seed app's Edit Cat inputs. Every input changes the state at once and
+/// then refreshes the preview; inputs that arrive during a refresh are folded into the
+/// next one, so the picture never lags behind a held key. Previews are made from a
+/// preview-size copy (`openLive`), never from the full image; a save runs the same use
+/// case as `catctl edit` (`EditRun`).
+@MainActor
+public final class EditCatLivePresenter {
+    let view: any EditCatLiveView
+    let interactor: any EditCatLiveInteractorInput
+    let now: @MainActor () -> Duration
+    /// The editor's state, once `openLive` has opened a cat.
+    var live: LiveEdit?
+    /// A refresh of the preview is under way / another is wanted after it.
+    var refreshing = false, refreshWanted = false
+
+    /// `now` reads a monotonic clock (tests pass a fake one).
+    public init(
+        view: any EditCatLiveView, interactor: any EditCatLiveInteractorInput,
+        now: (@MainActor () -> Duration)? = nil
+    ) {
+        self.view = view
+        self.interactor = interactor
+        let origin = ContinuousClock.now
+        self.now = now ?? { ContinuousClock.now - origin }
+        view.attach(self)
+    }
+
     /// Opens `input` for live editing (the view's picture sizes, `request`'s limits and
     /// encoding; `request.filters` is the chain to start from). Returns the failure when the
     /// cat cannot be opened: the editor is then not usable.
     public func openLive(_ input: EditInput, _ request: EditRequest) async -> SceneFailure? {
-        view.updateProcessingState(.processing)
+        view.updateState(.opening)
         do {
             _ = try FilterChain(specs: request.filters)
             let (opened, thumbnail) = try await interactor.openLive(
@@ -59,12 +81,12 @@ extension EditCatPresenter {
                     height: opened.fullHeight))
             live = LiveEdit(input: input, request: request, opened: opened, thumbnail: thumbnail)
             await refresh()
-            view.updateProcessingState(.done)
+            view.updateState(.ready)
             return nil
         } catch {
             let failure = SceneFailure(error)
             view.showError(failure)
-            view.updateProcessingState(.failed)
+            view.updateState(.ready)
             return failure
         }
     }
@@ -145,7 +167,7 @@ extension EditCatPresenter {
             view.askForOutput(suggested: live.request.output)
             return
         }
-        let stem = Self.fileStem(live.request.input)
+        let stem = SavePath.stem(live.request.input)
         var names: [String] = []
         for spec in live.chain {
             let name = String(spec.prefix { $0 != ":" })
@@ -172,9 +194,20 @@ extension EditCatPresenter {
         request.output = path
         request.format = format
         request.filters = live.chain
-        let status = await run(request, input: live.input)
-        if status == .ok { live.request.output = path }
-        return status
+        view.updateState(.saving)
+        defer { view.updateState(.ready) }
+        do {
+            let result = try await EditRun.perform(
+                interactor, input: live.input, request: request, now: now, opened: { _ in },  // the title shows it
+                progress: { [view] in view.updateProgress($0) })
+            view.showSaved(result)
+            live.request.output = path
+            return .ok
+        } catch {
+            let failure = SceneFailure(error)
+            view.showError(failure)
+            return failure.status
+        }
     }
 
     // MARK: The preview
@@ -248,12 +281,4 @@ extension EditCatPresenter {
     /// The live editor is left for good (another cat is being edited): a refresh or a
     /// resize still under way shows nothing more.
     func closeLive() { live = nil }
-
-    /// A file name's stem, or a name made safe for one: "thecatapi cat abc" → "thecatapi-cat-abc".
-    static func fileStem(_ name: String) -> String {
-        var last = String(name.split(separator: "/").last ?? "cat")
-        if let dot = last.lastIndex(of: "."), dot != last.startIndex { last = String(last[..<dot]) }
-        let safe = String(last.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })
-        return safe.isEmpty ? "cat" : safe
-    }
 }

@@ -5,7 +5,31 @@ import Foundation
 /// The live Load Cat scene (`catctl load --interactive`): the seed app's Load, Cancel, Save
 /// and Edit buttons as inputs. A failed load is shown and the scene stays usable (the
 /// cat shown before stays in hand); every cat is decoded at full size, ready to edit.
-extension LoadCatPresenter {
+/// The presenter decides what each input does now: `e` and `s` do nothing while a cat
+/// loads or before one is in hand.
+@MainActor
+public final class LoadCatLivePresenter: LoadCatPresenter {
+    let liveView: any LoadCatLiveView
+    let router: any LoadCatLiveRouting
+    /// The scene's request, a load under way, the cats shown, the editor the cat was handed to.
+    var liveRequest: LoadRequest?
+    var loading = false
+    var count = 0
+    var editor: EditCatLivePresenter?
+
+    public init(view: any LoadCatLiveView, interactor: any LoadCatInteractorInput, router: any LoadCatLiveRouting) {
+        liveView = view
+        self.router = router
+        super.init(view: view, interactor: interactor, editor: nil)
+        view.attach(self)
+    }
+
+    override public func didLoadCatImage(_ cat: LoadedCat) {
+        count += 1
+        liveView.updateCatCount(count)
+        super.didLoadCatImage(cat)
+    }
+
     /// Starts the scene with `request` (its provider, preview size, limits and encoding)
     /// and loads the first cat.
     public func startLive(_ request: LoadRequest) async {
@@ -36,14 +60,12 @@ extension LoadCatPresenter {
         }
     }
 
-    /// Whether a load is under way (Esc cancels it).
-    public var isLoading: Bool { loading }
-
     /// `s`: asks the view where to save the cat as it is: `cat-<id>.<format>` to begin with.
+    /// Nothing while a cat loads.
     public func requestSave() async {
-        guard let cat = loaded else { return }
-        let id = cat.reference.id.map { EditCatPresenter.fileStem($0) } ?? "cat"
-        view.askForOutput(
+        guard !loading, let cat = loaded else { return }
+        let id = cat.reference.id.map { SavePath.stem($0) } ?? "cat"
+        liveView.askForOutput(
             suggested: await interactor.unusedName("cat-\(id).\(cat.image.format.fileExtension)"))
     }
 
@@ -71,16 +93,18 @@ extension LoadCatPresenter {
         return .ok
     }
 
-    /// `e`: hands the cat in hand, decoded, to a live Edit Cat scene (an animation as its
-    /// bytes, so a save keeps every frame). Returns the failure when it cannot be opened.
+    /// `e`: hands the cat in hand, decoded, to a live Edit Cat scene the router shows (an
+    /// animation as its bytes, so a save keeps every frame). Returns the failure when it
+    /// cannot be opened (the editor shows it), or why there is nothing to edit yet (a cat
+    /// loading, or none in hand: then the scene stays).
+    @discardableResult
     public func editCat() async -> SceneFailure? {
-        guard let cat = loaded, let request = liveRequest else {
-            return SceneFailure(status: .usage, message: "no cat to edit yet")
+        guard !loading, let cat = loaded, let request = liveRequest else {
+            return SceneFailure(status: .usage, message: loading ? "a cat is loading" : "no cat to edit yet")
         }
-        let name = cat.reference.id.map { "\(cat.reference.provider) cat \($0)" } ?? cat.reference.url
-        let input: EditInput = cat.image.frameCount > 1 ? .bytes(cat.bytes, name: name) : .image(cat.image)
+        let (name, input) = editInput(cat)
         self.editor?.closeLive()
-        let editor = makeEditor()
+        let editor = router.showEditScene()
         self.editor = editor
         return await editor.openLive(
             input,

@@ -1,0 +1,57 @@
+import CatImageIO
+import FilterCore
+import Foundation
+
+/// The edit use case as both Edit Cat presenters run it (`catctl edit`, and `s` in the live
+/// editor): the same interactor call, the same events, the same result, so a live save
+/// writes the file `catctl edit` writes.
+@MainActor
+enum EditRun {
+    /// Parses `request.filters`, runs the edit, and tells `opened` the input's facts and
+    /// `progress` (for large images) how far it is. `now` reads the presenter's clock.
+    static func perform(
+        _ interactor: any EditCatUseCase, input: EditInput, request: EditRequest, now: @MainActor () -> Duration,
+        opened: @MainActor (EditCatImageInfo) -> Void, progress: @MainActor (EditCatProgress) -> Void
+    ) async throws -> EditCatResult {
+        let start = now()
+        let chain = try FilterChain(specs: request.filters)
+        let (events, sink) = AsyncStream.makeStream(of: EditEvent.self)
+        let options = EditOptions(
+            encode: request.encodeOptions, maxPixels: request.maxPixels, maxFrames: request.maxFrames,
+            force: request.force)
+        let work = Task {
+            defer { sink.finish() }
+            return try await interactor.edit(
+                input, to: request.output, chain: chain, options: options,
+                events: { sink.yield($0) })
+        }
+        var label: String?
+        for await event in events {
+            switch event {
+            case let .opened(format, width, height):
+                opened(EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
+                if width * height >= EditCatPresenter.progressThreshold {
+                    let mp = String(format: "%.1f MP", Double(width * height) / 1_000_000)
+                    label =
+                        "\(mp), \(chain.specs.joined(separator: " → ")) → \(request.output == "-" ? "stdout" : request.output)"
+                }
+            case let .progress(percent):
+                if let label { progress(EditCatProgress(percent: percent, label: label)) }
+            }
+        }
+        let outcome = try await work.value
+        return result(
+            request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
+            frames: (outcome.frames, outcome.inputFrames))
+    }
+
+    static func result(
+        _ request: EditRequest, width: Int, height: Int, specs: [String], elapsed: Duration,
+        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1)
+    ) -> EditCatResult {
+        EditCatResult(
+            input: request.input, output: request.output, width: width, height: height, filters: specs,
+            milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery,
+            frames: frames.written, inputFrames: frames.input)
+    }
+}

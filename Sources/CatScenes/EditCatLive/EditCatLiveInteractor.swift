@@ -1,0 +1,110 @@
+import CatImageIO
+import FilterCore
+import Foundation
+
+/// The live Edit Cat use cases: a preview-size copy of the cat, the chain run on it, a
+/// name to suggest, and the edit itself for a save.
+public protocol EditCatLiveInteractorInput: EditCatUseCase {
+    /// `input` decoded just large enough for a preview of `sizes.preview` (a JPEG at a DCT
+    /// scale, never 12 MP when 1 MP will do), upright and fitted to it, with the input's
+    /// facts (full size, format, frames); and a smaller copy fitted to `sizes.thumbnail`.
+    func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
+        -> (preview: DecodedImage, thumbnail: PixelBuffer)
+    /// Each chain run on a copy of `image`, a small copy of a picture `fullWidth` pixels
+    /// wide, its values in pixels scaled to match (`FilterChain.scaled`); a chain that
+    /// fails gives its error.
+    func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async -> [Result<
+        PixelBuffer, any Error
+    >]
+    /// A name to suggest for saving: `path`, or `stem-2.ext`… when a file is there.
+    func unusedName(_ path: String) async -> String
+}
+
+/// The real live interactor: the codecs and the filter core off the main actor; a save
+/// is the one-shot scene's edit (`EditCatInteractor`), so it writes the same file.
+public struct EditCatLiveInteractor: EditCatLiveInteractorInput {
+    /// Threads for the filters.
+    public let threads: Int
+    private let edits: EditCatInteractor
+
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.threads = threads
+        edits = EditCatInteractor(threads: threads)
+    }
+
+    public func edit(
+        _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+        events: @escaping @Sendable (EditEvent) -> Void
+    ) async throws -> EditOutcome {
+        try await edits.edit(input, to: output, chain: chain, options: options, events: events)
+    }
+
+    @concurrent
+    public func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
+        -> (preview: DecodedImage, thumbnail: PixelBuffer)
+    {
+        var decoded: DecodedImage
+        switch input {
+        case let .image(image):
+            decoded = image
+        case .file, .bytes:
+            let (bytes, name): ([UInt8], String)
+            switch input {
+            case let .file(path): (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
+            case let .bytes(data, label): (bytes, name) = (data, label)
+            case .image: preconditionFailure()
+            }
+            var options = options
+            let box = sizes.preview
+            // The smallest DCT scale that still covers the preview, whichever way the EXIF turns it.
+            options.shrinkOnLoad = { width, height in
+                [8, 4, 2].first { d in
+                    [(width, height), (height, width)].allSatisfy { w, h in
+                        let scale = min(1, min(Double(box.width) / Double(w), Double(box.height) / Double(h)))
+                        return Double(w / d) >= Double(w) * scale && Double(h / d) >= Double(h) * scale
+                    }
+                } ?? 1
+            }
+            decoded = try ImageDecoder.decode(bytes, name: name, options: options)
+        }
+        return try Self.pictures(of: decoded, sizes: sizes, threads: threads)
+    }
+
+    @concurrent
+    public func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
+        -> [Result<PixelBuffer, any Error>]
+    {
+        Self.render(image, fullWidth: fullWidth, chains: chains, threads: threads)
+    }
+
+    @concurrent
+    public func unusedName(_ path: String) async -> String { OutputFile.unusedName(path) }
+
+    // The pixel work, without files: what `openLive` and `renderLive` do with an image in
+    // hand (test interactors call these too).
+
+    /// `decoded` fitted to the preview size (its facts kept), and the preview fitted to the thumbnail size.
+    public static func pictures(of decoded: DecodedImage, sizes: EditCatPictureSizes, threads: Int) throws
+        -> (preview: DecodedImage, thumbnail: PixelBuffer)
+    {
+        func fit(_ image: PixelBuffer, _ box: (width: Int, height: Int)) throws -> PixelBuffer {
+            let (w, h) = image.fittingSize(maxWidth: box.width, maxHeight: box.height)
+            if (w, h) == (image.width, image.height) { return image }
+            return try FilterChain(specs: ["resize:\(w)x\(h)"]).apply(to: image, threads: threads)
+        }
+        let preview = try fit(decoded.pixels, sizes.preview)
+        let thumbnail = try fit(preview, sizes.thumbnail)
+        let fitted = DecodedImage(
+            pixels: preview, format: decoded.format, orientation: decoded.orientation, fullWidth: decoded.fullWidth,
+            fullHeight: decoded.fullHeight, metadata: decoded.metadata, frameCount: decoded.frameCount)
+        return (fitted, thumbnail)
+    }
+
+    /// Each chain on a copy of `image`, its values in pixels scaled from `fullWidth` to `image`'s width.
+    public static func render(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain], threads: Int)
+        -> [Result<PixelBuffer, any Error>]
+    {
+        let factor = Double(image.width) / Double(max(1, fullWidth))
+        return FilterChain.applyEach(chains.map { $0.scaled(by: factor) }, to: image, threads: threads)
+    }
+}

@@ -1,0 +1,116 @@
+import CatImageIO
+
+/// What the live Edit Cat scene shows (`catctl edit --interactive`, `e` in the live Load
+/// Cat scene). Views implement every event and hold no logic: they draw what they are
+/// told and send the user's input to the presenter.
+@MainActor
+public protocol EditCatLiveView: AnyObject {
+    /// The presenter this view sends the user's input to (set by the presenter, which
+    /// means a new cat: nothing of the one before stays). Views keep it weakly.
+    func attach(_ presenter: EditCatLivePresenter)
+    /// How large the pictures should be, in pixels: the preview and each filter's
+    /// thumbnail. Read when the editor opens and after `resized()`.
+    var livePictureSizes: EditCatPictureSizes { get }
+    func updateState(_ state: EditCatLiveState)
+    /// The input: its name, format and size (the title).
+    func showImageInfo(_ info: EditCatImageInfo)
+    /// The cat through the chain and the highlighted filter, and every filter's thumbnail.
+    func showLiveEdit(_ live: EditCatLive)
+    /// How far a save is; sent only for images large enough to be worth it.
+    func updateProgress(_ progress: EditCatProgress)
+    func showSaved(_ result: EditCatResult)
+    /// A failure, or an input refused (a chain the image cannot take); the editor stays.
+    func showError(_ failure: SceneFailure)
+    /// Asks where to save; the view answers with `EditCatLivePresenter.save(to:)`.
+    func askForOutput(suggested: String)
+}
+
+/// What the live editor is doing.
+public enum EditCatLiveState: Equatable, Sendable {
+    /// Decoding the cat and making the first preview.
+    case opening
+    /// Saving the chain at full size (`s`).
+    case saving
+    /// Waiting for the user.
+    case ready
+}
+
+/// Picture sizes, in pixels, that a live view asks for.
+public struct EditCatPictureSizes: Sendable, Equatable {
+    public var preview: (width: Int, height: Int)
+    public var thumbnail: (width: Int, height: Int)
+
+    public init(preview: (width: Int, height: Int) = (640, 480), thumbnail: (width: Int, height: Int) = (96, 64)) {
+        self.preview = (max(1, preview.width), max(1, preview.height))
+        self.thumbnail = (max(1, thumbnail.width), max(1, thumbnail.height))
+    }
+
+    public static func == (a: EditCatPictureSizes, b: EditCatPictureSizes) -> Bool {
+        a.preview == b.preview && a.thumbnail == b.thumbnail
+    }
+}
+
+/// What the live editor shows after each input.
+public struct EditCatLive: @unchecked Sendable, Equatable {
+    /// The input's name, format and full (upright) size.
+    public let input: String
+    public let format: String
+    public let width: Int
+    public let height: Int
+    /// Frames of the input (the preview is the first; a save keeps them all).
+    public let frames: Int
+    /// The chain so far: what `s` saves.
+    public let chain: [String]
+    /// Every filter at its current value, in the order of `catctl filters`.
+    public let filters: [String]
+    public let highlighted: Int
+    /// The highlighted filter is tried on the preview (after chain); false right after the
+    /// chain changed (Enter, Backspace), when the preview shows the chain alone.
+    public let trying: Bool
+    /// The cat through chain (+ highlighted filter when `trying`), at preview size.
+    public let preview: PixelBuffer
+    /// The full-size result of what the preview shows; nil when it does not apply.
+    public let outputWidth: Int?
+    public let outputHeight: Int?
+    /// One thumbnail per filter: the cat through chain + that filter.
+    public let thumbnails: [PixelBuffer]
+    /// Input to preview ready, in milliseconds (filtering the preview and the thumbnails).
+    public let milliseconds: Int
+    /// Why the highlighted filter is not shown (a crop larger than the image), or nil.
+    public let problem: String?
+
+    public init(
+        input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
+        highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
+        thumbnails: [PixelBuffer],
+        milliseconds: Int, problem: String?
+    ) {
+        self.input = input
+        self.format = format
+        self.width = width
+        self.height = height
+        self.frames = frames
+        self.chain = chain
+        self.filters = filters
+        self.highlighted = highlighted
+        self.trying = trying
+        self.preview = preview
+        self.outputWidth = outputWidth
+        self.outputHeight = outputHeight
+        self.thumbnails = thumbnails
+        self.milliseconds = milliseconds
+        self.problem = problem
+    }
+
+    /// The highlighted filter's spec.
+    public var highlightedSpec: String { filters[highlighted] }
+
+    /// Equal when they say the same (the pictures by identity; not the time taken).
+    public static func == (a: EditCatLive, b: EditCatLive) -> Bool {
+        a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
+            && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
+            && a.problem == b.problem
+            && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
+            && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
+    }
+}

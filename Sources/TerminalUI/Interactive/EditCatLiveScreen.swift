@@ -1,0 +1,289 @@
+import CatImageIO
+import CatScenes
+import Foundation
+
+/// The live Edit Cat scene (`catctl edit --interactive`, `e` in the live Load Cat scene):
+/// the cat through the chain and the highlighted filter, a strip of every filter's
+/// thumbnail around the highlighted one (the seed app's gallery), the chain and the
+/// result's size on the status line. A passive view: it draws what the presenter tells
+/// it and sends every key to the presenter; `g` (the gallery grid), `?` and the save
+/// prompt are only ways of showing.
+@MainActor
+public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
+    private let host: any LiveHost
+    private weak var presenter: EditCatLivePresenter?
+    private var info: EditCatImageInfo?
+    private var live: EditCatLive?
+    private var state = EditCatLiveState.ready
+    /// The status line's message until the next key (an error, "saved …"), or progress.
+    private var message: LiveChrome.Message?
+    private var prompt: LinePrompt?
+    private enum Mode { case editor, gallery, help }
+    private var mode = Mode.editor
+    /// The thumbnails as chafa drew them, while they are the ones shown.
+    private let pictures = PictureCache()
+    /// The picture sizes the presenter was last given: new ones only when they change.
+    private var sizesGiven: EditCatPictureSizes?
+
+    public convenience init(app: LiveApp) { self.init(host: app) }
+
+    init(host: any LiveHost) { self.host = host }
+
+    /// What the view was told last (for the benchmark).
+    var lastLive: EditCatLive? { live }
+
+    // MARK: EditCatLiveView
+
+    /// A new presenter is a new cat: nothing of the one before stays.
+    public func attach(_ presenter: EditCatLivePresenter) {
+        self.presenter = presenter
+        (info, live, message, prompt, mode, sizesGiven, state) = (nil, nil, nil, nil, .editor, nil, .ready)
+    }
+
+    public var livePictureSizes: EditCatPictureSizes {
+        let layout = Layout(host)
+        let frame = ScreenFrame(host: host)
+        let sizes = EditCatPictureSizes(
+            preview: frame.pixels(columns: host.columns, rows: layout.previewRows),
+            thumbnail: frame.pixels(columns: layout.tileColumns, rows: max(3, layout.tileRows)))
+        sizesGiven = sizes
+        return sizes
+    }
+
+    public func updateState(_ state: EditCatLiveState) {
+        self.state = state
+        if state == .saving { message = LiveChrome.Message(text: "saving…", style: .bold) }
+        draw()
+    }
+
+    public func updateProgress(_ progress: EditCatProgress) {
+        message = LiveChrome.Message(
+            text: "\(StatusLine.bar(Double(progress.percent) / 100)) \(progress.percent)% \(progress.label)",
+            style: .bold)
+        draw()
+    }
+
+    public func showImageInfo(_ info: EditCatImageInfo) {
+        self.info = info
+    }
+
+    public func showLiveEdit(_ live: EditCatLive) {
+        self.live = live
+        pictures.keep(only: live.thumbnails)
+        draw()
+    }
+
+    public func showSaved(_ result: EditCatResult) {
+        let frames = result.frames > 1 ? ", \(result.frames) frames" : ""
+        let first = result.frames < result.inputFrames ? " (the first of \(result.inputFrames) frames)" : ""
+        message = LiveChrome.Message(
+            text: "saved \(result.output): \(result.width)x\(result.height)\(frames)\(first), "
+                + "\(result.filters.isEmpty ? "no filters" : result.filters.joined(separator: " → ")), "
+                + "\(result.milliseconds) ms", style: .bold)
+        draw()
+    }
+
+    public func showError(_ failure: SceneFailure) {
+        message = LiveChrome.Message(text: host.wording.message(failure), style: .error)
+        draw()
+    }
+
+    public func askForOutput(suggested: String) {
+        let chain = live?.chain.joined(separator: " → ") ?? ""
+        prompt = LinePrompt(label: "save \(chain.isEmpty ? "the cat as it is" : chain) as: ", text: suggested)
+        draw()
+    }
+
+    // MARK: Keys
+
+    enum Action: Equatable { case previous, next, up, down, add, remove, gallery, save, help, back, quit, interrupt }
+
+    /// The editor's keys; `back`: Esc goes back to Load Cat (the editor came from there).
+    static func keys(back: Bool) -> KeyMap<Action> {
+        let move = "highlight the previous / next filter; the preview shows chain + it"
+        let value = "change the highlighted filter's value (in the gallery: move a row)"
+        return KeyMap([
+            KeyBinding([.left, .char("h")], "← → or h l", move, footer: "←→ filter", action: .previous),
+            KeyBinding([.right, .char("l")], "← → or h l", move, action: .next),
+            KeyBinding([.up, .char("k")], "↑ ↓ or k j", value, footer: "↑↓ value", action: .up),
+            KeyBinding([.down, .char("j")], "↑ ↓ or k j", value, action: .down),
+            KeyBinding([.enter], "Enter", "add the highlighted filter to the chain", footer: "Enter add", action: .add),
+            KeyBinding(
+                [.backspace, .delete], "Backspace", "remove the chain's last filter", footer: "Bksp remove",
+                action: .remove, docs: "Backspace or Delete"),
+            KeyBinding(
+                [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", footer: "g gallery",
+                action: .gallery),
+            KeyBinding(
+                [.char("s")], "s", "save the chain at full size (a prompt: Enter writes, Ctrl-U clears, Esc cancels)",
+                footer: "s save", action: .save),
+            KeyBinding([.char("?")], "?", "this list", footer: "? keys", action: .help),
+            KeyBinding(
+                [.escape], "Esc", "back to Load Cat", footer: back ? "Esc back" : nil, action: .back, listed: back),
+            KeyBinding([.char("q"), .ctrl("d")], "q", "quit", footer: "q quit", action: .quit, docs: "q or Ctrl-D"),
+            KeyBinding(
+                [.ctrl("c")], "Ctrl-C", "quit (status 130), from anywhere", action: .interrupt, listed: false,
+                anywhere: true),
+        ])
+    }
+
+    private var keys: KeyMap<Action> { Self.keys(back: host.canGoBack) }
+
+    public func handle(_ key: Key) {
+        let binding = keys.binding(for: key)
+        if let binding, binding.anywhere {  // a way out from the prompt and the key list too
+            perform(binding.action)
+            return
+        }
+        if LinePrompt.take(key, into: &prompt, answer: { path in act { await $0.save(to: path) } }) {
+            draw()
+            return
+        }
+        if mode == .help {
+            mode = .editor
+            draw()
+            return
+        }
+        if message != nil && state == .ready { message = nil }
+        if let binding, !perform(binding.action) { return }
+        draw()
+    }
+
+    /// Does what `action` asks; false when another scene is on screen now (nothing to draw).
+    @discardableResult
+    private func perform(_ action: Action) -> Bool {
+        let columns = Layout(host).galleryColumns
+        switch action {
+        case .previous: act { await $0.moveHighlight(by: -1) }
+        case .next: act { await $0.moveHighlight(by: 1) }
+        case .up:
+            if mode == .gallery {
+                act { await $0.moveHighlight(by: -columns) }
+            } else {
+                act { await $0.changeValue(by: 1) }
+            }
+        case .down:
+            if mode == .gallery {
+                act { await $0.moveHighlight(by: columns) }
+            } else {
+                act { await $0.changeValue(by: -1) }
+            }
+        case .add:
+            mode = .editor
+            act { await $0.addHighlighted() }
+        case .remove: act { await $0.removeLast() }
+        case .gallery: mode = mode == .gallery ? .editor : .gallery
+        case .save: act { await $0.requestSave() }
+        case .help: mode = .help
+        case .back:
+            if mode != .editor {
+                mode = .editor
+            } else if host.canGoBack {
+                host.goBack()
+                return false
+            }
+        case .quit: host.quit(.ok)
+        case .interrupt: host.quit(.interrupted)
+        }
+        return true
+    }
+
+    public func screenChanged() {
+        draw()
+        let given = sizesGiven
+        if given != nil, given != livePictureSizes { act { await $0.resized() } }  // the getter records the new sizes
+    }
+
+    /// Sends an input to the presenter (in the order keys came: tasks on the main actor start in order).
+    private func act(_ input: @escaping @MainActor (EditCatLivePresenter) async -> Void) {
+        guard let presenter else { return }
+        host.perform { await input(presenter) }
+    }
+
+    // MARK: Drawing
+
+    /// Where things go on a screen of this size.
+    struct Layout {
+        let columns: Int, rows: Int
+        /// The strip of thumbnails (0 rows on a screen too small for one).
+        let tileRows: Int, tileColumns: Int
+        let previewRows: Int
+
+        @MainActor init(_ host: any LiveHost) {
+            columns = host.columns
+            rows = host.rows
+            tileRows = rows >= 16 ? max(3, min(8, (rows - 8) / 4)) : 0
+            tileColumns = max(10, max(3, tileRows) * 3)
+            previewRows = max(1, rows - 4 - (tileRows > 0 ? tileRows + 2 : 0))
+        }
+
+        /// Tiles in the strip: an odd number, the highlighted one in the middle.
+        var stripCount: Int {
+            let n = max(1, (columns + 1) / (tileColumns + 1))
+            return n > 1 && n % 2 == 0 ? n - 1 : n
+        }
+
+        var galleryColumns: Int { max(1, (columns + 1) / (tileColumns + 1)) }
+    }
+
+    public func draw() {
+        guard host.isOnTop(self) else { return }  // a save ending after Esc must not paint over Load Cat
+        var frame = ScreenFrame(host: host)
+        let layout = Layout(host)
+        switch mode {
+        case .help:
+            LiveChrome.help("catctl edit", keys: keys, into: &frame)
+        case .gallery:
+            drawTitle(&frame)
+            if let live {
+                strip(live, layout, tileRows: max(2, layout.tileRows)).drawGrid(
+                    columns: layout.galleryColumns, into: &frame)
+            }
+            drawStatus(&frame)
+        case .editor:
+            drawTitle(&frame)
+            if let live {
+                frame.picture(live.preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
+                if layout.tileRows > 0 {
+                    strip(live, layout, tileRows: layout.tileRows).drawStrip(
+                        count: layout.stripCount, top: host.rows - 2 - layout.tileRows, into: &frame)
+                }
+            } else if state != .ready {
+                frame.put("opening…", row: 2 + layout.previewRows / 2, column: max(1, host.columns / 2 - 4))
+            }
+            drawStatus(&frame)
+        }
+        host.write(frame.output)
+    }
+
+    private func strip(_ live: EditCatLive, _ layout: Layout, tileRows: Int) -> PictureStrip {
+        PictureStrip(
+            pictures: live.thumbnails, labels: live.filters, highlighted: live.highlighted,
+            tileColumns: layout.tileColumns, tileRows: tileRows, cache: pictures)
+    }
+
+    private func drawTitle(_ frame: inout ScreenFrame) {
+        guard let info else { return LiveChrome.title("catctl edit", right: "", into: &frame) }
+        let frames = live.map { $0.frames > 1 ? ", \($0.frames) frames" : "" } ?? ""
+        LiveChrome.title(
+            "catctl edit · \(info.input) · \(info.width)x\(info.height) \(info.format)\(frames)",
+            right: mode == .gallery ? "gallery · g or Esc: back" : "? keys", into: &frame)
+    }
+
+    private func drawStatus(_ frame: inout ScreenFrame) {
+        if let message {
+            LiveChrome.status(message, into: &frame)
+        } else if let live {
+            let chain = live.chain.isEmpty ? "(none)" : live.chain.joined(separator: " → ")
+            var status = "chain: \(chain)" + (live.trying ? "  + \(live.highlightedSpec)" : "")
+            if let width = live.outputWidth, let height = live.outputHeight {
+                status += "  · \(live.width)x\(live.height) → \(width)x\(height)"
+            }
+            if let problem = live.problem { status += "  · \(problem)" }
+            status += "  · \(live.milliseconds) ms"
+            LiveChrome.status(
+                LiveChrome.Message(text: status, style: live.problem == nil ? .plain : .error), into: &frame)
+        }
+        LiveChrome.footer(keys, prompt: prompt, into: &frame)
+    }
+}

@@ -1,0 +1,67 @@
+/// One key binding of a live scene: the keys, what the `?` screen and the docs call them,
+/// the footer's short form, and the scene's action. Each scene declares its bindings once,
+/// in its key map; the key handler, the footer, the `?` screen and the docs' tables (a
+/// test compares them) all read that one list. After bubbles' `key.Binding`.
+struct KeyBinding<Action: Equatable>: Equatable {
+    let keys: [Key]
+    /// The keys as the `?` screen names them: "← → or h l".
+    let label: String
+    /// The keys as the docs' tables name them, every key included ("q or Ctrl-D").
+    let docsLabel: String
+    /// What the binding does, for the `?` screen and the docs.
+    let help: String
+    /// Its part of the footer ("s save"); nil: not on the footer.
+    let footer: String?
+    let action: Action
+    /// On the `?` screen (Ctrl-C, the way out from anywhere, is only in the docs).
+    let listed: Bool
+    /// Taken before anything else, the save prompt and the `?` screen included.
+    let anywhere: Bool
+
+    init(
+        _ keys: [Key], _ label: String, _ help: String, footer: String? = nil, action: Action, listed: Bool = true,
+        anywhere: Bool = false, docs docsLabel: String? = nil
+    ) {
+        self.keys = keys
+        self.label = label
+        self.docsLabel = docsLabel ?? label
+        self.help = help
+        self.footer = footer
+        self.action = action
+        self.listed = listed
+        self.anywhere = anywhere
+    }
+}
+
+/// A scene's bindings, in the order the `?` screen and the footer show them.
+struct KeyMap<Action: Equatable>: Equatable {
+    let bindings: [KeyBinding<Action>]
+
+    init(_ bindings: [KeyBinding<Action>]) { self.bindings = bindings }
+
+    /// The binding `key` triggers, if any.
+    func binding(for key: Key) -> KeyBinding<Action>? { bindings.first { $0.keys.contains(key) } }
+
+    /// The footer: each binding's short form, two spaces apart.
+    var footer: String { bindings.compactMap(\.footer).joined(separator: "  ") }
+
+    /// The `?` screen's rows: keys and meaning; bindings that share a row (← and →) once.
+    var helpRows: [(keys: String, help: String)] { rows(bindings.filter(\.listed), label: \.label) }
+
+    /// The docs' table of this map, every binding in it (docs/CLI.md and the README hold
+    /// it; a test checks).
+    var markdownTable: String {
+        "| key | what it does |\n| --- | --- |\n"
+            + rows(bindings, label: \.docsLabel).map { "| \($0.keys) | \($0.help) |\n" }.joined()
+    }
+
+    private func rows(_ bindings: [KeyBinding<Action>], label: KeyPath<KeyBinding<Action>, String>)
+        -> [(keys: String, help: String)]
+    {
+        var rows: [(keys: String, help: String)] = []
+        for binding in bindings where rows.last.map({ $0 != (binding[keyPath: label], binding.help) }) ?? true {
+            rows.append((binding[keyPath: label], binding.help))
+        }
+        return rows
+    }
+}

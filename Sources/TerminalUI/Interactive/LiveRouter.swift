@@ -1,0 +1,27 @@
+import CatScenes
+
+/// The live scenes' navigation on the terminal: `e` in Load Cat shows the live Edit Cat
+/// scene on top (Esc there comes back), with a new presenter for each cat.
+@MainActor
+public final class LiveRouter: LoadCatLiveRouting {
+    private let host: any LiveHost
+    private let editScreen: EditCatLiveScreen
+    private let editInteractor: any EditCatLiveInteractorInput
+
+    public convenience init(app: LiveApp, editScreen: EditCatLiveScreen, editInteractor: any EditCatLiveInteractorInput)
+    {
+        self.init(host: app, editScreen: editScreen, editInteractor: editInteractor)
+    }
+
+    init(host: any LiveHost, editScreen: EditCatLiveScreen, editInteractor: any EditCatLiveInteractorInput) {
+        self.host = host
+        self.editScreen = editScreen
+        self.editInteractor = editInteractor
+    }
+
+    public func showEditScene() -> EditCatLivePresenter {
+        let presenter = Router.makeEditCatLive(view: editScreen, interactor: editInteractor)
+        host.push(editScreen)
+        return presenter
+    }
+}

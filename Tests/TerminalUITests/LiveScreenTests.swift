@@ -1,0 +1,206 @@
+import CatImageIO
+import CatNetwork
+import CatScenes
+import FilterCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TerminalUI
+
+/// A host for the live screens without a terminal: keys go in by `press`, every frame
+/// written is kept, the presenter's work runs when `settle` awaits it.
+@MainActor
+final class FakeHost: LiveHost {
+    var columns = 100, rows = 30
+    var cell: (width: Int, height: Int)? = nil
+    var graphics = TerminalGraphics(kind: .none, colors: .none, forced: true)
+    let wording = FailureWording()
+    private(set) var frames: [String] = []
+    private(set) var quitWith: CatScenes.ExitStatus?
+    private var scenes: [any LiveScene] = []
+    private var work: [Task<Void, Never>] = []
+
+    var canGoBack: Bool { scenes.count > 1 }
+    func isOnTop(_ scene: any LiveScene) -> Bool { scenes.last === scene }
+    func write(_ frame: String) { frames.append(frame) }
+    func perform(_ input: @escaping @MainActor () async -> Void) { work.append(Task { await input() }) }
+    func push(_ scene: any LiveScene) {
+        scenes.append(scene)
+        scene.screenChanged()
+    }
+    func goBack() {
+        scenes.removeLast()
+        scenes.last?.draw()
+    }
+    func quit(_ status: CatScenes.ExitStatus) { quitWith = status }
+
+    /// Sends `key` to the scene on top and waits for the work it started.
+    func press(_ keys: Key...) async {
+        for key in keys {
+            scenes.last?.handle(key)
+            await settle()
+        }
+    }
+
+    func settle() async {
+        while !work.isEmpty {
+            let pending = work
+            work = []
+            for task in pending { await task.value }
+        }
+    }
+
+    /// The last frame's text, escape sequences removed (each becomes a line break).
+    var screen: String {
+        var text = "", escape = false
+        for scalar in (frames.last ?? "").unicodeScalars {
+            if scalar == "\u{1B}" {
+                escape = true
+                text += "\n"
+            } else if escape {
+                if scalar.properties.isAlphabetic || scalar == "\\" { escape = false }  // the final byte
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+}
+
+/// Serves one cat, decoded, as the live Load Cat scene asks.
+final class OneCatInteractor: LoadCatInteractorInput {
+    weak var output: (any LoadCatInteractorOutput)?
+    let cat: LoadedCat
+    init(_ cat: LoadedCat) { self.cat = cat }
+    func loadCat(_ useCase: LoadCatUseCase) async {
+        output?.didLoadCatURL(cat.reference)
+        output?.didLoadCatImage(cat)
+    }
+    func cancelLoad() -> Bool { false }
+    func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {}
+    func unusedName(_ path: String) async -> String { path }
+}
+
+/// The live editor's use cases on an image in hand: pixels only, no file.
+struct PixelsOnlyInteractor: EditCatLiveInteractorInput {
+    func edit(
+        _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
+        events: @escaping @Sendable (EditEvent) -> Void
+    ) async throws -> EditOutcome {
+        EditOutcome(width: 1, height: 1, streamed: false)
+    }
+    func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
+        -> (preview: DecodedImage, thumbnail: PixelBuffer)
+    {
+        guard case let .image(image) = input else { throw ImageIOError.inputMissing(path: "(not in hand)") }
+        return try EditCatLiveInteractor.pictures(of: image, sizes: sizes, threads: 1)
+    }
+    func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
+        -> [Result<PixelBuffer, any Error>]
+    {
+        EditCatLiveInteractor.render(image, fullWidth: fullWidth, chains: chains, threads: 1)
+    }
+    func unusedName(_ path: String) async -> String { path }
+}
+
+@MainActor
+@Suite("Live screens: keys in, frames out (a fake host)")
+struct LiveScreenTests {
+    func cat() throws -> DecodedImage {
+        DecodedImage(pixels: try PixelBuffer.random(width: 60, height: 40, seed: 3), format: .png)
+    }
+
+    /// The editor on `cat.png`; the caller keeps the presenter (views hold it weakly).
+    func openEditor(_ host: FakeHost) async throws -> (EditCatLiveScreen, EditCatLivePresenter) {
+        let screen = EditCatLiveScreen(host: host)
+        let presenter = Router.makeEditCatLive(view: screen, interactor: PixelsOnlyInteractor())
+        host.push(screen)
+        #expect(
+            await presenter.openLive(
+                .image(try cat()), EditRequest(input: "cat.png", output: "", filters: [], format: .png)) == nil)
+        return (screen, presenter)
+    }
+
+    @Test func theEditorsFooterAndHelpComeFromItsKeyMap() async throws {
+        let host = FakeHost()
+        let (_, presenter) = try await openEditor(host)
+        #expect(host.screen.contains("catctl edit · cat.png · 60x40 png"))
+        #expect(host.screen.contains(EditCatLiveScreen.keys(back: false).footer))
+        #expect(!host.screen.contains("Esc back"))
+        await host.press(.char("?"))
+        for row in EditCatLiveScreen.keys(back: false).helpRows {
+            #expect(host.screen.contains(row.keys) && host.screen.contains(row.help))
+        }
+        #expect(!host.screen.contains("Ctrl-C"))  // the way out from anywhere is not listed there
+        await host.press(.char("x"))  // any key: back, and nothing else
+        #expect(host.screen.contains("chain: (none)  + mono"))
+        withExtendedLifetime(presenter) {}
+    }
+
+    @Test func editorKeysReachThePresenter() async throws {
+        let host = FakeHost()
+        let (_, presenter) = try await openEditor(host)
+        await host.press(.right)
+        #expect(host.screen.contains("chain: (none)  + sepia:1"))
+        await host.press(.char("l"), .char("h"), .enter)
+        #expect(host.screen.contains("chain: sepia:1  · 60x40 → 60x40"))
+        await host.press(.delete)
+        #expect(host.screen.contains("chain: (none)  · 60x40"))
+        await host.press(.char("s"))
+        #expect(host.screen.contains("save the cat as it is as: cat.png█"))
+        await host.press(.ctrl("c"))  // from the prompt too
+        #expect(host.quitWith == .interrupted)
+        withExtendedLifetime(presenter) {}
+    }
+
+    @Test func loadCatsEditKeyNavigatesThroughTheRouter() async throws {
+        let host = FakeHost()
+        let reference = CatReference(provider: "folder", id: "tabby", url: "file:///cats/tabby.png")
+        let loaded = LoadedCat(
+            reference: reference, bytes: [1, 2, 3], image: try cat(), isFullSize: true, preview: nil)
+        let screen = LoadCatLiveScreen(host: host)
+        let router = LiveRouter(
+            host: host, editScreen: EditCatLiveScreen(host: host), editInteractor: PixelsOnlyInteractor())
+        let presenter = Router.makeLoadCatLive(view: screen, interactor: OneCatInteractor(loaded), router: router)
+        host.push(screen)
+        await presenter.startLive(LoadRequest(provider: "folder"))
+        #expect(host.screen.contains("catctl load · cat 1"))
+        #expect(host.screen.contains("folder cat tabby  60x40, 3 B"))
+        #expect(host.screen.contains(LoadCatLiveScreen.keys.footer))
+        await host.press(.char("e"))
+        #expect(host.canGoBack)  // the editor is on top, pushed by the router
+        #expect(host.screen.contains("catctl edit · folder cat tabby · 60x40 png"))
+        #expect(host.screen.contains("Esc back  q quit"))
+        await host.press(.escape)
+        #expect(!host.canGoBack && host.screen.contains("catctl load · cat 1"))
+        await host.press(.char("q"))
+        #expect(host.quitWith == .ok)
+    }
+
+    /// docs/CLI.md and the README hold each scene's key table as its key map makes it.
+    @Test func theDocsListEveryBinding() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        for doc in ["docs/CLI.md", "README.md"] {
+            let text = try String(contentsOf: root.appendingPathComponent(doc), encoding: .utf8)
+            for (scene, table) in [
+                ("Edit Cat", EditCatLiveScreen.keys(back: true).markdownTable),
+                ("Load Cat", LoadCatLiveScreen.keys.markdownTable),
+            ] {
+                #expect(text.contains(table), "\(doc) must hold the \(scene) table:\n\(table)")
+            }
+        }
+        for binding in EditCatLiveScreen.keys(back: true).bindings {
+            #expect(EditCatLiveScreen.keys(back: true).markdownTable.contains(binding.label))
+        }
+    }
+
+    @Test func aKeyMapFindsItsBindingsAndSharesRows() {
+        let keys = EditCatLiveScreen.keys(back: false)
+        #expect(keys.binding(for: .char("h"))?.action == .previous && keys.binding(for: .right)?.action == .next)
+        #expect(keys.binding(for: .ctrl("d"))?.action == .quit && keys.binding(for: .char("z")) == nil)
+        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 8)
+        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 9)
+    }
+}
