@@ -130,23 +130,19 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     private var keys: KeyMap<Action> { Self.keys(back: host.canGoBack) }
 
     public func handle(_ key: Key) {
-        let binding = keys.binding(for: key)
-        if let binding, binding.anywhere {  // a way out from the prompt and the key list too
-            perform(binding.action)
-            return
-        }
-        if LinePrompt.take(key, into: &prompt, answer: { path in act { await $0.save(to: path) } }) {
-            draw()
-            return
-        }
-        if mode == .help {
+        switch keys.route(
+            key, prompt: &prompt, helpShown: mode == .help, answer: { path in act { await $0.save(to: path) } })
+        {
+        case let .anywhere(action): perform(action)
+        case .prompt: draw()
+        case .closeHelp:
             mode = .editor
             draw()
-            return
+        case let .binding(action):
+            if message != nil && state == .ready { message = nil }
+            if let action, !perform(action) { return }
+            draw()
         }
-        if message != nil && state == .ready { message = nil }
-        if let binding, !perform(binding.action) { return }
-        draw()
     }
 
     /// Does what `action` asks; false when another scene is on screen now (nothing to draw).

@@ -42,6 +42,26 @@ struct KeyMap<Action: Equatable>: Equatable {
     /// The binding `key` triggers, if any.
     func binding(for key: Key) -> KeyBinding<Action>? { bindings.first { $0.keys.contains(key) } }
 
+    /// Where a key goes on a live screen, the same in every scene.
+    enum Route {
+        /// A binding taken from anywhere (Ctrl-C), the prompt and the `?` screen included.
+        case anywhere(Action)
+        /// The open save prompt took it (`answer` has heard the text if it was Enter).
+        case prompt
+        /// The `?` screen was open: any key closes it, and does nothing else.
+        case closeHelp
+        /// The screen's own binding, if the key has one.
+        case binding(Action?)
+    }
+
+    func route(_ key: Key, prompt: inout LinePrompt?, helpShown: Bool, answer: (String) -> Void) -> Route {
+        let binding = binding(for: key)
+        if let binding, binding.anywhere { return .anywhere(binding.action) }
+        if LinePrompt.take(key, into: &prompt, answer: answer) { return .prompt }
+        if helpShown { return .closeHelp }
+        return .binding(binding?.action)
+    }
+
     /// The footer: each binding's short form, two spaces apart.
     var footer: String { bindings.compactMap(\.footer).joined(separator: "  ") }
 

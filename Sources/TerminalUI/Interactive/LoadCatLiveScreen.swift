@@ -121,22 +121,18 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
     ])
 
     public func handle(_ key: Key) {
-        let binding = Self.keys.binding(for: key)
-        if let binding, binding.anywhere {  // a way out from the prompt and the key list too
-            perform(binding.action)
-            return
-        }
-        if LinePrompt.take(key, into: &prompt, answer: { path in act { await $0.save(to: path) } }) {
-            draw()
-            return
-        }
-        if help {
+        switch Self.keys.route(
+            key, prompt: &prompt, helpShown: help, answer: { path in act { await $0.save(to: path) } })
+        {
+        case let .anywhere(action): perform(action)
+        case .prompt: draw()
+        case .closeHelp:
             help = false
             draw()
-            return
+        case let .binding(action):
+            if let action { perform(action) }
+            draw()
         }
-        if let binding { perform(binding.action) }
-        draw()
     }
 
     private func perform(_ action: Action) {
