@@ -4,25 +4,6 @@
 
 #include <stdatomic.h>
 
-#define CK_DECLARE(suffix)                                                                              \
-    void ck_color_chain_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t,            \
-                                 const float *, int);                                                   \
-    size_t ck_blur_scratch_bytes_##suffix(size_t, int);                                                 \
-    void ck_blur_rows_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, size_t,      \
-                               size_t, size_t, size_t, const int16_t *, int, void *);                   \
-    void ck_unsharp_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, float);        \
-    void ck_vignette_##suffix(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t,               \
-                              const float *, const float *, float);                                     \
-    void ck_resample_v_##suffix(const uint8_t *, size_t, float *, size_t, const float *, int);           \
-    void ck_resample_h_##suffix(const float *, uint8_t *, size_t, const int32_t *, const float *, int);
-
-CK_DECLARE(baseline)
-#if defined(__x86_64__)
-CK_DECLARE(sse41)
-CK_DECLARE(avx2)
-CK_DECLARE(avx512)
-#endif
-
 int ck_isa_best(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
@@ -69,65 +50,26 @@ const char *ck_isa_name(int isa) {
     }
 }
 
+// Each kernel of the list: a declaration per build, and the public function, which runs
+// the build in use (ck_isa_active).
 #if defined(__x86_64__)
-#define CK_DISPATCH(call)                                   \
-    switch (ck_isa_active()) {                              \
-    case CK_ISA_AVX512: return call##_avx512;               \
-    case CK_ISA_AVX2: return call##_avx2;                   \
-    case CK_ISA_SSE41: return call##_sse41;                 \
-    default: return call##_baseline;                        \
+#define CK_KERNEL(ret, name, params, args)                  \
+    ret name##_baseline params;                             \
+    ret name##_sse41 params;                                \
+    ret name##_avx2 params;                                 \
+    ret name##_avx512 params;                               \
+    ret name params {                                       \
+        switch (ck_isa_active()) {                          \
+        case CK_ISA_AVX512: return name##_avx512 args;      \
+        case CK_ISA_AVX2: return name##_avx2 args;          \
+        case CK_ISA_SSE41: return name##_sse41 args;        \
+        default: return name##_baseline args;               \
+        }                                                   \
     }
 #else
-#define CK_DISPATCH(call) return call##_baseline;
+#define CK_KERNEL(ret, name, params, args)                  \
+    ret name##_baseline params;                             \
+    ret name params { return name##_baseline args; }
 #endif
-
-typedef void (*ck_color_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, const float *, int);
-typedef size_t (*ck_scratch_fn)(size_t, int);
-typedef void (*ck_blur_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, size_t, size_t,
-                           size_t, size_t, const int16_t *, int, void *);
-typedef void (*ck_unsharp_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, float);
-typedef void (*ck_vignette_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t, size_t, const float *,
-                               const float *, float);
-
-static ck_color_fn color_fn(void) { CK_DISPATCH(ck_color_chain) }
-static ck_scratch_fn scratch_fn(void) { CK_DISPATCH(ck_blur_scratch_bytes) }
-static ck_blur_fn blur_fn(void) { CK_DISPATCH(ck_blur_rows) }
-static ck_unsharp_fn unsharp_fn(void) { CK_DISPATCH(ck_unsharp) }
-typedef void (*ck_resample_v_fn)(const uint8_t *, size_t, float *, size_t, const float *, int);
-typedef void (*ck_resample_h_fn)(const float *, uint8_t *, size_t, const int32_t *, const float *, int);
-
-static ck_vignette_fn vignette_fn(void) { CK_DISPATCH(ck_vignette) }
-static ck_resample_h_fn resample_h_fn(void) { CK_DISPATCH(ck_resample_h) }
-static ck_resample_v_fn resample_v_fn(void) { CK_DISPATCH(ck_resample_v) }
-
-void ck_color_chain(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                    size_t width, size_t rows, const float *stages, int count) {
-    if (count > 0) color_fn()(src, src_stride, dst, dst_stride, width, rows, stages, count);
-}
-
-size_t ck_blur_scratch_bytes(size_t width, int radius) { return scratch_fn()(width, radius); }
-
-void ck_blur_rows(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                  size_t width, size_t height, size_t y0, size_t y1, size_t src_row0, size_t dst_row0,
-                  const int16_t *weights, int radius, void *scratch) {
-    blur_fn()(src, src_stride, dst, dst_stride, width, height, y0, y1, src_row0, dst_row0, weights, radius, scratch);
-}
-
-void ck_unsharp(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                size_t width, size_t rows, float amount) {
-    unsharp_fn()(src, src_stride, dst, dst_stride, width, rows, amount);
-}
-
-void ck_vignette(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
-                 size_t width, size_t rows, const float *dx2, const float *dy2, float amount) {
-    vignette_fn()(src, src_stride, dst, dst_stride, width, rows, dx2, dy2, amount);
-}
-
-void ck_resample_v(const uint8_t *src, size_t src_stride, float *dst, size_t width, const float *weights, int taps) {
-    resample_v_fn()(src, src_stride, dst, width, weights, taps);
-}
-
-void ck_resample_h(const float *src, uint8_t *dst, size_t out_width, const int32_t *first, const float *weights,
-                   int taps) {
-    resample_h_fn()(src, dst, out_width, first, weights, taps);
-}
+#include "cfilter_kernels.def"
+#undef CK_KERNEL

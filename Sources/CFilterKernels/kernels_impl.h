@@ -29,6 +29,12 @@
 #define CK_CAT(a, b) CK_CAT2(a, b)
 #define CK_FN(name) CK_CAT(name, CK_SUFFIX)
 
+// This build's kernels are declared from the one list, so a definition below that does
+// not match its line there does not compile.
+#define CK_KERNEL(ret, name, params, args) ret CK_FN(name) params;
+#include "cfilter_kernels.def"
+#undef CK_KERNEL
+
 typedef float ck_f32x8 __attribute__((ext_vector_type(CK_LANES)));
 typedef int32_t ck_i32x8 __attribute__((ext_vector_type(CK_LANES)));
 typedef uint32_t ck_u32x8 __attribute__((ext_vector_type(CK_LANES)));
