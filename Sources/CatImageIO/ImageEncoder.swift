@@ -2,20 +2,13 @@ import Foundation
 
 /// How to encode.
 public struct EncodeOptions: Sendable, Equatable {
-    public static let defaultJPEGQuality = 90
-    /// libwebp's own tools' default (cwebp -q 75 is libwebp's; 80 is what libvips and most web tools use).
-    public static let defaultWebPQuality = 80
-    /// zlib level 3 with adaptive row filters: smaller than libvips's default PNGs, in half the time
-    /// (see Benchmarks/compare-vips.sh).
-    public static let defaultPNGLevel = 3
-    public static let qualityRange = 1...100
-    public static let pngLevelRange = 0...9
+    /// The compression level written when none is asked for (the codec's: PNG's 3).
+    public static var defaultPNGLevel: Int { EncodingHelp.defaultLevel }
 
     public var format: ImageFormat
-    /// JPEG and lossy WebP quality, 1–100 (`qualityRange`); nil: the format's default
-    /// (`defaultJPEGQuality`, `defaultWebPQuality`).
+    /// The quality of a lossy format (its codec's `controls.quality`); nil: the format's default.
     public var quality: Int?
-    /// zlib level 0–9 (`pngLevelRange`).
+    /// The compression level of a format that has one (`controls.level`: PNG's zlib level).
     public var pngLevel: Int
     /// WebP: lossless (the pixels a PNG would hold) instead of lossy.
     public var lossless: Bool

@@ -31,6 +31,39 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// Lower-case file extensions, the usual one first.
     public var fileExtensions: [String] { ImageCodecs.codec(for: self).fileExtensions }
 
+    /// The name people use: "JPEG".
+    public var displayName: String { ImageCodecs.codec(for: self).displayName }
+
+    /// What its encoder takes (quality, level, lossless), with ranges and defaults.
+    public var controls: EncoderControls { ImageCodecs.codec(for: self).controls }
+
+    /// It holds animations: every frame is written.
+    public var animates: Bool { ImageCodecs.codec(for: self).animates }
+
+    /// Its decoder can shrink on load (a JPEG's DCT scaling).
+    public var shrinksOnLoad: Bool { ImageCodecs.codec(for: self).shrinksOnLoad }
+
+    /// What standard output gets when no format is named: the first format that keeps every
+    /// pixel of one picture (no quality, no frames): PNG.
+    public static var standardOutput: ImageFormat {
+        ImageCodecs.all.first { $0.controls.quality == nil && !$0.animates }!.format
+    }
+
+    /// Every format's name, joined: "JPEG, PNG, WebP or GIF".
+    public static func names(of formats: [ImageFormat], _ conjunction: String = "or") -> String {
+        ImageCodecs.list(formats.map(\.displayName), conjunction)
+    }
+
+    /// Their usual extensions with dots, joined: ".webp or .gif".
+    public static func extensions(of formats: [ImageFormat], _ conjunction: String = "or") -> String {
+        ImageCodecs.list(formats.map { "." + $0.fileExtension }, conjunction)
+    }
+
+    /// Every extension, with dots, joined by commas: ".jpg, .jpeg, .png".
+    public static var extensionsWithCommas: String {
+        all.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", ")
+    }
+
     /// "JPEG or PNG": every format's name, for messages.
     public static var names: String { ImageCodecs.displayNames }
 

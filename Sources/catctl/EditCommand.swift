@@ -7,16 +7,17 @@ import TerminalUI
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Apply a chain of filters to a JPEG, PNG, WebP or GIF and save the result (or a gallery of every filter).",
+            "Apply a chain of filters to a \(ImageFormat.names) and save the result (or a gallery of every filter).",
         discussion: """
             Filters run in the order given, in one pass over the pixels. See `catctl filters` \
             for the names; a spec is NAME or NAME:VALUE (sepia, sepia:0.6, hue-rotate:90deg, \
             saturate:140%).
-            The output format follows OUTPUT's extension (.jpg, .jpeg, .png, .webp, .gif) or \
-            --format. INPUT may be - (stdin) and OUTPUT - (stdout, PNG unless --format). \
-            The output is written to a temporary file and renamed, so a failed run leaves nothing.
-            An animated GIF or WebP keeps every frame, its delay and the loop count when OUTPUT \
-            is .gif or .webp (the chain runs on every frame); .jpg and .png get the first frame.
+            The output format follows OUTPUT's extension (\(ImageFormat.extensionsWithCommas)) or \
+            --format. INPUT may be - (stdin) and OUTPUT - (stdout, \(ImageFormat.standardOutput.displayName) \
+            unless --format). The output is written to a temporary file and renamed, so a failed run leaves nothing.
+            An animated \(ImageFormat.names(of: animated)) keeps every frame, its delay and the loop count when \
+            OUTPUT is \(ImageFormat.extensions(of: animated)) (the chain runs on every frame); \
+            \(ImageFormat.extensions(of: still, "and")) get the first frame.
             The ICC profile, EXIF (its orientation set to 1 once applied), XMP and comments are \
             kept; --strip drops all but the profile, --strip-all the profile too.
 
@@ -42,18 +43,26 @@ struct Edit: AsyncParsableCommand {
         help: "Edit live in the terminal: pick filters, see them, save (keys: README, or ? once it runs).")
     var interactive = false
 
-    @Argument(help: "The image to edit (JPEG, PNG, WebP or GIF), or - for standard input.")
+    /// The formats that hold animations, and those that hold one frame (for the help).
+    static let animated = ImageFormat.all.filter(\.animates), still = ImageFormat.all.filter { !$0.animates }
+
+    @Argument(help: ArgumentHelp("The image to edit (\(ImageFormat.names)), or - for standard input."))
     var input: String
 
     @Argument(
         help:
-            "Where to save: .jpg, .jpeg, .png, .webp or .gif, or - for standard output (with -i: the path `s` suggests)."
+            ArgumentHelp(
+                "Where to save: \(ImageFormat.extensionList), or - for standard output (with -i: the path `s` suggests)."
+            )
     )
     var output: String?
 
     @OptionGroup var encoding: EncodingOptions
 
-    @Option(help: ArgumentHelp("Output format (default: from OUTPUT's extension; png for -).", valueName: "format"))
+    @Option(
+        help: ArgumentHelp(
+            "Output format (default: from OUTPUT's extension; \(ImageFormat.standardOutput.fileExtension) for -).",
+            valueName: "format"))
     var format: ImageFormat?
 
     @Flag(help: "Allow OUTPUT to be the same file as INPUT, or a terminal (image bytes on the screen).")

@@ -15,12 +15,13 @@ struct Load: AsyncParsableCommand {
             cataas: <root>/cat?json=true (root https://cataas.com), /cat/TAG with --tag, \
             /cat/says/TEXT with --says; a reply with no url means <root>/cat/<id>.
             randomcat: a server answering {"file": URL}; --endpoint is required (random.cat is gone).
-            folder: a random JPEG, PNG, WebP or GIF in --endpoint DIR, by default the bundled cats (offline).
+            folder: a random \(ImageFormat.names) in --endpoint DIR, by default the bundled cats (offline).
 
             Without -o the cat is only shown. With -o FILE the downloaded bytes are kept as they \
             are when FILE's extension is the cat's format (unless --strip asks for less metadata), \
             and re-encoded otherwise. With --filter the decoded cat goes straight to the edit \
-            scene and the result is saved to -o (an animated cat: every frame, to .gif or .webp).
+            scene and the result is saved to -o (an animated cat: every frame, to \
+            \(ImageFormat.extensions(of: ImageFormat.all.filter(\.animates)))).
 
             Examples:
               catctl load
@@ -47,7 +48,7 @@ struct Load: AsyncParsableCommand {
 
     @Option(
         name: [.short, .customLong("output")],
-        help: "Save the cat (or the edited cat) here: .jpg, .jpeg, .png, .webp or .gif.")
+        help: ArgumentHelp("Save the cat (or the edited cat) here: \(ImageFormat.extensionList)."))
     var output: String?
 
     @Option(

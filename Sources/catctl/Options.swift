@@ -11,13 +11,14 @@ import TerminalUI
 
 /// --quality, --png-level, --lossless, --strip and --strip-all, for every command that encodes.
 struct EncodingOptions: ParsableArguments {
-    @Option(help: "JPEG and WebP quality, 1-100 (default: 90 for JPEG, 80 for WebP).")
+    // The help, the ranges and the defaults are what the codecs declare (EncodingHelp).
+    @Option(help: ArgumentHelp(EncodingHelp.quality))
     var quality: Int?
 
-    @Option(name: .customLong("png-level"), help: "PNG compression level, 0 (fast) to 9 (small).")
+    @Option(name: .customLong("png-level"), help: ArgumentHelp(EncodingHelp.level))
     var pngLevel: Int = EncodeOptions.defaultPNGLevel
 
-    @Flag(help: "Write lossless WebP (the same pixels as PNG output) instead of lossy.")
+    @Flag(help: ArgumentHelp(EncodingHelp.lossless))
     var lossless = false
 
     @Flag(help: "Drop EXIF, XMP and comments from the output; keep the ICC profile, so colours do not change.")
@@ -29,11 +30,11 @@ struct EncodingOptions: ParsableArguments {
     var stripAll = false
 
     func validate() throws {
-        if let quality, !EncodeOptions.qualityRange.contains(quality) {
-            throw ValidationError("--quality must be 1-100, not \(quality)")
+        if let quality, !EncodingHelp.qualityRange.contains(quality) {
+            throw ValidationError("--quality must be \(EncodingHelp.text(EncodingHelp.qualityRange)), not \(quality)")
         }
-        guard EncodeOptions.pngLevelRange.contains(pngLevel) else {
-            throw ValidationError("--png-level must be 0-9, not \(pngLevel)")
+        guard EncodingHelp.levelRange.contains(pngLevel) else {
+            throw ValidationError("--png-level must be \(EncodingHelp.text(EncodingHelp.levelRange)), not \(pngLevel)")
         }
         if lossless, quality != nil { throw ValidationError("--lossless takes no --quality") }
     }
@@ -103,7 +104,7 @@ extension FailureWording {
 }
 
 enum OutputFormat {
-    /// The output's format: `--format`, else OUTPUT's extension; PNG for standard output.
+    /// The output's format: `--format`, else OUTPUT's extension; PNG (`standardOutput`) for standard output.
     static func resolve(_ output: String, option: ImageFormat?) throws -> ImageFormat {
         let fromExtension = output == "-" ? nil : ImageFormat(path: output)
         if let option {
@@ -112,7 +113,7 @@ enum OutputFormat {
             }
             return option
         }
-        if output == "-" { return .png }
+        if output == "-" { return .standardOutput }
         guard let fromExtension else {
             throw ValidationError(
                 "unknown output extension in '\(output)' (use \(ImageFormat.extensionList), or --format)")

@@ -107,3 +107,49 @@ struct EncoderTests {
         #expect(ImageFormat.sniff([0x89, 0x50]) == nil)
     }
 }
+
+/// Each codec declares its encoder's settings and what it can do; the options' help, their
+/// ranges and the defaults written are read from those declarations.
+@Suite("Codecs declare their settings")
+struct CodecControlsTests {
+    @Test func theHelpAndRangesAreTheCodecsDeclarations() {
+        let quality = ImageFormat.all.filter { $0.controls.quality != nil }
+        #expect(quality == [.jpeg, .webp])
+        #expect(EncodingHelp.quality == "JPEG and WebP quality, 1-100 (default: 90 for JPEG, 80 for WebP).")
+        for format in quality {
+            let control = format.controls.quality!
+            #expect(EncodingHelp.quality.contains("\(control.defaultValue) for \(format.displayName)"))
+            #expect(EncodingHelp.qualityRange.contains(control.range.lowerBound))
+            #expect(EncodingHelp.qualityRange.contains(control.range.upperBound))
+        }
+        #expect(EncodingHelp.level == "PNG compression level, 0 (fast) to 9 (small).")
+        #expect(EncodingHelp.levelRange == ImageFormat.png.controls.level?.range)
+        #expect(EncodeOptions.defaultPNGLevel == ImageFormat.png.controls.level?.defaultValue)
+        #expect(EncodingHelp.lossless == "Write lossless WebP (the same pixels as PNG output) instead of lossy.")
+        #expect(ImageFormat.all.filter(\.controls.lossless) == [.webp])
+    }
+
+    @Test func capabilitiesAreTheCodecs() {
+        #expect(ImageFormat.all.filter(\.animates) == [.webp, .gif])
+        #expect(ImageFormat.all.filter(\.shrinksOnLoad) == [.jpeg])
+        #expect(ImageFormat.standardOutput == .png)
+        #expect(ImageFormat.extensionsWithCommas == ".jpg, .jpeg, .png, .webp, .gif")
+        #expect(ImageFormat.names == "JPEG, PNG, WebP or GIF")
+    }
+
+    /// No quality given: the encoder writes its codec's default, byte for byte.
+    @Test func anEncoderWithoutAQualityUsesItsDeclaredDefault() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let image = try PixelBuffer.random(width: 33, height: 21, seed: 5)
+        for format in ImageFormat.all {
+            guard let control = format.controls.quality else { continue }
+            func bytes(_ quality: Int?) throws -> [UInt8] {
+                try EncoderTests().encode(
+                    image, EncodeOptions(format: format, quality: quality), in: dir,
+                    name: "q\(quality ?? 0).\(format.fileExtension)")
+            }
+            #expect(try bytes(nil) == bytes(control.defaultValue), "\(format)")
+            #expect(try bytes(nil) != bytes(control.range.lowerBound), "\(format)")
+        }
+    }
+}

@@ -14,6 +14,9 @@ struct GIFCodec: AnimationCodec {
     var format: ImageFormat { .gif }
     var displayName: String { "GIF" }
     var fileExtensions: [String] { ["gif"] }
+    /// 256 colours, dithered: nothing to choose.
+    var controls: EncoderControls { EncoderControls() }
+    var shrinksOnLoad: Bool { false }
     var maxDimension: Int { 65535 }
 
     func recognizes(_ head: [UInt8]) -> Bool {

@@ -8,6 +8,10 @@ protocol ImageCodec: Sendable {
     var displayName: String { get }
     /// Lower-case file extensions, the usual one first.
     var fileExtensions: [String] { get }
+    /// What the encoder takes: its settings, their ranges and defaults.
+    var controls: EncoderControls { get }
+    /// The decoder can shrink on load (JPEG's DCT scaling: `DecodeOptions.scaleDenominator`).
+    var shrinksOnLoad: Bool { get }
     /// Whether a file starting with `head` (up to `ImageCodecs.headBytes` bytes) is of this format.
     func recognizes(_ head: [UInt8]) -> Bool
     /// Reads the headers of `bytes` (which `recognizes`) and checks the declared size
@@ -62,6 +66,11 @@ extension RowDecoder {
         try readImage(into: buffer)
         return Animation(frames: [buffer], delays: [0], loopCount: nil)
     }
+}
+
+extension ImageCodec {
+    /// The format holds animations (its codec is an `AnimationCodec`).
+    var animates: Bool { self is any AnimationCodec }
 }
 
 /// A format that holds animations (GIF, WebP): it writes every frame at once (and a still
@@ -127,14 +136,13 @@ enum ImageCodecs {
     }
 
     /// "JPEG or PNG", for messages.
-    static var displayNames: String {
-        let names = all.map(\.displayName)
-        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
-    }
+    static var displayNames: String { list(all.map(\.displayName), "or") }
 
     /// ".jpg, .jpeg or .png", for messages.
-    static var extensionList: String {
-        let names = all.flatMap(\.fileExtensions).map { "." + $0 }
-        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    static var extensionList: String { list(all.flatMap(\.fileExtensions).map { "." + $0 }, "or") }
+
+    /// "a, b and c": `items` joined by commas and `conjunction`.
+    static func list(_ items: [String], _ conjunction: String) -> String {
+        items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 }

@@ -14,6 +14,8 @@ struct JPEGCodec: ImageCodec {
     var format: ImageFormat { .jpeg }
     var displayName: String { "JPEG" }
     var fileExtensions: [String] { ["jpg", "jpeg"] }
+    var controls: EncoderControls { EncoderControls(quality: IntegerControl(1...100, default: 90)) }
+    var shrinksOnLoad: Bool { true }
 
     func recognizes(_ head: [UInt8]) -> Bool {
         head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
@@ -29,7 +31,7 @@ struct JPEGCodec: ImageCodec {
     ) throws(ImageIOError) -> any RowEncoder {
         try JPEGRowEncoder(
             fd: fd, path: path, width: width, height: height,
-            quality: options.quality ?? EncodeOptions.defaultJPEGQuality, metadata: metadata)
+            quality: options.quality ?? controls.quality!.defaultValue, metadata: metadata)
     }
 
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {

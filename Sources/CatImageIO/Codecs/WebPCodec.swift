@@ -13,6 +13,9 @@ struct WebPCodec: AnimationCodec {
     var format: ImageFormat { .webp }
     var displayName: String { "WebP" }
     var fileExtensions: [String] { ["webp"] }
+    /// Quality 80 by default, as libvips and most web tools (cwebp's own is 75); or lossless.
+    var controls: EncoderControls { EncoderControls(quality: IntegerControl(1...100, default: 80), lossless: true) }
+    var shrinksOnLoad: Bool { false }
     /// WebP's largest dimension.
     var maxDimension: Int { 16383 }
 
@@ -47,7 +50,7 @@ struct WebPCodec: AnimationCodec {
         guard
             let encoder = cw_anim_encoder_create(
                 UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? 1),
-                options.lossless ? 1 : 0, Int32(options.quality ?? EncodeOptions.defaultWebPQuality),
+                options.lossless ? 1 : 0, Int32(options.quality ?? WebPCodec().controls.quality!.defaultValue),
                 options.threads > 1 ? 1 : 0)
         else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
         defer { cw_anim_encoder_destroy(encoder) }
@@ -79,7 +82,7 @@ struct WebPCodec: AnimationCodec {
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
             cw_encode_image(
                 fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
-                options.lossless ? 1 : 0, Int32(options.quality ?? EncodeOptions.defaultWebPQuality),
+                options.lossless ? 1 : 0, Int32(options.quality ?? WebPCodec().controls.quality!.defaultValue),
                 options.threads > 1 ? 1 : 0, m, &message, message.count, &errorNumber)
         }
         try Self.check(code, message: message, errorNumber: errorNumber, path: path, bytes: image.byteCount)
@@ -138,7 +141,8 @@ final class WebPRowsEncoder: RowEncoder {
         var errorNumber: Int32 = 0
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
             cw_rows_encoder_finish(
-                encoder, fd, Int32(options.quality ?? EncodeOptions.defaultWebPQuality), options.threads > 1 ? 1 : 0,
+                encoder, fd, Int32(options.quality ?? WebPCodec().controls.quality!.defaultValue),
+                options.threads > 1 ? 1 : 0,
                 m, &message, message.count, &errorNumber)
         }
         try WebPCodec.check(code, message: message, errorNumber: errorNumber, path: path, bytes: 0)

@@ -153,10 +153,10 @@ public struct EditCatInteractor: EditCatInteractorInput {
             }
             if StreamingPipeline.canStream(chain, reader) {
                 let size = try chain.outputSize(width: reader.width, height: reader.height)
-                try OutputFile.write(to: output, within: options.outputFolder) { (fd: Int32) throws(ImageIOError) in
-                    let writer = try ImageWriter(
-                        fd: fd, path: Self.displayName(output), width: size.width, height: size.height,
-                        hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode)
+                try ImageFile.stream(
+                    to: output, within: options.outputFolder, width: size.width, height: size.height,
+                    hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode
+                ) { (writer: ImageWriter) throws(ImageIOError) in
                     try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
                 }
                 return EditOutcome(width: size.width, height: size.height, streamed: true)
@@ -167,12 +167,10 @@ public struct EditCatInteractor: EditCatInteractorInput {
         }
         let filtered = try chain.apply(to: image, threads: threads)
         progress.report(Self.decodeShare + Self.filterShare)
-        try OutputFile.write(to: output, within: options.outputFolder) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(
-                filtered, to: fd, path: Self.displayName(output), options: options.encode, metadata: metadata
-            ) {
-                progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
-            }
+        try ImageFile.write(
+            .image(filtered, metadata: metadata), to: output, within: options.outputFolder, options: options.encode
+        ) {
+            progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
         }
         return EditOutcome(width: filtered.width, height: filtered.height, streamed: false)
     }
@@ -190,11 +188,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
         animation.frames = try chain.apply(toFrames: animation.frames, threads: threads) { frames in
             done.report(Self.decodeShare + Self.filterShare * Double(frames) / count)
         }
-        var written = 0
-        try OutputFile.write(to: output, within: options.outputFolder) { (fd: Int32) throws(ImageIOError) in
-            written = try ImageEncoder.encode(
-                animation, to: fd, path: Self.displayName(output), options: options.encode)
-        }
+        let written = try ImageFile.write(
+            .animation(animation), to: output, within: options.outputFolder, options: options.encode)
         progress.report(1)
         return EditOutcome(
             width: animation.width, height: animation.height, streamed: false, frames: written,
@@ -221,9 +216,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
 
     @concurrent
     public func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
-        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(image, to: fd, path: Self.displayName(output), options: options)
-        }
+        try ImageFile.write(.image(image, metadata: .none), to: output, options: options)
     }
 
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
@@ -240,7 +233,6 @@ public struct EditCatInteractor: EditCatInteractorInput {
     }
 
     /// How an output is named in messages.
-    static func displayName(_ output: String) -> String { output == "-" ? "(stdout)" : output }
 }
 
 /// Turns fractions of a job into `progress` events, one per whole percent.

@@ -161,8 +161,8 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
             let wanted = useCase.previewSize?.width ?? 1
             var scale = 8
             while scale > 1 && probe.fullWidth / scale < wanted { scale /= 2 }
-            if scale == 8 || probe.format != .jpeg {
-                return try finish(probe, bytes, reference, useCase, full: probe.format != .jpeg)
+            if scale == 8 || !probe.format.shrinksOnLoad {
+                return try finish(probe, bytes, reference, useCase, full: !probe.format.shrinksOnLoad)
             }
             options.scaleDenominator = scale
         }
@@ -189,12 +189,9 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
     @concurrent
     private static func save(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {
         try OutputFile.checkCreatable(output)
-        let name = output == "-" ? "(stdout)" : output
         // The bytes as downloaded, unless metadata must go (that takes a new encode).
         if cat.image.format == options.format, options.metadata == .keep || cat.image.metadata.isEmpty {
-            try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-                try OutputFile.writeAll(cat.bytes, to: fd, path: name)
-            }
+            try ImageFile.write(.encoded(cat.bytes), to: output, options: options)
         } else {
             let image =
                 cat.isFullSize
@@ -202,9 +199,7 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
                 : try ImageDecoder.decode(
                     cat.bytes, name: CatTitle.decodeName(cat.reference),
                     options: DecodeOptions(maxPixels: maxPixels))
-            try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-                try ImageEncoder.encode(image.pixels, to: fd, path: name, options: options, metadata: image.metadata)
-            }
+            try ImageFile.write(.image(image.pixels, metadata: image.metadata), to: output, options: options)
         }
     }
 }
