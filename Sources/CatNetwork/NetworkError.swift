@@ -57,7 +57,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .connectionFailed: return true
         case let .httpStatus(_, status): return status == 429 || (500...599).contains(status)
-        default: return false
+        case .invalidURL, .unsupportedScheme, .timedOut, .tooLarge, .tooManyRedirects, .tls, .transfer, .badReply,
+            .notAnImage, .retryTooLate, .cancelled:
+            return false
         }
     }
 }

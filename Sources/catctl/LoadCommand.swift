@@ -10,12 +10,7 @@ struct Load: AsyncParsableCommand {
         abstract: "Fetch a random cat, show it in the terminal, save or edit it.",
         discussion: """
             Providers (the README shows each one's request and reply):
-            thecatapi (default): https://api.thecatapi.com/v1/images/search; a key from --api-key \
-            or CATCTL_API_KEY goes in x-api-key, never printed; the breed is shown when named.
-            cataas: <root>/cat?json=true (root https://cataas.com), /cat/TAG with --tag, \
-            /cat/says/TEXT with --says; a reply with no url means <root>/cat/<id>.
-            randomcat: a server answering {"file": URL}; --endpoint is required (random.cat is gone).
-            folder: a random \(ImageFormat.names) in --endpoint DIR, by default the bundled cats (offline).
+            \(providerHelp)
 
             Without -o the cat is only shown. With -o FILE the downloaded bytes are kept as they \
             are when FILE's extension is the cat's format (unless --strip asks for less metadata), \
@@ -31,8 +26,15 @@ struct Load: AsyncParsableCommand {
               catctl load -i --provider folder            # live: n next, e edit, s save, q quit
             """)
 
+    /// Each provider's line, as it declares it; the first is the default.
+    static var providerHelp: String {
+        CatProviderKind.all.map { kind in
+            "\(kind.name)\(kind == .default ? " (default)" : ""): \(kind.help(imageFormats: ImageFormat.names))"
+        }.joined(separator: "\n")
+    }
+
     @Option(help: ArgumentHelp("Where cats come from.", valueName: "name"))
-    var provider: CatProviderKind = .thecatapi
+    var provider: CatProviderKind = .default
 
     @Option(help: ArgumentHelp("The provider's URL (a folder for folder).", valueName: "URL|DIR"))
     var endpoint: String?
@@ -112,14 +114,15 @@ struct Load: AsyncParsableCommand {
             try LiveTerminal.requireTerminal()
         }
         if output == nil && !filters.isEmpty { throw ValidationError("--filter needs -o FILE to save the edited cat") }
-        if provider != .cataas && (says != nil || tag != nil) {
-            throw ValidationError("--says and --tag ask cataas for a cat; use them with --provider cataas")
+        if !provider.takesQuery && (says != nil || tag != nil) {
+            let names = CatProviderKind.all.filter(\.takesQuery).map(\.name)
+            throw ValidationError(
+                "--says and --tag ask \(names.joined(separator: " or ")) for a cat; "
+                    + "use them with \(names.map { "--provider \($0)" }.joined(separator: " or "))")
         }
         if says?.isEmpty == true || tag?.isEmpty == true { throw ValidationError("--says and --tag need some text") }
-        if provider.needsEndpoint && endpoint == nil {
-            throw ValidationError(
-                "\(provider.rawValue) has no public server any more (random.cat has been down since 2023): "
-                    + "give --endpoint URL of a server that answers {\"file\": URL}")
+        if let why = provider.endpointRequired, endpoint == nil {
+            throw ValidationError("\(provider.name) \(why)")
         }
         _ = try outputFormat()
     }
@@ -146,13 +149,13 @@ struct Load: AsyncParsableCommand {
         providerLimits.maxJSONBytes = maxReplyBytes
         // The folder provider's default is the bundled cats, found from this executable.
         let catProvider = CatProviders.make(
-            provider, endpoint: endpoint ?? (provider == .folder ? BundledResources.catsDirectory() : nil),
+            provider, endpoint: endpoint ?? (provider.readsFolder ? BundledResources.catsDirectory() : nil),
             apiKey: key?.isEmpty == false ? key : nil,
             query: CatQuery(says: says, tag: tag),
             client: HTTPClient(options: options), limits: providerLimits,
             formats: Router.catImageFormats)
         var request = LoadRequest(
-            provider: provider.rawValue, output: output, format: try outputFormat(), filters: filters,
+            provider: provider.name, output: output, format: try outputFormat(), filters: filters,
             encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, secrets: key.map { [$0] } ?? [])
         let json = self.json, noPreview = self.noPreview, output = self.output, graphics = pictures.graphics

@@ -159,7 +159,10 @@ enum BatchFormat: ExpressibleByArgument, CaseIterable, Equatable {
     }
 }
 
-extension CatProviderKind: ExpressibleByArgument {}
+extension CatProviderKind: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { all.map(\.name) }
+}
 
 extension KernelISA: ExpressibleByArgument {
     public init?(argument: String) {

@@ -62,4 +62,21 @@ struct ReplyTests {
         #expect(throws: NetworkError.self) { try parse("randomcat", #"{"file":""}"#) }
         #expect(throws: NetworkError.self) { try parse("randomcat", "\u{0}\u{1}garbage") }
     }
+
+    /// A provider is its type, in one list: names, the default, what each takes.
+    @Test func providersAreTypesInOneList() {
+        #expect(CatProviderKind.all.map(\.name) == ["thecatapi", "cataas", "randomcat", "folder"])
+        #expect(CatProviderKind.default == .thecatapi)
+        #expect(CatProviderKind(name: "FOLDER") == .folder && CatProviderKind(name: "nope") == nil)
+        #expect(CatProviderKind.all.filter(\.takesQuery) == [.cataas])
+        #expect(CatProviderKind.all.filter { $0.endpointRequired != nil } == [.randomcat])
+        #expect(CatProviderKind.all.filter(\.readsFolder) == [.folder])
+        // The folder provider reads no JSON: a reply for it is refused like an unknown provider's.
+        for provider in ["folder", "nope"] {
+            #expect(throws: NetworkError.self) {
+                try CatReplies.parse(
+                    provider: provider, body: Array("{}".utf8), contentType: nil, replyURL: "https://x")
+            }
+        }
+    }
 }

@@ -78,13 +78,66 @@ public struct CatImageFormats: Sendable {
     }
 }
 
-/// The providers of docs/CLI.md.
-public enum CatProviderKind: String, Sendable, CaseIterable {
-    case thecatapi, cataas, randomcat, folder
+/// A kind of provider, declared by its own file: its name, its line of help, the options
+/// it takes, and how to make one. A provider is its file plus one line in
+/// `CatProviders.all`; the command line's `--provider` values, help and checks read them.
+public protocol CatProviderType: Sendable {
+    /// Its name on the command line: "thecatapi".
+    static var name: String { get }
+    /// What it asks and where, for `load --help`; `imageFormats` names the formats catctl reads.
+    static func help(imageFormats: String) -> String
+    /// Why it cannot run without `--endpoint`, or nil when it has a default.
+    static var endpointRequired: String? { get }
+    /// It takes `--says` and `--tag` (`CatQuery`).
+    static var takesQuery: Bool { get }
+    /// Its endpoint is a folder (the command line's default: the bundled cats).
+    static var readsFolder: Bool { get }
+    static func make(_ setup: CatProviderSetup) -> any CatProvider
+}
 
-    /// random.cat has been down since 2023: the provider stays for servers that answer its
-    /// shape, but has no public default.
-    public var needsEndpoint: Bool { self == .randomcat }
+/// A provider that answers JSON: how it reads a cat from a reply (`CatReplies.parse`).
+public protocol JSONCatProviderType: CatProviderType {
+    /// `json`: the parsed reply; `base`: the reply's URL (relative URLs resolve against it);
+    /// `root`: the service root for replies that give only an id.
+    static func cat(fromReply json: Any, base: String, root: String?, bad: (String) -> NetworkError)
+        throws(NetworkError) -> CatReference
+}
+
+/// What a provider is made from: the command line's choices.
+public struct CatProviderSetup: Sendable {
+    /// A URL (a folder for a folder provider); nil for the provider's default.
+    public var endpoint: String?
+    public var apiKey: String?
+    public var query: CatQuery
+    public var client: HTTPClient
+    public var limits: ProviderLimits
+    public var formats: CatImageFormats
+}
+
+/// One of `CatProviders.all`, as the command line names it.
+public struct CatProviderKind: Sendable, Equatable, CustomStringConvertible {
+    public let type: any CatProviderType.Type
+
+    public init(_ type: any CatProviderType.Type) { self.type = type }
+
+    /// The provider called `name`, or nil.
+    public init?(name: String) {
+        guard let type = CatProviders.all.first(where: { $0.name == name.lowercased() }) else { return nil }
+        self.type = type
+    }
+
+    public static var all: [CatProviderKind] { CatProviders.all.map(CatProviderKind.init) }
+    /// The first of the list.
+    public static var `default`: CatProviderKind { all[0] }
+
+    public var name: String { type.name }
+    public var description: String { name }
+    public var endpointRequired: String? { type.endpointRequired }
+    public var takesQuery: Bool { type.takesQuery }
+    public var readsFolder: Bool { type.readsFolder }
+    public func help(imageFormats: String) -> String { type.help(imageFormats: imageFormats) }
+
+    public static func == (a: CatProviderKind, b: CatProviderKind) -> Bool { a.name == b.name }
 }
 
 /// What kind of cat to ask for, where the provider can say (cataas).
@@ -101,23 +154,22 @@ public struct CatQuery: Sendable, Equatable {
 }
 
 public enum CatProviders {
+    /// The providers, the default first: each is its file plus its line here.
+    public static let all: [any CatProviderType.Type] = [
+        TheCatAPIProvider.self,
+        CataasProvider.self,
+        RandomCatProvider.self,
+        FolderProvider.self,
+    ]
+
     /// `endpoint`: a URL (a folder for `folder`); nil for the provider's default.
     public static func make(
         _ kind: CatProviderKind, endpoint: String?, apiKey: String?, query: CatQuery = CatQuery(), client: HTTPClient,
         limits: ProviderLimits = ProviderLimits(), formats: CatImageFormats
     ) -> any CatProvider {
-        switch kind {
-        case .thecatapi:
-            return TheCatAPIProvider(
-                endpoint: endpoint, apiKey: apiKey, client: client, limits: limits, formats: formats)
-        case .cataas:
-            return CataasProvider(root: endpoint, query: query, client: client, limits: limits, formats: formats)
-        case .randomcat: return RandomCatProvider(endpoint: endpoint, client: client, limits: limits, formats: formats)
-        case .folder:
-            // The command line gives the bundled folder as the default endpoint.
-            return FolderProvider(
-                directory: endpoint ?? "Resources/cats", maxBytes: limits.maxImageBytes, formats: formats)
-        }
+        kind.type.make(
+            CatProviderSetup(
+                endpoint: endpoint, apiKey: apiKey, query: query, client: client, limits: limits, formats: formats))
     }
 }
 
@@ -167,40 +219,12 @@ public enum CatReplies {
     ) throws(NetworkError) -> CatReference {
         let base = replyURL
         func bad(_ reason: String) -> NetworkError { .badReply(provider: provider, url: replyURL, reason: reason) }
-        guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
             throw bad("the reply is not JSON" + (contentType.map { " (\($0))" } ?? ""))
         }
-        switch provider {
-        case "thecatapi":
-            guard let list = json as? [Any], let first = list.first as? [String: Any] else {
-                throw bad("expected a JSON array of cats")
-            }
-            return CatReference(
-                provider: provider, id: first["id"] as? String,
-                url: try imageURL(first["url"], base: base, bad: bad),
-                width: dimension(first["width"]), height: dimension(first["height"]),
-                breed: breed((first["breeds"] as? [Any])?.first))
-        case "cataas":
-            // Seen in the wild: {"_id","url" (relative),...}, {"id","url" (absolute),...} and
-            // {"_id","mimetype","tags"} with no URL at all: then the image is <root>/cat/<id>.
-            guard let reply = json as? [String: Any] else { throw bad("expected a JSON object") }
-            let id = text(reply["id"]) ?? text(reply["_id"])
-            var url = reply["url"]
-            if url == nil, let id {
-                let path = "/cat/" + (id.addingPercentEncoding(withAllowedCharacters: pathSegment) ?? id)
-                url = root.map { $0 + path } ?? path
-            }
-            return CatReference(
-                provider: provider, id: id, url: try imageURL(url, base: base, bad: bad),
-                width: dimension(reply["width"]), height: dimension(reply["height"]))
-        case "randomcat":
-            guard let reply = json as? [String: Any] else { throw bad("expected a JSON object with \"file\"") }
-            let url = try imageURL(reply["file"], base: base, bad: bad)
-            let id = url.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) }
-            return CatReference(provider: provider, id: id, url: url)
-        default:
-            throw bad("unknown provider")
-        }
+        let json = CatProviders.all.lazy.compactMap { $0 as? any JSONCatProviderType.Type }
+        guard let type = json.first(where: { $0.name == provider }) else { throw bad("unknown provider") }
+        return try type.cat(fromReply: parsed, base: base, root: root, bad: bad)
     }
 
     /// The characters a path segment keeps as they are (RFC 3986 unreserved).

@@ -2,8 +2,27 @@ import Foundation
 
 /// A random image directly inside a folder (by default the bundled Resources/cats),
 /// so `catctl load --provider folder` works offline.
-struct FolderProvider: CatProvider {
-    let name = "folder"
+extension CatProviderKind {
+    public static let folder = CatProviderKind(FolderProvider.self)
+}
+
+struct FolderProvider: CatProvider, CatProviderType {
+    static let name = "folder"
+    static func help(imageFormats: String) -> String {
+        "a random \(imageFormats) in --endpoint DIR, by default the bundled cats (offline)."
+    }
+    static let endpointRequired: String? = nil
+    static let takesQuery = false
+    static let readsFolder = true
+
+    /// The command line gives the bundled folder as the default endpoint.
+    static func make(_ setup: CatProviderSetup) -> any CatProvider {
+        FolderProvider(
+            directory: setup.endpoint ?? "Resources/cats", maxBytes: setup.limits.maxImageBytes,
+            formats: setup.formats)
+    }
+
+    var name: String { Self.name }
     let directory: String
     var maxBytes = ProviderLimits().maxImageBytes
     let formats: CatImageFormats

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatNetwork
 
 /// What the user asked the Load Cat scene to do, checked by the command line already.
 public struct LoadRequest: Sendable, Equatable {
@@ -23,7 +24,8 @@ public struct LoadRequest: Sendable, Equatable {
     public var secrets: [String]
 
     public init(
-        provider: String = "thecatapi", output: String? = nil, format: ImageFormat? = nil, filters: [String] = [],
+        provider: String = CatProviderKind.default.name, output: String? = nil, format: ImageFormat? = nil,
+        filters: [String] = [],
         encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
         previewWidth: Int? = nil, previewHeight: Int = 48, secrets: [String] = []

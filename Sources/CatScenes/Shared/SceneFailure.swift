@@ -52,7 +52,9 @@ public struct SceneFailure: Error, Equatable, Sendable {
             case .cancelled: self.init(status: .interrupted, message: "cancelled")
             case .notAnImage: self.init(status: .dataError, message: error.description)
             case .tooLarge: self.init(status: .unavailable, message: error.description, hint: .raiseDownloadLimit)
-            default: self.init(status: .unavailable, message: error.description)
+            case .invalidURL, .unsupportedScheme, .timedOut, .connectionFailed, .httpStatus, .tooManyRedirects, .tls,
+                .transfer, .badReply, .retryTooLate:
+                self.init(status: .unavailable, message: error.description)
             }
         case is CancellationError:
             self.init(status: .interrupted, message: "cancelled")
@@ -82,7 +84,9 @@ public struct SceneFailure: Error, Equatable, Sendable {
         switch error {
         case .tooLarge, .outputTooLarge: return .raisePixelLimit
         case .outputIsInput: return .overwriteInput
-        default: return nil
+        case .notAnImage, .notAFont, .corrupt, .truncated, .unsupported, .limitExceeded, .invalidSize, .outOfMemory,
+            .inputMissing, .inputUnreadable, .cannotCreate, .writeFailed, .resourceMissing:
+            return nil
         }
     }
 }
