@@ -8,7 +8,8 @@ import PackageDescription
 //   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels
 //   CatImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
 //   the codec registry's recognizer is handed to it)
-// C shims are imported with `internal import`: no C type reaches a public API.
+// C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
+// holds what the shims share (a write that retries on EINTR).
 let package = Package(
     name: "catctl",
     platforms: [.macOS(.v14)],
@@ -47,17 +48,20 @@ let package = Package(
 
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
         // lcms2 converts CMYK JPEGs through their ICC profile.
-        .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2"]),
+        // What every shim needs the same way (a write that retries), written once.
+        .target(name: "CShimSupport"),
+        .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2", "CShimSupport"]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
-        .target(name: "CWebPShim", dependencies: ["CLibWebP"]),
+        .target(name: "CWebPShim", dependencies: ["CLibWebP", "CShimSupport"]),
         // giflib ships no pkg-config file: gif_lib.h from the system's include path, -lgif.
         .target(
-            name: "CGIFShim", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("gif")]),
+            name: "CGIFShim", dependencies: ["CShimSupport"], cSettings: [.unsafeFlags(["-O3"])],
+            linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // libchafa draws pictures in the terminal (symbols, kitty, iTerm2, sixel); GLib stays in C.
         .target(name: "CChafaShim", dependencies: ["CLibChafa"]),
         // Raw mode and the terminal given back on every way out, crashes included (signal-safe C).
-        .target(name: "CTerminalShim"),
+        .target(name: "CTerminalShim", dependencies: ["CShimSupport"]),
         // FreeType for caption text (glyphs and stroked outlines into coverage masks).
         .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
         // Pixel kernels of the filter core.

@@ -12,10 +12,10 @@ mkdir -p "$out/obj" "$out/modules" "$out/lib"
 cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux chafa)"
 objs=()
 maps=()
-for target in CJPEGShim CPNGShim CWebPShim CGIFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
+for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
-    clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -c "$c" -o "$o"
+    clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -ISources/CShimSupport/include -c "$c" -o "$o"
     objs+=("$o")
   done
   mkdir -p "$out/modules/$target"

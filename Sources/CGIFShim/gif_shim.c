@@ -29,6 +29,7 @@
 //    raises "image file is truncated" here); a row cut short is not drawn;
 //  - a missing trailer, or bytes that start no known block after the last frame, end the file.
 #include "cgif_shim.h"
+#include "cshim_support.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -544,22 +545,14 @@ static int cg_estate(cg_encoder *e, const char *format, ...) {
 }
 
 static bool cg_flush(cg_encoder *e) {
-    const uint8_t *p = e->buffer;
-    size_t n = e->used;
-    while (n > 0) {
-        ssize_t w = write(e->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            e->saved_errno = errno;
-            e->io_failed = true;
-            cg_efail(e, CG_ERR_IO, "write failed: %s", strerror(errno));
-            e->used = 0;
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
+    int err = cs_write_all(e->fd, e->buffer, e->used);
     e->used = 0;
+    if (err) {
+        e->saved_errno = err;
+        e->io_failed = true;
+        cg_efail(e, CG_ERR_IO, "write failed: %s", strerror(err));
+        return false;
+    }
     return true;
 }
 

@@ -2,6 +2,7 @@
 // The API follows libjpeg.txt: error_exit must not return, so ours longjmps back
 // to the entry point of this file that called into libjpeg.
 #include "cjpeg_shim.h"
+#include "cshim_support.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -429,17 +430,12 @@ struct cj_encoder {
 };
 
 static void cj_write_all(cj_encoder *e, const uint8_t *p, size_t n) {
-    while (n > 0) {
-        ssize_t w = write(e->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            e->saved_errno = errno;
-            char message[160];
-            snprintf(message, sizeof message, "write failed: %s", strerror(errno));
-            cj_fail((j_common_ptr)&e->cinfo, CJ_ERR_IO, message);
-        }
-        p += w;
-        n -= (size_t)w;
+    int err = cs_write_all(e->fd, p, n);
+    if (err) {
+        e->saved_errno = err;
+        char message[160];
+        snprintf(message, sizeof message, "write failed: %s", strerror(err));
+        cj_fail((j_common_ptr)&e->cinfo, CJ_ERR_IO, message);  // does not return
     }
 }
 

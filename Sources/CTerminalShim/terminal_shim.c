@@ -1,6 +1,7 @@
 #define _GNU_SOURCE  // sigaction with SA_SIGINFO, mkstemp
 
 #include "cterminal_shim.h"
+#include "cshim_support.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -23,17 +24,8 @@ static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, S
 // What was there before (Swift's backtracer, a sanitizer's handler): it runs after ours.
 static struct sigaction previous[CRASH_SIGNALS];
 
-static void write_all(int fd, const char *bytes, size_t count) {
-    while (count > 0) {
-        ssize_t n = write(fd, bytes, count);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return;
-        }
-        bytes += n;
-        count -= (size_t)n;
-    }
-}
+// Best effort on the way out: a failure to write has nowhere to be reported.
+static void write_all(int fd, const char *bytes, size_t count) { (void)cs_write_all(fd, bytes, count); }
 
 void ct_restore(void) {
     if (!taken) return;

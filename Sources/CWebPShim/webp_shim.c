@@ -2,6 +2,7 @@
 // The calls follow libwebp's headers (decode.h, encode.h, demux.h, mux.h). Notes
 // on libwebp 1.2.x behaviour this file relies on are next to the code using it.
 #include "cwebp_shim.h"
+#include "cshim_support.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -30,20 +31,6 @@ static void cw_message(char *buffer, size_t size, const char *format, ...) {
     va_end(args);
 }
 
-// Writes all of p[0..n), retrying on EINTR and short writes. Returns 0 or errno.
-static int cw_write_all(int fd, const uint8_t *p, size_t n) {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return errno ? errno : EIO;
-        }
-        if (w == 0) return EIO;  // cannot happen for n > 0 on a regular file; do not spin
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 // ---------------------------------------------------------------- decoder
 
@@ -392,7 +379,7 @@ static int cw_add_metadata(const WebPData *in, const cw_metadata *m, WebPData *o
 }
 
 static int cw_write_file(int fd, const WebPData *file, char *message, size_t size, int *error_number) {
-    int e = cw_write_all(fd, file->bytes, file->size);
+    int e = cs_write_all(fd, file->bytes, file->size);
     if (e) {
         if (error_number) *error_number = e;
         cw_message(message, size, "write failed: %s", strerror(e));

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The one place that calls read(2) and write(2): both retry on EINTR and report errno,
-/// after swift-nio's `syscall()` wrapper (NIOPosix/System.swift).
+/// The one place in Swift that calls read(2), write(2) and poll(2): each retries on EINTR
+/// and reports errno, after swift-nio's `syscall()` wrapper (NIOPosix/System.swift). (The
+/// C shims have theirs: CShimSupport's `cs_write_all`.)
 package enum SystemCalls {
     /// Writes all of `bytes` to `fd`, retrying short writes. Returns 0, or the errno of the failure.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -22,6 +23,17 @@ package enum SystemCalls {
         while true {
             let n = Foundation.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
+            if errno != EINTR { return -Int(errno) }
+        }
+    }
+
+    /// Waits up to `milliseconds` for `events` on `fd`: whether they came (false: the time
+    /// ran out), or minus the errno. An interrupted wait starts again.
+    package static func poll(_ fd: Int32, events: Int16, milliseconds: Int32) -> Int {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        while true {
+            let n = Foundation.poll(&entry, 1, milliseconds)
+            if n >= 0 { return Int(n) }
             if errno != EINTR { return -Int(errno) }
         }
     }

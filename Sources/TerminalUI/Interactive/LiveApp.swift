@@ -1,4 +1,5 @@
 internal import CTerminalShim
+import CatImageIO
 import CatScenes
 import Dispatch
 import Foundation
@@ -202,18 +203,14 @@ final class InputReader: @unchecked Sendable {
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 1024)
             while lock.withLock({ running }) {
-                var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&fds, 1, decoder.hasPending ? 30 : 100)
+                let ready = SystemCalls.poll(
+                    STDIN_FILENO, events: Int16(POLLIN), milliseconds: decoder.hasPending ? 30 : 100)
                 if ready == 0 {
                     for input in decoder.flush() { deliver(input) }
                     continue
                 }
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                let n = read(STDIN_FILENO, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
+                if ready < 0 { break }
+                let n = buffer.withUnsafeMutableBytes { SystemCalls.read(STDIN_FILENO, into: $0) }
                 guard n > 0 else {  // the terminal is gone: quit
                     deliver(.closed)
                     break
