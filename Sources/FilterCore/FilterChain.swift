@@ -1,4 +1,3 @@
-internal import CFilterKernels
 import CatImageIO
 import Dispatch
 import Foundation
@@ -20,6 +19,14 @@ public struct FilterChain: Sendable {
     init(filters: [Filter], stages: [FilterStage]) {
         self.filters = filters
         self.stages = stages
+    }
+
+    /// A Lanczos-3 resize to fit inside `width` × `height` (what `resize:WxH` does), built
+    /// from the values: for code that makes a chain of its own (the live editor's copies).
+    public static func resize(fitting width: Int, _ height: Int) -> FilterChain {
+        let stage = FilterStage.spatial(ResizeStage(.fit(width, height)))
+        return FilterChain(
+            filters: [Filter(definition: .resize, spec: "resize:\(width)x\(height)", stages: [stage])], stages: [stage])
     }
 
     /// The specs as given, for messages and JSON.
@@ -145,196 +152,5 @@ public struct FilterChain: Sendable {
 
     public func applyReference(from source: PixelBuffer, into destination: PixelBuffer) throws {
         _ = try Executor.run(stages, source: source, destination: destination, kernels: Reference())
-    }
-}
-
-/// What a set of kernels provides: the fast C kernels, or the scalar reference.
-protocol Kernels {
-    /// `coefficients`: stages of ColorMatrix.kernelCoefficients, back to back. dst may be src.
-    func color(_ coefficients: [Float], from src: PixelBuffer, into dst: PixelBuffer)
-    /// Runs a spatial stage over the whole image (dst has the output size). dst may be src
-    /// only for an in-place stage.
-    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws
-}
-
-/// Runs stages with one set of kernels: consecutive colour stages fused into one pass,
-/// spatial stages each a pass of their own.
-enum Executor {
-    static func run(
-        _ stages: [FilterStage], source: PixelBuffer, destination: PixelBuffer?,
-        kernels: some Kernels
-    ) throws -> PixelBuffer {
-        var current = source
-        var pending: [Float] = []
-        /// Where a pass of `width`×`height` writes: the destination (or the image itself),
-        /// unless that is what it reads and the pass cannot work in place.
-        func target(width: Int, height: Int, inPlace: Bool) throws(ImageIOError) -> PixelBuffer {
-            let dst = destination ?? current
-            let fits = dst.width == width && dst.height == height
-            if fits && (dst !== current || inPlace) { return dst }
-            return try PixelBuffer(width: width, height: height, hasAlpha: current.hasAlpha)
-        }
-        func flush() throws(ImageIOError) {
-            guard !pending.isEmpty else { return }
-            let dst = try target(width: current.width, height: current.height, inPlace: true)
-            kernels.color(pending, from: current, into: dst)
-            current = dst
-            pending = []
-        }
-        for stage in stages {
-            switch stage {
-            case let .color(matrix):
-                pending += matrix.kernelCoefficients
-            case let .spatial(spatial):
-                guard !spatial.isIdentity else { continue }
-                try flush()
-                try spatial.check(width: current.width, height: current.height)  // before any allocation
-                let size = spatial.outputSize(width: current.width, height: current.height)
-                let sameSize = size == (current.width, current.height)
-                let dst = try target(width: size.width, height: size.height, inPlace: sameSize && spatial.inPlace)
-                try kernels.spatial(spatial, from: current, into: dst)
-                current = dst
-            }
-        }
-        try flush()
-        if let destination, current !== destination {
-            // Only when nothing ran (or a no-op blur): the destination still gets the picture.
-            precondition(
-                destination.width == current.width && destination.height == current.height,
-                "the destination must have the chain's output size")
-            for y in 0..<current.height { destination.row(y).update(from: current.row(y), count: current.width * 4) }
-            return destination
-        }
-        return current
-    }
-}
-
-/// The C kernels (CFilterKernels), in row strips over threads.
-struct FastKernels: Kernels {
-    let threads: Int
-
-    func color(_ coefficients: [Float], from src: PixelBuffer, into dst: PixelBuffer) {
-        let count = Int32(coefficients.count / Int(CK_STAGE_FLOATS))
-        Strips.run(height: src.height, threads: threads) { rows in
-            coefficients.withUnsafeBufferPointer { c in
-                ck_color_chain(
-                    src.row(rows.lowerBound), src.stride, dst.row(rows.lowerBound), dst.stride,
-                    src.width, rows.count, c.baseAddress, count)
-            }
-        }
-    }
-
-    func spatial(_ stage: any SpatialStage, from src: PixelBuffer, into dst: PixelBuffer) throws {
-        // In place, short strips handed out as threads free up; otherwise one tall strip
-        // per thread (each recomputes what it needs around its edges once).
-        let rows =
-            stage.inPlace ? Strips.targetRows : max(Strips.targetRows, (dst.height + threads - 1) / max(1, threads))
-        let workers = max(1, min(threads, (dst.height + rows - 1) / rows))
-        // One kernel (scratch memory) per thread, made up front: running out of memory is an error, not a crash.
-        var kernels: [any SpatialKernel] = []
-        for _ in 0..<workers { kernels.append(try stage.makeKernel(width: src.width, height: src.height)) }
-        let perThread = UncheckedSendable(kernels)
-        let failure = FirstError()
-        Strips.run(height: dst.height, threads: workers, rowsPerStrip: rows) { worker, strip in
-            do {
-                try perThread.value[worker].run(strip, from: src, firstRow: 0, into: dst, firstRow: 0)
-            } catch {
-                failure.record(error)
-            }
-        }
-        if let error = failure.error { throw error }
-    }
-}
-
-/// The frames filtered so far, set from several threads.
-/// Values set from several threads at once, by index.
-final class LockedArray<Element>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Element?]
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-    subscript(i: Int) -> Element? {
-        get { lock.withLock { storage[i] } }
-        set { lock.withLock { storage[i] = newValue } }
-    }
-    var values: [Element?] { lock.withLock { storage } }
-}
-
-final class FrameResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var frames: [PixelBuffer?]
-    private var done = 0
-    init(count: Int) { frames = Array(repeating: nil, count: count) }
-    /// Stores frame `i`; returns how many are done.
-    func set(_ i: Int, _ frame: PixelBuffer) -> Int {
-        lock.withLock {
-            frames[i] = frame
-            done += 1
-            return done
-        }
-    }
-    /// Every frame, once all are set.
-    var all: [PixelBuffer] { lock.withLock { frames.map { $0! } } }
-}
-
-/// The first error any thread of a parallel pass met.
-final class FirstError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: (any Error)?
-    func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
-    var error: (any Error)? { lock.withLock { first } }
-}
-
-/// Which build of the C kernels runs: the best the CPU has, or a lower one on request.
-public enum KernelISA: Int32, Sendable, CaseIterable {
-    case baseline = 0
-    case sse41 = 1
-    case avx2 = 2
-    case avx512 = 3
-
-    public static var best: KernelISA { KernelISA(rawValue: ck_isa_best()) ?? .baseline }
-    public static var active: KernelISA { KernelISA(rawValue: ck_isa_active()) ?? .baseline }
-
-    /// Switches every later kernel call to `isa` (or the best below it the CPU has).
-    @discardableResult
-    public static func select(_ isa: KernelISA) -> KernelISA {
-        KernelISA(rawValue: ck_isa_select(isa.rawValue)) ?? .baseline
-    }
-
-    /// The builds this CPU can run, best first.
-    public static var available: [KernelISA] { allCases.filter { $0.rawValue <= best.rawValue }.reversed() }
-
-    public var name: String { String(cString: ck_isa_name(rawValue)) }
-}
-
-/// Splitting an image into row strips over threads.
-enum Strips {
-    /// Rows per strip for per-pixel kernels: small enough to balance, large enough to stream.
-    static let targetRows = 16
-
-    static func run(height: Int, threads: Int, rowsPerStrip: Int = targetRows, _ body: @Sendable (Range<Int>) -> Void) {
-        run(height: height, threads: threads, rowsPerStrip: rowsPerStrip) { _, rows in body(rows) }
-    }
-
-    /// The same, telling `body` which of the `threads` workers (0-based) runs the strip.
-    static func run(
-        height: Int, threads: Int, rowsPerStrip: Int = targetRows,
-        _ body: @Sendable (_ worker: Int, _ rows: Range<Int>) -> Void
-    ) {
-        let threads = max(1, threads)
-        let strips = (height + rowsPerStrip - 1) / rowsPerStrip
-        if threads == 1 || strips < 2 {
-            body(0, 0..<height)
-            return
-        }
-        // Strips are handed out as threads become free, so uneven cores finish together.
-        let next = Counter()
-        DispatchQueue.concurrentPerform(iterations: min(threads, strips)) { worker in
-            while true {
-                let strip = next.increment()
-                guard strip < strips else { return }
-                let start = strip * rowsPerStrip
-                body(worker, start..<min(height, start + rowsPerStrip))
-            }
-        }
     }
 }

@@ -58,6 +58,15 @@ public struct Filter: Sendable {
         self.stages = definition.stages(value ?? definition.parameter.defaultValue ?? 0)
     }
 
+    /// A filter made from values by code (not parsed from an argument); `spec` is how
+    /// messages name it.
+    init(definition: FilterDefinition, spec: String, stages: [FilterStage]) {
+        self.spec = spec
+        self.definition = definition
+        value = nil
+        self.stages = stages
+    }
+
     static func parseValue(_ text: String?, for definition: FilterDefinition) throws(FilterError) -> Double? {
         guard let text else { return definition.parameter.defaultValue }
         let name = definition.name

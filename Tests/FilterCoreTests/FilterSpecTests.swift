@@ -12,6 +12,7 @@ struct FilterSpecTests {
                 "resize", "cover", "crop", "rotate", "flip", "flop", "caption", "caption-top",
             ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
+        #expect(FilterRegistry.photoEffects.map(\.name) == Array(FilterRegistry.names.prefix(9)))
     }
 
     @Test func values() throws {

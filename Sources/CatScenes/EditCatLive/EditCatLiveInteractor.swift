@@ -90,7 +90,7 @@ public struct EditCatLiveInteractor: EditCatLiveInteractorInput {
         func fit(_ image: PixelBuffer, _ box: (width: Int, height: Int)) throws -> PixelBuffer {
             let (w, h) = image.fittingSize(maxWidth: box.width, maxHeight: box.height)
             if (w, h) == (image.width, image.height) { return image }
-            return try FilterChain(specs: ["resize:\(w)x\(h)"]).apply(to: image, threads: threads)
+            return try FilterChain.resize(fitting: w, h).apply(to: image, threads: threads)
         }
         let preview = try fit(decoded.pixels, sizes.preview)
         let thumbnail = try fit(preview, sizes.thumbnail)

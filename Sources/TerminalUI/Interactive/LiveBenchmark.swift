@@ -25,18 +25,22 @@ public enum LiveBenchmark {
         }
     }
 
-    /// The inputs timed: along the filters, values up and down, add, remove — 40 in all.
+    /// The inputs timed: along the filters, values up and down, add, remove — 40 in all
+    /// with today's registry.
     enum Input {
         case move(Int)
         case value(Int)
         case add, remove
     }
-    static let script: [Input] =
-        Array(repeating: .move(1), count: 14)  // mono → blur, past the colour filters
-        + Array(repeating: .value(1), count: 4) + [.add]
-        + Array(repeating: .move(-1), count: 13)  // back to sepia
-        + Array(repeating: .value(-1), count: 3) + [.add, .remove]
-        + Array(repeating: .move(1), count: 3)
+    static var script: [Input] {
+        // From the first filter past the colour filters to the first spatial one (blur), and back to the second (sepia).
+        let spatial = FilterRegistry.all.firstIndex { $0.kind == .spatial } ?? 1
+        return Array(repeating: .move(1), count: spatial)
+            + Array(repeating: .value(1), count: 4) + [.add]
+            + Array(repeating: .move(-1), count: spatial - 1)
+            + Array(repeating: .value(-1), count: 3) + [.add, .remove]
+            + Array(repeating: .move(1), count: 3)
+    }
 
     static func send(_ input: Input, to presenter: EditCatLivePresenter) async {
         switch input {
