@@ -10,7 +10,9 @@ import Foundation
 /// prompt are only ways of showing.
 @MainActor
 public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
-    private let host: any LiveHost
+    /// The app owns its screens (its stack of scenes), so they hold it unowned: else each
+    /// would keep the other alive.
+    private unowned let host: any LiveHost
     private weak var presenter: EditCatLivePresenter?
     private var info: EditCatImageInfo?
     private var live: EditCatLive?

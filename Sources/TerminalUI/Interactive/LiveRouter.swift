@@ -4,7 +4,9 @@ import CatScenes
 /// scene on top (Esc there comes back), with a new presenter for each cat.
 @MainActor
 public final class LiveRouter: LoadCatLiveRouting {
-    private let host: any LiveHost
+    /// The app owns its screens (its stack of scenes), so they hold it unowned: else each
+    /// would keep the other alive.
+    private unowned let host: any LiveHost
     private let editScreen: EditCatLiveScreen
     private let editInteractor: any EditCatLiveInteractorInput
 

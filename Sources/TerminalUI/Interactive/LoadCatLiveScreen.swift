@@ -9,7 +9,9 @@ import Foundation
 /// decides what they do; `e` reaches the live Edit Cat scene through the router.
 @MainActor
 public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
-    private let host: any LiveHost
+    /// The app owns its screens (its stack of scenes), so they hold it unowned: else each
+    /// would keep the other alive.
+    private unowned let host: any LiveHost
     private weak var presenter: LoadCatLivePresenter?
     private var found: LoadCatFound?
     private var cat: LoadCatDecoded?
