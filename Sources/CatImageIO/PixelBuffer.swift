@@ -90,3 +90,11 @@ private func alignedAllocation(_ alignment: Int, _ size: Int) -> UnsafeMutableRa
     guard posix_memalign(&pointer, alignment, max(size, alignment)) == 0 else { return nil }
     return pointer
 }
+
+extension PixelBuffer {
+    /// The size that fits `maxWidth` x `maxHeight`, keeping the aspect ratio (never larger).
+    public func fittingSize(maxWidth: Int, maxHeight: Int) -> (Int, Int) {
+        let scale = min(1, min(Double(maxWidth) / Double(width), Double(maxHeight) / Double(height)))
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+    }
+}

@@ -22,19 +22,4 @@ struct DrawingTests {
         let lit = image.packedRGBA().enumerated().filter { $0.offset % 4 == 0 && $0.element == 255 }.count
         #expect(lit > 20)
     }
-
-    @Test func downsamplingAverages() throws {
-        let image = try PixelBuffer(width: 4, height: 2)
-        for x in 0..<4 {
-            for y in 0..<2 {
-                let v: UInt8 = x < 2 ? 0 : 200; image.row(y)[4 * x] = v; image.row(y)[4 * x + 1] = v;
-                image.row(y)[4 * x + 2] = v; image.row(y)[4 * x + 3] = 255
-            }
-        }
-        let small = try image.downsampled(width: 2, height: 1)
-        #expect(small.pixel(0, 0) == (0, 0, 0, 255) && small.pixel(1, 0) == (200, 200, 200, 255))
-        let odd = try image.downsampled(width: 3, height: 1)
-        #expect(odd.pixel(1, 0).0 == 100)
-        #expect(image.fittingSize(maxWidth: 2, maxHeight: 100) == (2, 1))
-    }
 }

@@ -115,6 +115,63 @@ struct GeometryTests {
         #expect(try run("resize:\(w)x\(h)", on: image).packedRGBA() == image.packedRGBA())
     }
 
+    /// The area average in doubles, one output pixel at a time: each source pixel weighted
+    /// by the part of it the output pixel's footprint covers.
+    static func areaAverage(_ src: PixelBuffer, width ow: Int, height oh: Int) throws -> PixelBuffer {
+        let out = try PixelBuffer(width: ow, height: oh, hasAlpha: true)
+        let sx = Double(src.width) / Double(ow), sy = Double(src.height) / Double(oh)
+        for y in 0..<oh {
+            for x in 0..<ow {
+                var sum = [0.0, 0.0, 0.0, 0.0], total = 0.0
+                for j in 0..<src.height {
+                    let wy = min(Double(y + 1) * sy, Double(j + 1)) - max(Double(y) * sy, Double(j))
+                    guard wy > 0 else { continue }
+                    for i in 0..<src.width {
+                        let w = wy * (min(Double(x + 1) * sx, Double(i + 1)) - max(Double(x) * sx, Double(i)))
+                        guard w > 0 else { continue }
+                        for c in 0..<4 { sum[c] += w * Double(src.row(j)[4 * i + c]) }
+                        total += w
+                    }
+                }
+                for c in 0..<4 { out.row(y)[4 * x + c] = UInt8((sum[c] / total).rounded()) }
+            }
+        }
+        return out
+    }
+
+    @Test(
+        "the box resampler is within 1 of a double-precision area average, and its kernel equals its reference",
+        arguments: [(37, 23, 11, 7), (20, 15, 3, 2), (101, 3, 7, 1), (64, 64, 21, 21), (9, 40, 9, 13), (5, 5, 5, 5)])
+    func boxMatchesAreaAverage(_ w: Int, _ h: Int, _ ow: Int, _ oh: Int) throws {
+        let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(3 * w + h))
+        let expected = try Self.areaAverage(image, width: ow, height: oh)
+        for threads in [1, 2] {
+            let out = try image.resampled(width: ow, height: oh, filter: .box, threads: threads)
+            let diff = PixelDifference(out.packedRGBA(), expected.packedRGBA())
+            #expect(diff.maximum <= 1, "\(w)x\(h) -> \(ow)x\(oh) threads \(threads): \(diff)")
+        }
+        let chain = FilterChain.resample(toExactly: ow, oh, filter: .box)
+        #expect(
+            try chain.apply(to: try image.copy()).packedRGBA()
+                == (try chain.applyReference(to: try image.copy())).packedRGBA())
+    }
+
+    @Test func boxAveragesWholeAndSplitPixels() throws {
+        let image = try PixelBuffer(width: 4, height: 2)
+        for x in 0..<4 {
+            for y in 0..<2 {
+                let v: UInt8 = x < 2 ? 0 : 200
+                (image.row(y) + 4 * x).update(repeating: v, count: 3)
+                image.row(y)[4 * x + 3] = 255
+            }
+        }
+        let small = try image.resampled(width: 2, height: 1, filter: .box)
+        #expect(small.pixel(0, 0) == (0, 0, 0, 255) && small.pixel(1, 0) == (200, 200, 200, 255))
+        let odd = try image.resampled(width: 3, height: 1, filter: .box)
+        #expect(odd.pixel(1, 0).0 == 100)
+        #expect(image.fittingSize(maxWidth: 2, maxHeight: 100) == (2, 1))
+    }
+
     @Test func sizes() throws {
         let chain = { (spec: String) in try FilterChain(specs: [spec]) }
         #expect(try chain("resize:800").outputSize(width: 4032, height: 3024) == (800, 600))

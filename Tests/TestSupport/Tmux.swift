@@ -11,6 +11,10 @@ public final class TmuxSession {
         .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
 
     let socket: String
+    /// The server's and the pane's processes, ended by pid when the session goes: tmux 3.3's
+    /// `kill-server` answers but leaves a server whose pane sleeps (seen here), and such
+    /// servers outlived the tests by ten minutes.
+    private var serverPID: pid_t = 0, panePID: pid_t = 0
     /// Where sh writes `stty -g` before and after the program, and the program's status.
     public let directory: URL
 
@@ -37,9 +41,16 @@ public final class TmuxSession {
             ["-f", "/dev/null", "new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", "/bin/sh", "-c", script],
             capture: false)
         try run(["set-option", "-g", "escape-time", "0"])
+        let pids = try run(["display-message", "-p", "#{pid} #{pane_pid}"]).split(separator: " ")
+        serverPID = pids.first.flatMap { pid_t(String($0).trimmed) } ?? 0
+        panePID = pids.dropFirst().first.flatMap { pid_t(String($0).trimmed) } ?? 0
     }
 
-    deinit { try? run(["kill-server"]) }
+    deinit {
+        try? run(["kill-server"])
+        if panePID > 0 { kill(-panePID, SIGKILL) }  // the pane's shell leads its process group (sleep included)
+        if serverPID > 0 { kill(serverPID, SIGKILL) }
+    }
 
     /// Runs tmux with posix_spawn and waitpid (not Foundation's Process: the server that
     /// `new-session` leaves behind must inherit no descriptor of ours, and its client must

@@ -22,7 +22,7 @@ public struct ContactSheet: @unchecked Sendable {
         -> ContactSheet
     {
         let (tw, th) = image.fittingSize(maxWidth: tileSize, maxHeight: tileSize)
-        let thumbnail = try image.downsampled(width: tw, height: th)
+        let thumbnail = try image.resampled(width: tw, height: th, filter: .box)
         let columns = max(1, min(maxColumns, chains.count))
         let rows = (chains.count + columns - 1) / columns
         let sheet = try PixelBuffer(
@@ -38,7 +38,7 @@ public struct ContactSheet: @unchecked Sendable {
             } catch is FilterError {}
             if tile.width > tw || tile.height > th {  // a geometry stage made it larger: fit it in the cell
                 let (fw, fh) = tile.fittingSize(maxWidth: tw, maxHeight: th)
-                tile = try tile.downsampled(width: fw, height: fh)
+                tile = try tile.resampled(width: fw, height: fh, filter: .box)
             }
             let x = padding + (i % columns) * (tw + padding), y = padding + (i / columns) * (th + labelHeight + padding)
             sheet.paste(tile, x: x + (tw - tile.width) / 2, y: y + (th - tile.height) / 2)
@@ -49,7 +49,7 @@ public struct ContactSheet: @unchecked Sendable {
                 y: y + th + (labelHeight - BitmapFont.glyphHeight * scale) / 2, scale: scale, color: ink)
             if let previewWidth {
                 let (pw, ph) = tile.fittingSize(maxWidth: previewWidth, maxHeight: previewWidth)
-                previews.append(try tile.downsampled(width: pw, height: ph))
+                previews.append(try tile.resampled(width: pw, height: ph, filter: .box))
             }
         }
         sheet.hasAlpha = false

@@ -1,5 +1,6 @@
 import CatImageIO
 import CatNetwork
+import FilterCore
 import Foundation
 
 /// A cat in hand: the provider's reference, the bytes as downloaded, and its pixels.
@@ -177,7 +178,7 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
         var preview: PixelBuffer?
         if let size = useCase.previewSize {
             let (w, h) = image.pixels.fittingSize(maxWidth: size.width, maxHeight: size.height)
-            preview = try image.pixels.downsampled(width: w, height: h)
+            preview = try image.pixels.resampled(width: w, height: h, filter: .box)
         }
         return LoadedCat(reference: reference, bytes: bytes, image: image, isFullSize: full, preview: preview)
     }
