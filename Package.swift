@@ -6,7 +6,7 @@ import PackageDescription
 //   TerminalUI ─► CatScenes, FilterCore, CatImageIO, CChafaShim, CTerminalShim
 //   CatScenes ─► CatNetwork, FilterCore, CatImageIO
 //   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels
-//   CatImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
+//   CatImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
 //   the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
 // holds what the shims share (a write that retries on EINTR).
@@ -40,6 +40,16 @@ let package = Package(
             name: "CLibWebP", pkgConfig: "libwebpmux libwebpdemux libwebp",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         .systemLibrary(
+            name: "CLibJXL", pkgConfig: "libjxl libjxl_threads",
+            providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
+        // libheif reads and writes HEIC and AVIF; libavif reads AVIF sequences (libheif 1.15 reads none).
+        .systemLibrary(
+            name: "CLibHEIF", pkgConfig: "libheif libavif",
+            providers: [.apt(["libheif-dev", "libavif-dev"]), .brew(["libheif", "libavif"])]),
+        .systemLibrary(
+            name: "CLibTIFF", pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        .systemLibrary(
             name: "CLibChafa", pkgConfig: "chafa",
             providers: [.apt(["libchafa-dev", "libglib2.0-dev"]), .brew(["chafa"])]),
         .systemLibrary(
@@ -57,6 +67,10 @@ let package = Package(
         .target(
             name: "CGIFShim", dependencies: ["CShimSupport"], cSettings: [.unsafeFlags(["-O3"])],
             linkerSettings: [.linkedLibrary("gif")]),
+        // libjxl (JPEG XL) and libtiff (TIFF; CMYK through lcms2).
+        .target(name: "CJXLShim", dependencies: ["CLibJXL", "CShimSupport"]),
+        .target(name: "CHEIFShim", dependencies: ["CLibHEIF", "CLibLCMS2", "CShimSupport"]),
+        .target(name: "CTIFFShim", dependencies: ["CLibTIFF", "CLibLCMS2", "CShimSupport"]),
         .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
         // libchafa draws pictures in the terminal (symbols, kitty, iTerm2, sixel); GLib stays in C.
         .target(name: "CChafaShim", dependencies: ["CLibChafa"]),
@@ -70,7 +84,12 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
         // Named CatImageIO, not ImageIO: that name is Apple's framework on macOS.
-        .target(name: "CatImageIO", dependencies: ["CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CFreeTypeShim"]),
+        .target(
+            name: "CatImageIO",
+            dependencies: [
+                "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim", "CTIFFShim",
+                "CFreeTypeShim",
+            ]),
         .target(name: "FilterCore", dependencies: ["CatImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["CatImageIO", "FilterCore", "CatNetwork"]),

@@ -2,17 +2,17 @@
 # Builds the libFuzzer targets (Fuzz/Fuzz*.swift) into .build-fuzz/: the package's C
 # shims with clang and its Swift modules with swiftc, all with AddressSanitizer and
 # libFuzzer's coverage, the drivers with -sanitize=fuzzer (libFuzzer's own main).
-#   Fuzz/build.sh            -> .build-fuzz/fuzz-jpeg, fuzz-png, fuzz-gif, fuzz-webp, fuzz-metadata, fuzz-json,
-#                               fuzz-filter-spec, fuzz-neutraliser
+#   Fuzz/build.sh            -> .build-fuzz/fuzz-jpeg, fuzz-png, fuzz-gif, fuzz-webp, fuzz-jxl, fuzz-heif, fuzz-tiff,
+#                               fuzz-metadata, fuzz-json, fuzz-filter-spec, fuzz-neutraliser
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$PWD/.build-fuzz
 mkdir -p "$out/obj" "$out/modules" "$out/lib"
 
-cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux chafa)"
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux libjxl libtiff-4 libheif libavif chafa)"
 objs=()
 maps=()
-for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
+for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
     clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -ISources/CShimSupport/include -c "$c" -o "$o"
@@ -33,11 +33,15 @@ for module in CatImageIO FilterCore CatNetwork CatScenes TerminalUI; do
 done
 
 libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lCatImageIO
-      $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp chafa) -lgif)
-for driver in JPEG PNG GIF Webp Metadata JSON FilterSpec Neutraliser; do
+      $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp libjxl libjxl_threads \
+        libtiff-4 libheif libavif chafa) -lgif)
+# The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift).
+shared() { case $1 in Webp | JXL | HEIF | TIFF) echo Fuzz/DecoderFuzzing.swift ;; esac; }
+for driver in JPEG PNG GIF Webp JXL HEIF TIFF Metadata JSON FilterSpec Neutraliser; do
   name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')
   swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \
-    -I "$out/modules" "${maps[@]}" "Fuzz/Fuzz$driver.swift" "${objs[@]}" "${libs[@]}" -o "$out/$name" 2>&1 \
+    -I "$out/modules" "${maps[@]}" "Fuzz/Fuzz$driver.swift" $(shared "$driver") "${objs[@]}" "${libs[@]}" \
+    -o "$out/$name" 2>&1 \
     | { grep -v "Cannot export local symbol" || true; }
   echo "built $out/$name"
 done

@@ -2,14 +2,15 @@
 # Builds and runs every libFuzzer target for SECONDS each (default 60), seeded from the
 # test fixtures; new inputs go to .build-fuzz/corpus-<target>/, crashes to
 # Fuzz/crashes/<target>/ (commit them as fixtures with a regression test).
-#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: jpeg png gif webp metadata json filter-spec neutraliser
+#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: jpeg png gif webp jxl heif tiff metadata json filter-spec
+#                                          neutraliser
 # Exits non-zero when a target found a crash, a leak or a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png gif webp metadata json filter-spec neutraliser)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png gif webp jxl heif tiff metadata json filter-spec neutraliser)
 Fuzz/build.sh >/dev/null
 
 out=$PWD/.build-fuzz
@@ -21,6 +22,9 @@ seed() {  # target -> seed folder
     png) cp Tests/Fixtures/pngsuite/*.png "$dir/" ;;
     gif) cp Tests/Fixtures/gif/*.gif "$dir/" ;;
     webp) cp Tests/Fixtures/webp/*.webp "$dir/" ;;
+    jxl) cp Tests/Fixtures/jxl/*.jxl "$dir/" ;;
+    heif) cp Tests/Fixtures/heif/*.heic Tests/Fixtures/heif/*.avif "$dir/" ;;
+    tiff) cp Tests/Fixtures/tiff/*.tif* "$dir/" ;;
     metadata) cp Tests/Fixtures/metadata/*.icc "$dir/"; head -c 4096 Tests/Fixtures/metadata/meta.jpg > "$dir/meta-head" ;;
     json) cp Fuzz/seeds/json/* "$dir/" ;;
     filter-spec) cp Fuzz/seeds/filter-spec/* "$dir/" ;;

@@ -24,6 +24,9 @@ static void cw_format(char *buffer, size_t size, const char *format, va_list arg
     if (buffer && size) vsnprintf(buffer, size, format, args);
 }
 
+// libwebp's method (0 fast .. 6 small), clamped.
+static int cw_method(int method) { return method < 0 ? 0 : method > 6 ? 6 : method; }
+
 static void cw_message(char *buffer, size_t size, const char *format, ...) {
     va_list args;
     va_start(args, format);
@@ -422,7 +425,7 @@ static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, c
                              char *message, size_t message_size, int *error_number);
 
 int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    int lossless, int quality, int threads, const cw_metadata *metadata,
+                    int lossless, int quality, int method, int threads, const cw_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cw_message(message, message_size, "%s", "");
@@ -446,8 +449,8 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
         config.exact = 1;  // keep RGB under alpha 0: the decode must equal the input
     } else {
         config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
-        config.method = 4;
     }
+    config.method = cw_method(method);
     config.thread_level = threads ? 1 : 0;
 
     WebPPicture picture;
@@ -585,7 +588,8 @@ int cw_rows_encoder_add(cw_rows_encoder *e, const uint8_t *rgba, size_t stride, 
     return CW_OK;
 }
 
-int cw_rows_encoder_finish(cw_rows_encoder *e, int fd, int quality, int threads, const cw_metadata *metadata,
+int cw_rows_encoder_finish(cw_rows_encoder *e, int fd, int quality, int method, int threads,
+                           const cw_metadata *metadata,
                            char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cw_message(message, message_size, "%s", "");
@@ -599,7 +603,7 @@ int cw_rows_encoder_finish(cw_rows_encoder *e, int fd, int quality, int threads,
         return CW_ERR_STATE;
     }
     config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
-    config.method = 4;
+    config.method = cw_method(method);
     config.thread_level = threads ? 1 : 0;
     // The picture goes to the encoder (which frees it); the encoder object keeps none.
     WebPPicture picture = e->picture;
@@ -630,7 +634,7 @@ static int cw_anim_fail(cw_anim_encoder *e, int code, const char *format, ...) {
 }
 
 cw_anim_encoder *cw_anim_encoder_create(uint32_t width, uint32_t height, int loop_count, int lossless, int quality,
-                                        int threads) {
+                                        int method, int threads) {
     if (!cw_check_size(width, height)) return NULL;
     cw_anim_encoder *e = calloc(1, sizeof *e);
     if (!e) return NULL;
@@ -645,8 +649,8 @@ cw_anim_encoder *cw_anim_encoder_create(uint32_t width, uint32_t height, int loo
         e->config.exact = 1;  // composited frames decode to exactly the frames added
     } else {
         e->config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
-        e->config.method = 4;
     }
+    e->config.method = cw_method(method);
     e->config.thread_level = threads ? 1 : 0;
     e->enc = WebPAnimEncoderNew((int)width, (int)height, &options);
     if (!e->enc) { free(e); return NULL; }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How to decode: limits and size.
 public struct DecodeOptions: Sendable {
     /// 100 MP: a 12 MP phone photo is far below it; 400 MB of RGBA is the most it allows.
@@ -22,6 +24,8 @@ public struct DecodeOptions: Sendable {
     /// Apply the EXIF orientation of a JPEG, so the image comes out upright.
     public var applyOrientation: Bool
     public var maxProgressiveScans: Int
+    /// Threads a codec whose library decodes in parallel may use (JPEG XL, HEIF).
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     public init(
         maxPixels: Int = DecodeOptions.defaultMaxPixels, maxFrames: Int = DecodeOptions.defaultMaxFrames,
@@ -145,6 +149,8 @@ public final class ImageReader {
     public let metadata: ImageMetadata
     /// Frames of an animation (1 for a still image); rows come from the first.
     public let frameCount: Int
+    /// Pages of a multi-page file (TIFF; 1 for other formats); only the first is read.
+    public let pageCount: Int
     public private(set) var rowsRead = 0
     private let decoder: any RowDecoder
 
@@ -170,6 +176,7 @@ public final class ImageReader {
         interlaced = info.interlaced
         metadata = info.metadata
         frameCount = info.frameCount
+        pageCount = info.pageCount
     }
 
     /// Every frame of an animation (or the one of a still image), composited as browsers

@@ -10,8 +10,12 @@ public struct EncodeOptions: Sendable, Equatable {
     public var quality: Int?
     /// The compression level of a format that has one (`controls.level`: PNG's zlib level).
     public var pngLevel: Int
-    /// WebP: lossless (the pixels a PNG would hold) instead of lossy.
+    /// Lossless (the pixels a PNG would hold) instead of lossy, for a format that has both.
     public var lossless: Bool
+    /// The encoder's effort (its codec's `controls.effort`); nil: the format's default.
+    public var effort: Int?
+    /// The compression method by name (`controls.compression`); nil: the format's default.
+    public var compression: String?
     /// Which of the input's metadata the output keeps.
     public var metadata: MetadataPolicy
     /// Threads for the PNG encoder's stripes, WebP's threading, GIF's frames.
@@ -19,15 +23,26 @@ public struct EncodeOptions: Sendable, Equatable {
 
     public init(
         format: ImageFormat, quality: Int? = nil, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-        lossless: Bool = false, metadata: MetadataPolicy = .keep,
+        lossless: Bool = false, effort: Int? = nil, compression: String? = nil, metadata: MetadataPolicy = .keep,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.format = format
         self.quality = quality
         self.pngLevel = pngLevel
         self.lossless = lossless
+        self.effort = effort
+        self.compression = compression
         self.metadata = metadata
         self.threads = threads
+    }
+
+    /// The quality asked for, else the codec's default (for codecs that have one).
+    var qualityOrDefault: Int { quality ?? ImageCodecs.codec(for: format).controls.quality?.defaultValue ?? 0 }
+    /// The effort asked for, else the codec's default.
+    var effortOrDefault: Int { effort ?? ImageCodecs.codec(for: format).controls.effort?.defaultValue ?? 0 }
+    /// The compression asked for, else the codec's default.
+    var compressionOrDefault: String {
+        compression ?? ImageCodecs.codec(for: format).controls.compression?.defaultValue ?? ""
     }
 }
 
@@ -37,15 +52,19 @@ public struct EncodeSettings: Sendable, Equatable {
     public var quality: Int?
     public var pngLevel: Int
     public var lossless: Bool
+    public var effort: Int?
+    public var compression: String?
     public var metadata: MetadataPolicy
 
     public init(
         quality: Int? = nil, pngLevel: Int = EncodeOptions.defaultPNGLevel, lossless: Bool = false,
-        metadata: MetadataPolicy = .keep
+        effort: Int? = nil, compression: String? = nil, metadata: MetadataPolicy = .keep
     ) {
         self.quality = quality
         self.pngLevel = pngLevel
         self.lossless = lossless
+        self.effort = effort
+        self.compression = compression
         self.metadata = metadata
     }
 }
@@ -56,7 +75,7 @@ extension EncodeOptions {
     ) {
         self.init(
             format: format, quality: settings.quality, pngLevel: settings.pngLevel, lossless: settings.lossless,
-            metadata: settings.metadata, threads: threads)
+            effort: settings.effort, compression: settings.compression, metadata: settings.metadata, threads: threads)
     }
 }
 

@@ -9,7 +9,8 @@ import TerminalUI
 // Options shared by several commands, and the types the parser reads: every value is
 // parsed and checked here, once; the scenes get it ready to use.
 
-/// --quality, --png-level, --lossless, --strip and --strip-all, for every command that encodes.
+/// --quality, --png-level, --lossless, --effort, --compression, --strip and --strip-all, for
+/// every command that encodes.
 struct EncodingOptions: ParsableArguments {
     // The help, the ranges and the defaults are what the codecs declare (EncodingHelp).
     @Option(help: ArgumentHelp(EncodingHelp.quality))
@@ -20,6 +21,13 @@ struct EncodingOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp(EncodingHelp.lossless))
     var lossless = false
+
+    @Option(help: ArgumentHelp(EncodingHelp.effort, valueName: "0-9"))
+    var effort: Int?
+
+    @Option(
+        help: ArgumentHelp(EncodingHelp.compression, valueName: EncodingHelp.compressionNames.joined(separator: "|")))
+    var compression: String?
 
     @Flag(help: "Drop EXIF, XMP and comments from the output; keep the ICC profile, so colours do not change.")
     var strip = false
@@ -37,11 +45,18 @@ struct EncodingOptions: ParsableArguments {
             throw ValidationError("--png-level must be \(EncodingHelp.text(EncodingHelp.levelRange)), not \(pngLevel)")
         }
         if lossless, quality != nil { throw ValidationError("--lossless takes no --quality") }
+        if let effort, !EncodingHelp.effortRange.contains(effort) {
+            throw ValidationError("--effort must be \(EncodingHelp.text(EncodingHelp.effortRange)), not \(effort)")
+        }
+        if let compression, !EncodingHelp.compressionNames.contains(compression) {
+            throw ValidationError(
+                "--compression must be \(EncodingHelp.compressionChoices), not \(compression)")
+        }
     }
 
     var settings: EncodeSettings {
         EncodeSettings(
-            quality: quality, pngLevel: pngLevel, lossless: lossless,
+            quality: quality, pngLevel: pngLevel, lossless: lossless, effort: effort, compression: compression,
             metadata: stripAll ? .stripAll : strip ? .strip : .keep)
     }
 }

@@ -59,6 +59,8 @@ struct AnimationCommandTests {
         let dir = try Fixtures.temporaryDirectory()
         let tiff = dir.appendingPathComponent("cat.tiff")
         try Data([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0] + Array(repeating: 0, count: 64)).write(to: tiff)
+        let bmp = dir.appendingPathComponent("cat.bmp")
+        try Data(Array("BM6".utf8) + Array(repeating: 0, count: 64)).write(to: bmp)
         let cases: [(String, [String], String)] = [
             (Fixtures.path("gif/bad-huge-screen.gif"), [], "65535x65535 is 4294.8 MP, over the limit of 100.0 MP"),
             (Fixtures.path("webp/huge-vp8x.webp"), [], "16383x16383 is 268.4 MP"),
@@ -68,7 +70,12 @@ struct AnimationCommandTests {
             (Fixtures.path("webp/animated.webp"), ["--max-frames", "3"], "more than 3 frames"),
             (Fixtures.path("gif/bad-truncated.gif"), [], "truncated"),
             (Fixtures.path("gif/bad-no-colour-table.gif"), [], "corrupt data"),
-            (tiff.path, [], "TIFF is not supported (catctl reads JPEG, PNG, WebP or GIF)"),
+            (tiff.path, [], "the first TIFF directory cannot be read"),
+            (Fixtures.path("tiff/huge-declared.tif"), [], "100000x100000 is 10000.0 MP, over the limit of 100.0 MP"),
+            (Fixtures.path("heif/huge-ispe.heic"), [], "exceeds the maximum image size"),
+            (Fixtures.path("jxl/huge.jxl"), [], "1000000x1000000 is 1000000.0 MP"),
+            (Fixtures.path("heif/seq.avif"), ["--max-frames", "2"], "more than 2 frames"),
+            (bmp.path, [], "BMP is not supported (catctl reads JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF)"),
         ]
         for (input, options, message) in cases {
             let out = dir.appendingPathComponent("out.gif").path

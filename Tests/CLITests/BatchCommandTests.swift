@@ -31,7 +31,8 @@ struct BatchCommandTests {
         #expect(
             files.filter { $0["ok"] as? Bool == false }.map { $0["input"] as? String } == [src.path + "/broken.jpg"])
         #expect(
-            (files.first { $0["ok"] as? Bool == false }?["error"] as? String)?.contains("not a JPEG, PNG, WebP or GIF")
+            (files.first { $0["ok"] as? Bool == false }?["error"] as? String)?.contains(
+                "not a JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF")
                 == true)
         #expect(
             lines.last?["event"] as? String == "summary" && lines.last?["ok"] as? Int == 4

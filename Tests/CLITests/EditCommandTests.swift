@@ -78,10 +78,15 @@ struct EditCommandTests {
             (["edit", "--filter", "sepia:abc", cat, out], 64, "bad value 'abc' for sepia"),
             (["edit", cat, out], 64, "--filter"),
             (
-                ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("o.tiff").path], 64,
+                ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("o.bmp").path], 64,
                 "unknown output extension"
             ),
             (["edit", "--filter", "sepia", "--quality", "0", cat, out], 64, "--quality must be 1-100"),
+            (["edit", "--filter", "sepia", "--effort", "10", cat, out], 64, "--effort must be 0-9, not 10"),
+            (
+                ["edit", "--filter", "sepia", "--compression", "zip", cat, out], 64,
+                "--compression must be none, lzw, deflate or jpeg, not zip"
+            ),
             (
                 ["edit", "--filter", "sepia", "/nonexistent/cat.jpg", out], 66,
                 "cannot read /nonexistent/cat.jpg: no such file"
@@ -93,7 +98,7 @@ struct EditCommandTests {
             (["edit", "--filter", "sepia", Fixtures.path("pngsuite/xcrn0g04.png"), out], 65, "xcrn0g04.png"),
             (
                 ["edit", "--filter", "sepia", Fixtures.path("README.md"), out], 65,
-                "not a JPEG, PNG, WebP or GIF file (starts with 23 20 54 65)"
+                "not a JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF file (starts with 23 20 54 65)"
             ),
             (
                 ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("missing/o.png").path], 73,
@@ -109,13 +114,13 @@ struct EditCommandTests {
             ),
             // Checked once, by the parser and the option groups, before any scene runs:
             (
-                ["edit", "--filter", "sepia", "--format", "tiff", cat, out], 64,
-                "'tiff' is invalid for '--format <format>'"
+                ["edit", "--filter", "sepia", "--format", "bmp", cat, out], 64,
+                "'bmp' is invalid for '--format <format>'"
             ),
             (["edit", "--filter", "sepia", "--format", "jpg", cat, out], 64, "--format jpg contradicts the extension"),
             (
                 ["edit", "--filter", "sepia", cat, dir.appendingPathComponent("noext").path], 64,
-                "(use .jpg, .jpeg, .png, .webp or .gif, or --format)"
+                "(use .jpg, .jpeg, .png, .webp, .gif, .heic, .heif, .avif, .jxl, .tif or .tiff, or --format)"
             ),
             (["edit", "--filter", "sepia", "--png-level", "10", cat, out], 64, "--png-level must be 0-9, not 10"),
             (["edit", "--filter", "sepia", "--max-pixels", "0", cat, out], 64, "--max-pixels must be positive"),
@@ -125,7 +130,7 @@ struct EditCommandTests {
             ),
             (
                 ["batch", "--filter", "mono", "--output-dir", dir.path, "--format", "bmp", cat], 64,
-                "provide one of 'same', 'jpg', 'png', 'webp' or 'gif'"
+                "'bmp' is invalid for '--format <format>'"
             ),
             (
                 ["batch", "--filter", "mono", "--output-dir", dir.path, "--jobs", "0", cat], 64,
@@ -136,7 +141,7 @@ struct EditCommandTests {
                 "--quality must be 1-100"
             ),
             (
-                ["load", "--provider", "folder", "-o", dir.appendingPathComponent("c.heic").path], 64,
+                ["load", "--provider", "folder", "-o", dir.appendingPathComponent("c.bmp").path], 64,
                 "unknown output extension"
             ),
             (["load", "--provider", "folder", "--filter", "sepia"], 64, "--filter needs -o FILE"),

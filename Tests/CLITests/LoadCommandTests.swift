@@ -99,7 +99,7 @@ struct LoadCommandTests {
             ("/status404", [], 69, "answered HTTP 404"),
             ("/status500", ["--retries", "1"], 69, "answered HTTP 500"),
             ("/html-json", [], 69, "not JSON (text/html)"),
-            ("/html-image", [], 65, "is not a JPEG, PNG, WebP or GIF image (text/html)"),
+            ("/html-image", [], 65, "is not a JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF image (text/html)"),
             ("/file-url", [], 69, "refusing to fetch file:///etc/passwd"),
             ("/wrong-shape", [], 69, "did not answer with a cat"),
             ("/stall", ["--timeout", "1"], 69, "timed out"),

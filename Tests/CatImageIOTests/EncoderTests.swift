@@ -100,7 +100,8 @@ struct EncoderTests {
         #expect(ImageFormat(path: "cat.png") == .png)
         #expect(ImageFormat(path: "cat.gif") == .gif)
         #expect(ImageFormat(path: "cat.WEBP") == .webp)
-        #expect(ImageFormat(path: "cat.tiff") == nil)
+        #expect(ImageFormat(path: "cat.tiff") == .tiff && ImageFormat(path: "cat.HEIF") == .heic)
+        #expect(ImageFormat(path: "cat.bmp") == nil)
         #expect(ImageFormat(path: ".png") == nil)
         #expect(ImageFormat(path: "dir.png/cat") == nil)
         #expect(ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)
@@ -114,8 +115,11 @@ struct EncoderTests {
 struct CodecControlsTests {
     @Test func theHelpAndRangesAreTheCodecsDeclarations() {
         let quality = ImageFormat.all.filter { $0.controls.quality != nil }
-        #expect(quality == [.jpeg, .webp])
-        #expect(EncodingHelp.quality == "JPEG and WebP quality, 1-100 (default: 90 for JPEG, 80 for WebP).")
+        #expect(quality == [.jpeg, .webp, .heic, .avif, .jxl, .tiff])
+        #expect(
+            EncodingHelp.quality
+                == "JPEG, WebP, HEIC, AVIF, JPEG XL and TIFF quality, 1-100 (default: 90 for JPEG, 80 for WebP, "
+                + "50 for HEIC, 50 for AVIF, 90 for JPEG XL, 90 for TIFF).")
         for format in quality {
             let control = format.controls.quality!
             #expect(EncodingHelp.quality.contains("\(control.defaultValue) for \(format.displayName)"))
@@ -125,16 +129,24 @@ struct CodecControlsTests {
         #expect(EncodingHelp.level == "PNG compression level, 0 (fast) to 9 (small).")
         #expect(EncodingHelp.levelRange == ImageFormat.png.controls.level?.range)
         #expect(EncodeOptions.defaultPNGLevel == ImageFormat.png.controls.level?.defaultValue)
-        #expect(EncodingHelp.lossless == "Write lossless WebP (the same pixels as PNG output) instead of lossy.")
-        #expect(ImageFormat.all.filter(\.controls.lossless) == [.webp])
+        #expect(
+            EncodingHelp.lossless
+                == "Write lossless WebP, HEIC, AVIF or JPEG XL (the same pixels as PNG output) instead of lossy.")
+        #expect(ImageFormat.all.filter(\.controls.lossless) == [.webp, .heic, .avif, .jxl])
+        #expect(ImageFormat.all.filter { $0.controls.effort != nil } == [.webp, .heic, .avif, .jxl])
+        #expect(EncodingHelp.effortRange == 0...9)
+        #expect(ImageFormat.all.filter { $0.controls.compression != nil } == [.tiff])
+        #expect(EncodingHelp.compressionNames == ["none", "lzw", "deflate", "jpeg"])
     }
 
     @Test func capabilitiesAreTheCodecs() {
-        #expect(ImageFormat.all.filter(\.animates) == [.webp, .gif])
+        #expect(ImageFormat.all.filter(\.animates) == [.webp, .gif, .jxl])
         #expect(ImageFormat.all.filter(\.shrinksOnLoad) == [.jpeg])
         #expect(ImageFormat.standardOutput == .png)
-        #expect(ImageFormat.extensionsWithCommas == ".jpg, .jpeg, .png, .webp, .gif")
-        #expect(ImageFormat.names == "JPEG, PNG, WebP or GIF")
+        #expect(
+            ImageFormat.extensionsWithCommas == ".jpg, .jpeg, .png, .webp, .gif, .heic, .heif, .avif, .jxl, .tif, .tiff"
+        )
+        #expect(ImageFormat.names == "JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF")
     }
 
     /// No quality given: the encoder writes its codec's default, byte for byte.
@@ -143,9 +155,12 @@ struct CodecControlsTests {
         let image = try PixelBuffer.random(width: 33, height: 21, seed: 5)
         for format in ImageFormat.all {
             guard let control = format.controls.quality else { continue }
+            // TIFF's quality is its JPEG compression's.
+            let compression = format == .tiff ? "jpeg" : nil
             func bytes(_ quality: Int?) throws -> [UInt8] {
                 try EncoderTests().encode(
-                    image, EncodeOptions(format: format, quality: quality), in: dir,
+                    image, EncodeOptions(format: format, quality: quality, effort: 2, compression: compression),
+                    in: dir,
                     name: "q\(quality ?? 0).\(format.fileExtension)")
             }
             #expect(try bytes(nil) == bytes(control.defaultValue), "\(format)")

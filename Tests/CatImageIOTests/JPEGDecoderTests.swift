@@ -123,14 +123,14 @@ struct JPEGDecoderTests {
         }
         #expect(
             ImageIOError.notAnImage(file: "cat.gif", head: Array("GIF8".utf8)).description
-                == "cannot decode cat.gif: not a JPEG, PNG, WebP or GIF file (starts with 47 49 46 38)")
+                == "cannot decode cat.gif: not a JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF file "
+                + "(starts with 47 49 46 38)")
         // Well-known formats catctl does not read are named.
-        for (head, name) in [
-            ("II*\0", "TIFF"), ("\0\0\0\u{1C}ftypheic", "HEIC"), ("\0\0\0\u{1C}ftypavif", "AVIF"), ("BM6", "BMP"),
-        ] {
+        for (head, name) in [("BM6", "BMP"), ("8BPS", "Photoshop (PSD)")] {
             #expect(
                 ImageIOError.notAnImage(file: "x", head: Array(head.utf8)).description
-                    == "cannot decode x: \(name) is not supported (catctl reads JPEG, PNG, WebP or GIF)")
+                    == "cannot decode x: \(name) is not supported (catctl reads JPEG, PNG, WebP, GIF, HEIC, AVIF, "
+                    + "JPEG XL or TIFF)")
         }
         for i in 0..<200 {
             let body = (0..<Int.random(in: 0...600, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }

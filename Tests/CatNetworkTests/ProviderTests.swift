@@ -168,7 +168,8 @@ struct ProviderTests {
             _ = try await html.fetchCat(page) { _, _ in }
             Issue.record("HTML accepted as an image")
         } catch let error as NetworkError {
-            guard case .notAnImage(_, "text/html", _, "JPEG, PNG, WebP or GIF") = error else {
+            guard case .notAnImage(_, "text/html", _, "JPEG, PNG, WebP, GIF, HEIC, AVIF, JPEG XL or TIFF") = error
+            else {
                 Issue.record("\(error)"); return
             }
         }

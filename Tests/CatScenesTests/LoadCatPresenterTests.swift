@@ -252,13 +252,13 @@ struct LoadCatPresenterTests {
         await presenter.startLive(LoadRequest())
         await presenter.requestSave()
         #expect(view.calls.last == .ask("cat-abc.jpg"))
-        #expect(await presenter.save(to: "cat.tiff") == .usage)
+        #expect(await presenter.save(to: "cat.bmp") == .usage)
         #expect(interactor.saved.isEmpty)
         guard case let .error(failure) = view.calls.dropLast().last else {
             Issue.record("no error: \(view.calls.suffix(2))")
             return
         }
-        #expect(failure.message.contains("unknown output extension in 'cat.tiff'"))
+        #expect(failure.message.contains("unknown output extension in 'cat.bmp'"))
     }
 
     @Test func liveEditHandsTheDecodedCatToALiveEditor() async throws {

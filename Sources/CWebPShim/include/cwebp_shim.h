@@ -70,17 +70,18 @@ typedef struct cw_metadata {
 } cw_metadata;
 
 // Encodes one RGBA8 image (width, height 1..16383) and writes the whole .webp
-// file to `fd`. lossless=0: lossy VP8 at `quality` 0..100, method 4; the alpha
+// file to `fd`. `method` is libwebp's effort, 0 (fast) to 6 (small; clamped).
+// lossless=0: lossy VP8 at `quality` 0..100; the alpha
 // channel is kept (losslessly, as an ALPH chunk) when has_alpha and some pixel
 // is not opaque, else ignored. lossless=1: VP8L with `exact`, so decoded pixels
 // equal the input exactly (RGB under alpha 0 included; alpha 255 when
-// !has_alpha); `quality` is ignored (libwebp's default effort, as cwebp
-// -lossless). threads=1 sets libwebp's thread_level. Metadata chunks are added
+// !has_alpha); `quality` is ignored (libwebp's default, as cwebp
+// -lossless, but at `method`). threads=1 sets libwebp's thread_level. Metadata chunks are added
 // through WebPMux (which writes the VP8X header) when any is non-empty; metadata
 // may be NULL. On failure a reason goes to `message` (if non-NULL) and, for
 // CW_ERR_IO, errno to *error_number (if non-NULL; set to 0 otherwise).
 int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    int lossless, int quality, int threads, const cw_metadata *metadata,
+                    int lossless, int quality, int method, int threads, const cw_metadata *metadata,
                     char *message, size_t message_size, int *error_number);
 
 // A still, lossy, opaque WebP fed rows top to bottom (any counts): each block is converted
@@ -91,8 +92,9 @@ typedef struct cw_rows_encoder cw_rows_encoder;
 // NULL when out of memory or for a size WebP cannot hold (1..16383 each).
 cw_rows_encoder *cw_rows_encoder_create(uint32_t width, uint32_t height);
 int cw_rows_encoder_add(cw_rows_encoder *encoder, const uint8_t *rgba, size_t stride, uint32_t rows);
-// Encodes at `quality` (method 4, as cw_encode_image) and writes the file with `metadata`.
-int cw_rows_encoder_finish(cw_rows_encoder *encoder, int fd, int quality, int threads, const cw_metadata *metadata,
+// Encodes at `quality` and `method` (as cw_encode_image) and writes the file with `metadata`.
+int cw_rows_encoder_finish(cw_rows_encoder *encoder, int fd, int quality, int method, int threads,
+                           const cw_metadata *metadata,
                            char *message, size_t message_size, int *error_number);
 void cw_rows_encoder_destroy(cw_rows_encoder *encoder);
 
@@ -102,7 +104,7 @@ typedef struct cw_anim_encoder cw_anim_encoder;
 // loop_count: 0 = forever, clamped to 0..65535. Returns NULL only when out of
 // memory or for an invalid size.
 cw_anim_encoder *cw_anim_encoder_create(uint32_t width, uint32_t height, int loop_count, int lossless, int quality,
-                                        int threads);
+                                        int method, int threads);
 // Adds a full-canvas RGBA8 frame shown for delay_ms (0..16777215, the 24-bit
 // ANMF field; more is CW_ERR_UNSUPPORTED). WebPAnimEncoder
 // merges a frame identical to the previous one into it (summing the delays),

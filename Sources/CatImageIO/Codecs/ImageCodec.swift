@@ -40,6 +40,8 @@ struct RowDecoderInfo {
     var metadata = ImageMetadata.none
     /// Frames of an animation; rows and `readImage` give the first.
     var frameCount = 1
+    /// Pages of a multi-page file (TIFF); rows come from the first, the only one read.
+    var pageCount = 1
 }
 
 /// A codec's decoder: RGBA8 rows on demand, top to bottom.
@@ -99,10 +101,15 @@ enum ImageCodecs {
         PNGCodec(),
         WebPCodec(),
         GIFCodec(),
+        HEIFCodec(kind: .heic),
+        HEIFCodec(kind: .avif),
+        JXLCodec(),
+        TIFFCodec(),
     ]
 
     /// How many leading bytes `recognizes` is shown.
-    static let headBytes = 16
+    /// (32: a HEIF file's first compatible brands tell AVIF from HEIC.)
+    static let headBytes = 32
 
     static func codec(for format: ImageFormat) -> any ImageCodec {
         guard let codec = all.first(where: { $0.format == format }) else {
@@ -124,13 +131,7 @@ enum ImageCodecs {
     /// bytes, so that the message can say what the file is.
     static func unsupportedFormat(_ head: [UInt8]) -> String? {
         func at(_ offset: Int, _ text: String) -> Bool { head.dropFirst(offset).starts(with: Array(text.utf8)) }
-        if at(0, "II*\0") || at(0, "MM\0*") { return "TIFF" }
         if at(0, "BM") { return "BMP" }
-        if at(4, "ftyp") {
-            if at(8, "avif") || at(8, "avis") { return "AVIF" }
-            if at(8, "heic") || at(8, "heix") || at(8, "mif1") || at(8, "msf1") || at(8, "hevc") { return "HEIC" }
-        }
-        if at(0, "\u{FF}\u{0A}") || at(4, "JXL ") { return "JPEG XL" }
         if at(0, "8BPS") { return "Photoshop (PSD)" }
         return nil
     }

@@ -31,7 +31,7 @@ struct JPEGCodec: ImageCodec {
     ) throws(ImageIOError) -> any RowEncoder {
         try JPEGRowEncoder(
             fd: fd, path: path, width: width, height: height,
-            quality: options.quality ?? controls.quality!.defaultValue, metadata: metadata)
+            quality: options.qualityOrDefault, metadata: metadata)
     }
 
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {

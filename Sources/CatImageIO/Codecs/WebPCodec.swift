@@ -14,7 +14,14 @@ struct WebPCodec: AnimationCodec {
     var displayName: String { "WebP" }
     var fileExtensions: [String] { ["webp"] }
     /// Quality 80 by default, as libvips and most web tools (cwebp's own is 75); or lossless.
-    var controls: EncoderControls { EncoderControls(quality: IntegerControl(1...100, default: 80), lossless: true) }
+    /// Effort 0-9 is libwebp's method 0-6 (`method`); the default 6 is method 4, cwebp's.
+    var controls: EncoderControls {
+        EncoderControls(
+            quality: IntegerControl(1...100, default: 80), lossless: true, effort: IntegerControl(0...9, default: 6))
+    }
+
+    /// libwebp's method for an effort: 0...9 spread over 0...6.
+    static func method(_ options: EncodeOptions) -> Int32 { Int32((Double(options.effortOrDefault) * 6 / 9).rounded()) }
     var shrinksOnLoad: Bool { false }
     /// WebP's largest dimension.
     var maxDimension: Int { 16383 }
@@ -50,18 +57,15 @@ struct WebPCodec: AnimationCodec {
         guard
             let encoder = cw_anim_encoder_create(
                 UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? 1),
-                options.lossless ? 1 : 0, Int32(options.quality ?? WebPCodec().controls.quality!.defaultValue),
+                options.lossless ? 1 : 0, Int32(options.qualityOrDefault), Self.method(options),
                 options.threads > 1 ? 1 : 0)
         else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
         defer { cw_anim_encoder_destroy(encoder) }
         func check(_ code: Int32, _ errorNumber: Int32 = 0) throws(ImageIOError) {
-            guard code != Int32(CW_OK) else { return }
-            let message = String(cString: cw_anim_encoder_message(encoder))
-            if code == Int32(CW_ERR_NOMEM) { throw .outOfMemory(bytes: 0) }
-            if code == Int32(CW_ERR_IO) {
-                throw .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: message))
-            }
-            throw .writeFailed(path: path, reason: "WebP encoder: \(message)")
+            guard code != ShimCode.ok else { return }
+            throw ShimCode.encodeError(
+                code, message: String(cString: cw_anim_encoder_message(encoder)), errorNumber: errorNumber,
+                path: path, format: "WebP")
         }
         for (frame, delay) in zip(animation.frames, animation.delays) {
             try check(cw_anim_encoder_add(encoder, frame.base, frame.stride, Int32(min(max(0, delay), 16_777_215))))
@@ -82,7 +86,7 @@ struct WebPCodec: AnimationCodec {
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
             cw_encode_image(
                 fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
-                options.lossless ? 1 : 0, Int32(options.quality ?? WebPCodec().controls.quality!.defaultValue),
+                options.lossless ? 1 : 0, Int32(options.qualityOrDefault), Self.method(options),
                 options.threads > 1 ? 1 : 0, m, &message, message.count, &errorNumber)
         }
         try Self.check(code, message: message, errorNumber: errorNumber, path: path, bytes: image.byteCount)
@@ -92,23 +96,9 @@ struct WebPCodec: AnimationCodec {
     static func check(
         _ code: Int32, message: [CChar], errorNumber: Int32, path: String, bytes: Int
     ) throws(ImageIOError) {
-        guard code != Int32(CW_OK) else { return }
-        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if code == Int32(CW_ERR_NOMEM) { throw .outOfMemory(bytes: bytes) }
-        if code == Int32(CW_ERR_IO) {
-            throw .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: reason))
-        }
-        throw .writeFailed(path: path, reason: "WebP encoder: \(reason)")
-    }
-
-    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
-        switch code {
-        case Int32(CW_ERR_TRUNCATED): return .truncated(file: name)
-        case Int32(CW_ERR_UNSUPPORTED): return .unsupported(file: name, reason: message)
-        case Int32(CW_ERR_NOMEM): return .outOfMemory(bytes: 0)
-        case Int32(CW_ERR_LIMIT): return .limitExceeded(file: name, reason: message)
-        default: return .corrupt(file: name, reason: message)
-        }
+        guard code != ShimCode.ok else { return }
+        throw ShimCode.encodeError(
+            code, message: ShimCode.text(message), errorNumber: errorNumber, path: path, format: "WebP", bytes: bytes)
     }
 }
 
@@ -141,8 +131,7 @@ final class WebPRowsEncoder: RowEncoder {
         var errorNumber: Int32 = 0
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
             cw_rows_encoder_finish(
-                encoder, fd, Int32(options.quality ?? WebPCodec().controls.quality!.defaultValue),
-                options.threads > 1 ? 1 : 0,
+                encoder, fd, Int32(options.qualityOrDefault), WebPCodec.method(options), options.threads > 1 ? 1 : 0,
                 m, &message, message.count, &errorNumber)
         }
         try WebPCodec.check(code, message: message, errorNumber: errorNumber, path: path, bytes: 0)
@@ -165,7 +154,7 @@ final class WebPRowDecoder: RowDecoder {
         let code = cw_decoder_read_header(d, UInt64.max, UInt32.max, &header)
         guard code == Int32(CW_OK) else {
             defer { cw_decoder_destroy(d) }
-            throw WebPCodec.error(code, message: String(cString: cw_decoder_message(d)), name: name)
+            throw ShimCode.decodeError(code, message: String(cString: cw_decoder_message(d)), name: name)
         }
         let (width, height, frames) = (Int(header.width), Int(header.height), Int(header.frame_count))
         do {
@@ -210,7 +199,7 @@ final class WebPRowDecoder: RowDecoder {
 
     private func check(_ code: Int32) throws(ImageIOError) {
         guard code != Int32(CW_OK) else { return }
-        throw WebPCodec.error(code, message: String(cString: cw_decoder_message(decoder)), name: name)
+        throw ShimCode.decodeError(code, message: String(cString: cw_decoder_message(decoder)), name: name)
     }
 }
 
@@ -218,15 +207,10 @@ final class WebPRowDecoder: RowDecoder {
 private func withCMetadata<R>(
     _ metadata: ImageMetadata, _ body: (UnsafePointer<cw_metadata>) throws(ImageIOError) -> R
 ) throws(ImageIOError) -> R {
-    let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
-    return try icc.withUnsafeBufferPointer { icc throws(ImageIOError) in
-        try exif.withUnsafeBufferPointer { exif throws(ImageIOError) in
-            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in
-                var m = cw_metadata(
-                    icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
-                    xmp: xmp.baseAddress, xmp_length: xmp.count)
-                return try body(&m)
-            }
-        }
+    try withMetadataPointers(metadata) { icc, exif, xmp throws(ImageIOError) in
+        var m = cw_metadata(
+            icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
+            xmp: xmp.baseAddress, xmp_length: xmp.count)
+        return try body(&m)
     }
 }

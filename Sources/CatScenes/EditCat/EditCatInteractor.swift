@@ -54,13 +54,18 @@ public struct EditOutcome: Sendable, Equatable {
     /// (an animated GIF saved as PNG keeps its first frame).
     public let frames: Int
     public let inputFrames: Int
+    /// Pages the input had (a multi-page TIFF); the first was edited.
+    public let inputPages: Int
 
-    public init(width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1) {
+    public init(
+        width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1, inputPages: Int = 1
+    ) {
         self.width = width
         self.height = height
         self.streamed = streamed
         self.frames = frames
         self.inputFrames = inputFrames
+        self.inputPages = inputPages
     }
 
     public var megapixels: Double { Double(width * height * frames) / 1_000_000 }
@@ -109,6 +114,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
     ) async throws -> EditOutcome {
         let progress = ProgressReporter(events)
         let image: PixelBuffer, metadata: ImageMetadata
+        var pages = 1
         var chain = chain
         switch input {
         case let .image(decoded):
@@ -159,9 +165,11 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 ) { (writer: ImageWriter) throws(ImageIOError) in
                     try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
                 }
-                return EditOutcome(width: size.width, height: size.height, streamed: true)
+                return EditOutcome(
+                    width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount)
             }
             decode.shrinkOnLoad = nil  // the reader has its scale already
+            pages = reader.pageCount
             let decoded = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }
             (image, metadata) = (decoded.pixels, decoded.metadata)
         }
@@ -172,7 +180,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         ) {
             progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
         }
-        return EditOutcome(width: filtered.width, height: filtered.height, streamed: false)
+        return EditOutcome(width: filtered.width, height: filtered.height, streamed: false, inputPages: pages)
     }
 
     /// Every frame through the chain (several frames at once), then every frame written

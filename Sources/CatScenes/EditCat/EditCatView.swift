@@ -104,13 +104,17 @@ public struct EditCatResult: Equatable, Sendable {
     /// Frames written; fewer than `inputFrames` when the output format holds one frame.
     public let frames: Int
     public let inputFrames: Int
+    /// What the user should know about the result (the frames or pages it left out), in
+    /// words; views print them as they are (neutralised: they hold file names).
+    public let notes: [String]
 
     public init(
         input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int,
-        isGallery: Bool = false, frames: Int = 1, inputFrames: Int = 1
+        isGallery: Bool = false, frames: Int = 1, inputFrames: Int = 1, notes: [String] = []
     ) {
         self.frames = frames
         self.inputFrames = inputFrames
+        self.notes = notes
         self.input = input
         self.output = output
         self.width = width

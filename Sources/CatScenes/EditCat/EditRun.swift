@@ -42,16 +42,27 @@ enum EditRun {
         let outcome = try await work.value
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
-            frames: (outcome.frames, outcome.inputFrames))
+            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages)
     }
 
     static func result(
         _ request: EditRequest, width: Int, height: Int, specs: [String], elapsed: Duration,
-        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1)
+        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1), pages: Int = 1
     ) -> EditCatResult {
-        EditCatResult(
+        let output = request.output == "-" ? "stdout" : request.output
+        var notes: [String] = []
+        if frames.written < frames.input {
+            let animated = ImageFormat.all.filter(\.animates)
+            notes.append(
+                "\(output) holds the first of the \(frames.input) frames; "
+                    + "write \(ImageFormat.extensions(of: animated)) to keep the animation")
+        }
+        if pages > 1 {
+            notes.append("\(request.input) has \(pages) pages; \(output) holds the first")
+        }
+        return EditCatResult(
             input: request.input, output: request.output, width: width, height: height, filters: specs,
             milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery,
-            frames: frames.written, inputFrames: frames.input)
+            frames: frames.written, inputFrames: frames.input, notes: notes)
     }
 }

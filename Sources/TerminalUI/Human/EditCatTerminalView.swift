@@ -57,11 +57,7 @@ public final class EditCatTerminalView: EditCatView {
             ForeignText.visible(
                 "saved \(output): \(result.width)x\(result.height)\(frames), \(filters), \(result.milliseconds) ms")
                 + "\n")
-        if result.frames < result.inputFrames {
-            console.stderr.write(
-                "note: \(ForeignText.visible(output)) holds the first of the \(result.inputFrames) frames; "
-                    + "write .gif or .webp to keep the animation\n")
-        }
+        for note in result.notes { console.stderr.write("note: \(ForeignText.visible(note))\n") }
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -77,11 +77,11 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
 
     public func showSaved(_ result: EditCatResult) {
         let frames = result.frames > 1 ? ", \(result.frames) frames" : ""
-        let first = result.frames < result.inputFrames ? " (the first of \(result.inputFrames) frames)" : ""
+        let notes = result.notes.isEmpty ? "" : " — " + result.notes.joined(separator: "; ")
         message = LiveChrome.Message(
-            text: "saved \(result.output): \(result.width)x\(result.height)\(frames)\(first), "
+            text: "saved \(result.output): \(result.width)x\(result.height)\(frames), "
                 + "\(result.filters.isEmpty ? "no filters" : result.filters.joined(separator: " → ")), "
-                + "\(result.milliseconds) ms", style: .bold)
+                + "\(result.milliseconds) ms\(notes)", style: .bold)
         draw()
     }
 

@@ -45,11 +45,7 @@ public final class EditCatJSONView: EditCatView {
             ("filters", .array(result.filters.map { .string($0) })), ("ms", .int(result.milliseconds)),
             ("frames", .int(result.frames)), ("inputFrames", .int(result.inputFrames)),
         ])
-        if result.frames < result.inputFrames {
-            stderr.write(
-                "note: \(ForeignText.visible(result.output)) holds the first of the \(result.inputFrames) frames; "
-                    + "write .gif or .webp to keep the animation\n")
-        }
+        for note in result.notes { stderr.write("note: \(ForeignText.visible(note))\n") }
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -1,0 +1,25 @@
+import CatImageIO
+
+/// What every decoder's libFuzzer target does with bytes that start like its format: the
+/// whole-image decode, rows a strip at a time, and every frame; compiled beside each
+/// decoder's driver (Fuzz/build.sh). Must never crash, hang or leak.
+func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int, format: ImageFormat) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard ImageFormat.sniff(bytes) == format else { return -1 }  // not kept in the corpus
+    let name = "fuzz.\(format.name)"
+    let options = DecodeOptions(maxPixels: 2_000_000, maxFrames: 64)
+    _ = try? ImageDecoder.decode(bytes, name: name, options: options)
+    if let reader = try? ImageReader(bytes: bytes, name: name, options: options),
+        let strip = try? PixelBuffer(width: reader.width, height: 5, hasAlpha: reader.hasAlpha)
+    {
+        while reader.rowsRead < reader.height {
+            guard (try? reader.readRows(into: strip, count: min(5, reader.height - reader.rowsRead))) != nil else {
+                break
+            }
+        }
+    }
+    if let reader = try? ImageReader(bytes: bytes, name: name, options: options) {
+        _ = try? reader.readAnimation()
+    }
+    return 0
+}

@@ -1,0 +1,128 @@
+// A small C layer over libheif 1.15 (HEIC = HEVC in HEIF, AVIF = AV1 in HEIF) and, for
+// AVIF image sequences only, libavif 0.11 (libheif 1.15 reads no sequences). lcms2 builds
+// an ICC profile for files that describe their colours only by an nclx 'colr' box.
+// libheif, libavif and lcms2 never abort or longjmp on bad data (they return errors); the
+// encoders they drive (x265, aom) print nothing here: logging is set to none.
+// What this layer adds: one error code + message per object, the caller's pixel/frame
+// limits checked on the DECLARED sizes before any pixel memory exists, and RGBA8 rows in
+// caller-owned memory as the only pixel format Swift sees.
+//
+// Decoders/encoders in Debian 12's libheif1 1.15.1: decoding HEVC (libde265), AV1 (dav1d,
+// aom); encoding HEVC (x265 3.5) and AV1 (aom 3.6). See heif_shim.c for what was checked.
+#ifndef CHEIF_SHIM_H
+#define CHEIF_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    CH_OK = 0,
+    CH_ERR_CORRUPT = 1,      // not HEIF/AVIF, or the container/bitstream is malformed
+    CH_ERR_TRUNCATED = 2,    // the data ends before the image does
+    CH_ERR_UNSUPPORTED = 3,  // valid file or request this build cannot handle (HEIC sequence
+                             // without a still image, a codec with no decoder/encoder, ...)
+    CH_ERR_NOMEM = 4,
+    CH_ERR_IO = 5,           // a write to the output descriptor failed (see *error_number)
+    CH_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
+    CH_ERR_LIMIT = 7,        // the caller's max_pixels / max_frames (or libheif's own
+                             // security limit, set from max_pixels) was exceeded
+};
+
+enum {
+    CH_FORMAT_HEIC = 1,      // HEVC-coded HEIF ('heic', 'heix', 'mif1' + hvc1 items, ...)
+    CH_FORMAT_AVIF = 2,      // AV1-coded HEIF ('avif', and 'avis' sequences)
+};
+
+typedef struct ch_info {
+    uint32_t width, height;          // displayed size: after clap/irot (90/270 swap the two)
+    int has_alpha;                   // an alpha auxiliary image is attached (libheif), or the
+                                     // sequence has an alpha track (libavif)
+    int format;                      // CH_FORMAT_*, from the coded image items/tracks
+    int bit_depth;                   // luma bits per sample as coded (8, 10, 12); pixels come
+                                     // out as 8 bits whatever this is
+    int animated;                    // 1: an AVIF sequence ('avis') read through libavif
+    uint32_t frame_count;            // 1 for still images
+    // Orientation: HEIF's irot/imir are applied by the decoder (pixels come out upright), and
+    // an EXIF Orientation tag inside a HEIF file is informational only (ISO/IEC 23008-12):
+    // callers must NOT rotate again by it. (AVIF sequences: irot/imir are not applied.)
+    const uint8_t *icc;  size_t icc_length;    // ICC profile or NULL (owned by the decoder):
+                                               // the file's 'prof'/'rICC' colr box, or one
+                                               // built from its nclx colr box (icc_synthesized)
+    int icc_synthesized;                       // 1 when `icc` was made from nclx values
+    const uint8_t *exif; size_t exif_length;   // bare TIFF ("II*\0"/"MM\0*"), or NULL
+    const uint8_t *xmp;  size_t xmp_length;    // the XMP packet ('mime' application/rdf+xml) or NULL
+} ch_info;
+
+typedef struct ch_decoder ch_decoder;
+
+// Copies `length` bytes of HEIF/AVIF data. Returns NULL only when out of memory.
+ch_decoder *ch_decoder_create(const uint8_t *data, size_t length);
+void ch_decoder_destroy(ch_decoder *decoder);
+// Parses the container (libheif; for a file whose major brand is 'avis', libavif) and fills
+// `info`. No pixel memory is allocated: libheif's own per-dimension security limit is set
+// from max_pixels before the file is read (a huge declared 'ispe' fails inside the parse),
+// then width*height (*frame_count) is checked against max_pixels and frame_count against
+// max_frames (0 is a limit, not "unlimited"): CH_ERR_LIMIT. A HEIC/HEIF image sequence
+// ('msf1'/'hevc' brands) is read as its still primary image when it has one, else
+// CH_ERR_UNSUPPORTED. The metadata pointers stay valid until ch_decoder_destroy. width,
+// height and frame_count are set as soon as they are known, also when a limit then fails.
+int ch_decoder_read_header(ch_decoder *decoder, uint64_t max_pixels, uint32_t max_frames, ch_info *info);
+// Decodes the primary image (for a sequence: the first frame, and next_frame is rewound) as
+// non-premultiplied RGBA8 (alpha 255 when the image has none; a 'prem' image is
+// un-premultiplied) into `dst`: height rows of `stride` bytes (stride >= width*4). irot/imir
+// and clap are applied, grid (tiled) images are assembled, the alpha auxiliary image is
+// merged, 10/12-bit samples are scaled to 8 bits by libheif. use_threads=0 keeps libheif's
+// tile decoding on the calling thread (the codec may still use its own threads).
+// CH_ERR_CORRUPT when the decoded picture is smaller than the header said (a larger one is
+// cut to the header's size, top-left).
+int ch_decoder_read_image(ch_decoder *decoder, uint8_t *dst, size_t stride, int use_threads);
+// Decodes the next frame into `dst` (as read_image) and sets *delay_ms to its duration
+// (media timescale rounded to ms; 0 for stills). Call frame_count times; one more call is
+// CH_ERR_STATE. Works for stills too (one frame, delay 0).
+int ch_decoder_next_frame(ch_decoder *decoder, uint8_t *dst, size_t stride, int use_threads, int *delay_ms);
+// A human-readable reason for the last error ("" when none).
+const char *ch_decoder_message(const ch_decoder *decoder);
+
+typedef struct ch_metadata {
+    const uint8_t *icc;  size_t icc_length;   // NULL/0 when none; written as a 'prof' colr box
+    const uint8_t *exif; size_t exif_length;  // bare TIFF data; libheif adds the 4-byte offset
+                                              // prefix of the 'Exif' item itself
+    const uint8_t *xmp;  size_t xmp_length;   // XMP packet, a 'mime' item (uncompressed)
+} ch_metadata;
+
+typedef struct ch_encode_options {
+    int format;     // CH_FORMAT_HEIC (x265) or CH_FORMAT_AVIF (aom)
+    int quality;    // 1..100 (clamped), ignored when lossless
+    int lossless;   // 1: RGB coded as 4:4:4 with identity matrix (nclx matrix 0) and the
+                    // codec's lossless mode: decoded RGB(A) equals the input exactly
+    int effort;     // 0..9 (clamped) as libvips' "effort": AVIF aom speed = 9 - effort;
+                    // HEIC x265 preset = {ultrafast, superfast, veryfast, faster, fast,
+                    // medium, slow, slower, veryslow, placebo}[effort]. libvips uses 4.
+    int threads;    // AVIF: > 0 sets aom's thread count (1..16); 0 keeps libheif's default (4).
+                    // HEIC: x265 sizes its own thread pool; ignored
+} ch_encode_options;
+
+// Encodes one RGBA8 image (1..65535 each way; x265 and aom have their own limits too) and
+// writes the whole file to `fd` (built in memory first; the fd is never seeked). Lossy: YCbCr
+// 4:2:0 (libheif's default; 4:4:4 at quality >= 90, as libvips does) with libheif's default
+// nclx 1/13/6 full range. The alpha channel is kept (as an auxiliary image) when has_alpha and
+// some pixel is not opaque. Metadata may be NULL. On failure a reason goes to `message` (if
+// non-NULL) and, for CH_ERR_IO, errno to *error_number (if non-NULL; 0 otherwise).
+int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
+                    const ch_encode_options *options, const ch_metadata *metadata,
+                    char *message, size_t message_size, int *error_number);
+
+// The same, fed rows top to bottom (any counts) into libheif's own RGBA image, so the caller
+// need not hold the whole picture. NULL when out of memory or for an invalid size.
+typedef struct ch_rows_encoder ch_rows_encoder;
+ch_rows_encoder *ch_rows_encoder_create(uint32_t width, uint32_t height, int has_alpha);
+int ch_rows_encoder_add(ch_rows_encoder *encoder, const uint8_t *rgba, size_t stride, uint32_t rows);
+// Encodes and writes as ch_encode_image. Once only.
+int ch_rows_encoder_finish(ch_rows_encoder *encoder, int fd, const ch_encode_options *options,
+                           const ch_metadata *metadata, char *message, size_t message_size, int *error_number);
+void ch_rows_encoder_destroy(ch_rows_encoder *encoder);
+
+// 1 when this libheif can encode `format` (CH_FORMAT_*), 0 if not.
+int ch_can_encode(int format);
+
+#endif

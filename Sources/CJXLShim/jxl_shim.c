@@ -1,0 +1,926 @@
+// libjxl 0.7 behind return codes: see include/cjxl_shim.h.
+// The calls follow libjxl 0.7's headers (jxl/decode.h, encode.h, types.h,
+// codestream_header.h, color_encoding.h, thread_parallel_runner.h). Notes on
+// libjxl 0.7 behaviour this file relies on are next to the code using it.
+#include "cjxl_shim.h"
+#include "cshim_support.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jxl/decode.h>
+#include <jxl/encode.h>
+#include <jxl/thread_parallel_runner.h>
+
+#define CX_MESSAGE_SIZE 256
+#define CX_MAX_THREADS 256
+
+static void cx_format(char *buffer, size_t size, const char *format, va_list args) {
+    if (buffer && size) vsnprintf(buffer, size, format, args);
+}
+
+static void cx_message(char *buffer, size_t size, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    cx_format(buffer, size, format, args);
+    va_end(args);
+}
+
+// A JxlThreadParallelRunner with `threads` workers, or NULL (single-threaded:
+// libjxl runs everything on the calling thread) for threads <= 1.
+static void *cx_runner_create(int threads) {
+    if (threads <= 1) return NULL;
+    if (threads > CX_MAX_THREADS) threads = CX_MAX_THREADS;
+    return JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
+}
+
+// ---------------------------------------------------------------- growable buffer
+
+typedef struct cx_buffer {
+    uint8_t *bytes;
+    size_t size, capacity;
+} cx_buffer;
+
+// Makes room for at least `extra` more bytes past `size`, doubling; 0 or -1 (overflow / no memory).
+static int cx_buffer_reserve(cx_buffer *b, size_t extra, size_t cap) {
+    if (extra > SIZE_MAX - b->size) return -1;
+    size_t need = b->size + extra;
+    if (need > cap) return -1;
+    if (need <= b->capacity) return 0;
+    size_t capacity = b->capacity ? b->capacity : 4096;
+    while (capacity < need) capacity = capacity > SIZE_MAX / 2 ? SIZE_MAX : capacity * 2;
+    if (capacity > cap) capacity = cap;
+    uint8_t *bytes = realloc(b->bytes, capacity);
+    if (!bytes) return -1;
+    b->bytes = bytes;
+    b->capacity = capacity;
+    return 0;
+}
+
+static void cx_buffer_free(cx_buffer *b) {
+    free(b->bytes);
+    memset(b, 0, sizeof *b);
+}
+
+// ---------------------------------------------------------------- decoder
+
+enum { CX_BOX_NONE = 0, CX_BOX_EXIF, CX_BOX_XMP };
+
+struct cx_decoder {
+    uint8_t *data;
+    size_t length;
+    int header_read;
+    uint32_t width, height;       // after orientation
+    uint32_t frame_count;
+    uint64_t max_pixels;
+    uint32_t max_frames;
+    int animated;
+    uint32_t tps_numerator, tps_denominator;
+    uint8_t *icc;   size_t icc_length;
+    cx_buffer exif_box, xmp_box;  // raw box payloads (exif still with its 4-byte offset)
+    const uint8_t *exif; size_t exif_length;  // into exif_box
+    // next_frame state
+    JxlDecoder *frames;           // decoding pass used by next_frame
+    void *frames_runner;
+    uint32_t frames_returned;
+    int code;
+    char message[CX_MESSAGE_SIZE];
+};
+
+static int cx_fail(cx_decoder *d, int code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    cx_format(d->message, sizeof d->message, format, args);
+    va_end(args);
+    d->code = code;
+    return code;
+}
+
+cx_decoder *cx_decoder_create(const uint8_t *data, size_t length) {
+    cx_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->data = malloc(length ? length : 1);
+    if (!d->data) { free(d); return NULL; }
+    if (length) memcpy(d->data, data, length);
+    d->length = length;
+    return d;
+}
+
+static void cx_close_frames(cx_decoder *d) {
+    if (d->frames) JxlDecoderDestroy(d->frames);
+    if (d->frames_runner) JxlThreadParallelRunnerDestroy(d->frames_runner);
+    d->frames = NULL;
+    d->frames_runner = NULL;
+    d->frames_returned = 0;
+}
+
+void cx_decoder_destroy(cx_decoder *d) {
+    if (!d) return;
+    cx_close_frames(d);
+    free(d->icc);
+    cx_buffer_free(&d->exif_box);
+    cx_buffer_free(&d->xmp_box);
+    free(d->data);
+    free(d);
+}
+
+const char *cx_decoder_message(const cx_decoder *d) { return d ? d->message : "out of memory"; }
+
+static int cx_is_srgb(const JxlColorEncoding *c) {
+    if (c->white_point != JXL_WHITE_POINT_D65 || c->transfer_function != JXL_TRANSFER_FUNCTION_SRGB) return 0;
+    if (c->color_space == JXL_COLOR_SPACE_GRAY) return 1;
+    return c->color_space == JXL_COLOR_SPACE_RGB && c->primaries == JXL_PRIMARIES_SRGB;
+}
+
+// At JXL_DEC_COLOR_ENCODING, in every pass alike: for an XYB image whose
+// original space is an arbitrary ICC profile, libjxl 0.7 would output LINEAR
+// sRGB (its default for that case), which 8 bits band badly; ask for sRGB.
+// For XYB images with an enumerated original space libjxl outputs that space,
+// and for non-XYB images the original space; the preference is ignored there.
+static void cx_prefer_srgb(JxlDecoder *dec, const JxlBasicInfo *bi) {
+    if (bi->uses_original_profile) return;
+    JxlColorEncoding original;
+    if (JxlDecoderGetColorAsEncodedProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &original) ==
+        JXL_DEC_SUCCESS)
+        return;
+    JxlColorEncoding srgb;
+    JxlColorEncodingSetToSRGB(&srgb, bi->num_color_channels == 1 ? JXL_TRUE : JXL_FALSE);
+    JxlDecoderSetPreferredColorProfile(dec, &srgb);  // a failure leaves libjxl's choice; the ICC tells it
+}
+
+// The profile of the pixels libjxl will output; NULL when they are sRGB.
+static int cx_read_icc(cx_decoder *d, JxlDecoder *dec, const JxlBasicInfo *bi) {
+    JxlColorEncoding data;
+    if (JxlDecoderGetColorAsEncodedProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &data) == JXL_DEC_SUCCESS &&
+        cx_is_srgb(&data))
+        return CX_OK;
+    if (bi->num_color_channels != 3) return CX_OK;  // grey: a grey profile does not describe RGBA rows
+    size_t size = 0;
+    if (JxlDecoderGetICCProfileSize(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS || size == 0)
+        return CX_OK;  // no profile can be made (e.g. unknown space): report none
+    // The profile is part of the file (or generated from a few enum values), so
+    // its size is bounded by the file size plus a small constant.
+    if (size > d->length + 65536) return cx_fail(d, CX_ERR_CORRUPT, "implausible ICC profile size %zu", size);
+    d->icc = malloc(size);
+    if (!d->icc) return cx_fail(d, CX_ERR_NOMEM, "out of memory for the ICC profile");
+    if (JxlDecoderGetColorAsICCProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
+        free(d->icc);
+        d->icc = NULL;
+        return CX_OK;
+    }
+    d->icc_length = size;
+    return CX_OK;
+}
+
+static int cx_check_frames(cx_decoder *d, uint32_t count) {
+    // width, height < 2^32 each and count < 2^32: width*height fits in 64 bits,
+    // the product with count may not, so compare by division.
+    uint64_t area = (uint64_t)d->width * d->height;
+    if (count > d->max_frames)
+        return cx_fail(d, CX_ERR_LIMIT, "the file has more than %u frames (the limit)", d->max_frames);
+    if (area > 0 && count > d->max_pixels / area)
+        return cx_fail(d, CX_ERR_LIMIT, "%ux%u x %u frames exceeds the limit of %llu pixels", d->width, d->height,
+                       count, (unsigned long long)d->max_pixels);
+    return CX_OK;
+}
+
+// Box output: libjxl writes the current box's (decompressed) payload into the
+// buffer we set; when it runs out it returns JXL_DEC_BOX_NEED_MORE_OUTPUT and we
+// grow the buffer (to CX_MAX_METADATA at most) and hand it the free tail.
+static int cx_box_more(cx_decoder *d, JxlDecoder *dec, cx_buffer *b) {
+    size_t unused = JxlDecoderReleaseBoxBuffer(dec);
+    b->size = b->capacity - unused;
+    if (b->size >= CX_MAX_METADATA)
+        return cx_fail(d, CX_ERR_LIMIT, "a metadata box decompresses to more than %u bytes", CX_MAX_METADATA);
+    size_t extra = b->capacity / 2 + 4096;
+    if (extra > CX_MAX_METADATA - b->size) extra = CX_MAX_METADATA - b->size;
+    if (cx_buffer_reserve(b, extra, CX_MAX_METADATA) != 0)
+        return cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
+    if (JxlDecoderSetBoxBuffer(dec, b->bytes + b->size, b->capacity - b->size) != JXL_DEC_SUCCESS)
+        return cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
+    return CX_OK;
+}
+
+static void cx_box_done(JxlDecoder *dec, cx_buffer *b) {
+    size_t unused = JxlDecoderReleaseBoxBuffer(dec);
+    b->size = b->capacity - unused;
+}
+
+// The EXIF box payload is a 4-byte big-endian offset to the TIFF header, then data.
+static void cx_take_exif(cx_decoder *d) {
+    const cx_buffer *b = &d->exif_box;
+    if (b->size < 4) return;
+    uint32_t offset = (uint32_t)b->bytes[0] << 24 | (uint32_t)b->bytes[1] << 16 | (uint32_t)b->bytes[2] << 8 |
+                      b->bytes[3];
+    if (offset > b->size - 4 || b->size - 4 - offset < 8) return;
+    const uint8_t *tiff = b->bytes + 4 + offset;
+    if (!(memcmp(tiff, "II*\0", 4) == 0 || memcmp(tiff, "MM\0*", 4) == 0)) return;
+    d->exif = tiff;
+    d->exif_length = b->size - 4 - offset;
+}
+
+static int cx_status_error(cx_decoder *d, JxlDecoderStatus status, const char *where) {
+    if (status == JXL_DEC_NEED_MORE_INPUT)
+        return cx_fail(d, CX_ERR_TRUNCATED, "the file ends before the %s does (truncated)", where);
+    if (status == JXL_DEC_ERROR)
+        return cx_fail(d, CX_ERR_CORRUPT, "libjxl could not decode the %s (corrupt or unsupported data)", where);
+    return cx_fail(d, CX_ERR_CORRUPT, "unexpected libjxl status %d while reading the %s", (int)status, where);
+}
+
+// The header walk needs JxlDecoderCloseInput (for boxes), and with the input
+// closed libjxl 0.7 reports a cut-off file as JXL_DEC_ERROR. On an error, walk
+// the headers again with the input left open: NEED_MORE_INPUT there means the
+// file is truncated. (Headers only, no pixels: cheap.)
+static int cx_classify_error(cx_decoder *d) {
+    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    if (!dec) return CX_ERR_CORRUPT;
+    int code = CX_ERR_CORRUPT;
+    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME) == JXL_DEC_SUCCESS &&
+        JxlDecoderSetInput(dec, d->data, d->length) == JXL_DEC_SUCCESS) {
+        for (;;) {
+            JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+            if (status == JXL_DEC_BASIC_INFO || status == JXL_DEC_COLOR_ENCODING || status == JXL_DEC_FRAME) continue;
+            if (status == JXL_DEC_NEED_MORE_INPUT) code = CX_ERR_TRUNCATED;
+            break;
+        }
+    }
+    JxlDecoderDestroy(dec);
+    return code;
+}
+
+int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_frames, cx_info *info) {
+    if (!d) return CX_ERR_NOMEM;
+    if (!info) return cx_fail(d, CX_ERR_STATE, "no info structure");
+    memset(info, 0, sizeof *info);
+    if (d->header_read) return cx_fail(d, CX_ERR_STATE, "the header was already read");
+    if (d->length == 0) return cx_fail(d, CX_ERR_TRUNCATED, "the file is empty");
+    switch (JxlSignatureCheck(d->data, d->length)) {
+    case JXL_SIG_CODESTREAM:
+    case JXL_SIG_CONTAINER: break;
+    case JXL_SIG_NOT_ENOUGH_BYTES: return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside the JPEG XL signature");
+    default: return cx_fail(d, CX_ERR_CORRUPT, "not a JPEG XL file");
+    }
+    d->max_pixels = max_pixels;
+    d->max_frames = max_frames;
+
+    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
+    // No JXL_DEC_FULL_IMAGE: libjxl 0.7 then skips each frame's sections by its
+    // table of contents and never allocates pixel memory; the walk is linear in
+    // the file size. Boxes after the codestream are reported too.
+    int rc = CX_OK;
+    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME | JXL_DEC_BOX) !=
+            JXL_DEC_SUCCESS ||
+        JxlDecoderSetInput(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
+        JxlDecoderDestroy(dec);
+        return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
+    }
+    // Without Brotli support this fails and "brob" boxes stay compressed: their
+    // decompressed type is then unknown ("brob") and they are not reported.
+    JxlDecoderSetDecompressBoxes(dec, JXL_TRUE);
+    JxlDecoderCloseInput(dec);
+
+    JxlBasicInfo bi;
+    memset(&bi, 0, sizeof bi);
+    int have_basic = 0, have_color = 0;
+    uint32_t frames = 0;
+    cx_buffer *box = NULL;  // the box being collected, if any
+    for (;;) {
+        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        if (status == JXL_DEC_BOX_NEED_MORE_OUTPUT && box) {
+            if ((rc = cx_box_more(d, dec, box)) != CX_OK) break;
+            continue;
+        }
+        if (box && (status == JXL_DEC_BOX || status == JXL_DEC_SUCCESS || status == JXL_DEC_BASIC_INFO ||
+                    status == JXL_DEC_COLOR_ENCODING || status == JXL_DEC_FRAME)) {
+            // The previous box ended (libjxl reports a box's end with the next event).
+            cx_box_done(dec, box);
+            box = NULL;
+        }
+        if (status == JXL_DEC_BASIC_INFO) {
+            if (JxlDecoderGetBasicInfo(dec, &bi) != JXL_DEC_SUCCESS) {
+                rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
+                break;
+            }
+            // With orientation applied (the default) libjxl reports xsize/ysize
+            // of the returned pixels (swapped for orientations 5..8).
+            d->width = bi.xsize;
+            d->height = bi.ysize;
+            info->width = bi.xsize;  // also when the size is over the limit, for the caller's message
+            info->height = bi.ysize;
+            have_basic = 1;
+            if (bi.xsize == 0 || bi.ysize == 0) {
+                rc = cx_fail(d, CX_ERR_CORRUPT, "the image has no pixels");
+                break;
+            }
+            uint64_t area = (uint64_t)bi.xsize * bi.ysize;
+            if (area > max_pixels) {
+                rc = cx_fail(d, CX_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", bi.xsize,
+                             bi.ysize, (unsigned long long)area, (unsigned long long)max_pixels);
+                break;
+            }
+            if (max_frames == 0) {
+                rc = cx_fail(d, CX_ERR_LIMIT, "the file has more than 0 frames (the limit)");
+                break;
+            }
+        } else if (status == JXL_DEC_COLOR_ENCODING) {
+            cx_prefer_srgb(dec, &bi);
+            if ((rc = cx_read_icc(d, dec, &bi)) != CX_OK) break;
+            have_color = 1;
+        } else if (status == JXL_DEC_FRAME) {
+            if ((rc = cx_check_frames(d, frames + 1)) != CX_OK) break;
+            frames++;
+        } else if (status == JXL_DEC_BOX) {
+            JxlBoxType type;
+            if (JxlDecoderGetBoxType(dec, type, JXL_TRUE) != JXL_DEC_SUCCESS) continue;
+            cx_buffer *target = NULL;
+            if (memcmp(type, "Exif", 4) == 0 && !d->exif_box.bytes) target = &d->exif_box;
+            else if (memcmp(type, "xml ", 4) == 0 && !d->xmp_box.bytes) target = &d->xmp_box;
+            if (!target) continue;  // no buffer: libjxl skips the box's contents
+            if (cx_buffer_reserve(target, 4096, CX_MAX_METADATA) != 0) {
+                rc = cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
+                break;
+            }
+            if (JxlDecoderSetBoxBuffer(dec, target->bytes, target->capacity) != JXL_DEC_SUCCESS) {
+                rc = cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
+                break;
+            }
+            box = target;
+        } else if (status == JXL_DEC_SUCCESS) {
+            break;
+        } else {
+            if (status == JXL_DEC_ERROR && cx_classify_error(d) == CX_ERR_TRUNCATED) status = JXL_DEC_NEED_MORE_INPUT;
+            rc = cx_status_error(d, status, have_basic ? "image" : "image header");
+            break;
+        }
+    }
+    JxlDecoderDestroy(dec);
+    if (rc == CX_OK && (!have_basic || !have_color || frames == 0))
+        rc = cx_fail(d, CX_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+    if (rc != CX_OK) {
+        free(d->icc);
+        d->icc = NULL;
+        d->icc_length = 0;
+        cx_buffer_free(&d->exif_box);
+        cx_buffer_free(&d->xmp_box);
+        return rc;
+    }
+    cx_take_exif(d);
+
+    d->header_read = 1;
+    d->frame_count = frames;
+    d->animated = bi.have_animation ? 1 : 0;
+    d->tps_numerator = bi.animation.tps_numerator;
+    d->tps_denominator = bi.animation.tps_denominator;
+
+    info->width = d->width;
+    info->height = d->height;
+    info->has_alpha = bi.alpha_bits > 0;
+    info->animated = d->animated;
+    info->frame_count = frames;
+    info->loop_count = d->animated ? (bi.animation.num_loops > INT_MAX ? INT_MAX : (int)bi.animation.num_loops) : 1;
+    info->orientation = 1;
+    info->bits_per_sample = bi.bits_per_sample;
+    info->lossless_hint = bi.uses_original_profile ? 1 : 0;
+    info->icc = d->icc;
+    info->icc_length = d->icc_length;
+    info->exif = d->exif;
+    info->exif_length = d->exif_length;
+    if (d->xmp_box.size > 0) {
+        info->xmp = d->xmp_box.bytes;
+        info->xmp_length = d->xmp_box.size;
+    }
+    return CX_OK;
+}
+
+// ---- pixel passes
+
+typedef struct cx_rows {
+    uint8_t *dst;
+    size_t stride;
+    uint32_t width, height;
+} cx_rows;
+
+// libjxl's image-out callback: a run of num_pixels RGBA8 pixels at (x, y). It
+// may run on several threads at once, on different pixels; each call writes
+// only its own bytes of dst.
+static void cx_rows_callback(void *opaque, size_t x, size_t y, size_t num_pixels, const void *pixels) {
+    const cx_rows *r = opaque;
+    if (y >= r->height || x >= r->width || num_pixels > r->width - x) return;  // libjxl never does this
+    memcpy(r->dst + y * r->stride + x * 4, pixels, num_pixels * 4);
+}
+
+static int cx_check_output(cx_decoder *d, const uint8_t *dst, size_t stride) {
+    if (!d->header_read) return cx_fail(d, CX_ERR_STATE, "the header has not been read");
+    if (!dst) return cx_fail(d, CX_ERR_STATE, "no output buffer");
+    if (stride < (size_t)d->width * 4 || (d->height > 1 && stride > SIZE_MAX / (d->height - 1)))
+        return cx_fail(d, CX_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
+    return CX_OK;
+}
+
+// A decoder for a pixel pass over the whole file.
+static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **runner_out) {
+    *out = NULL;
+    *runner_out = NULL;
+    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
+    void *runner = cx_runner_create(threads);
+    if (threads > 1 && !runner) {
+        JxlDecoderDestroy(dec);
+        return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl thread runner");
+    }
+    if ((runner && JxlDecoderSetParallelRunner(dec, JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) ||
+        JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME |
+                                           JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS ||
+        JxlDecoderSetUnpremultiplyAlpha(dec, JXL_TRUE) != JXL_DEC_SUCCESS ||
+        JxlDecoderSetInput(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
+        JxlDecoderDestroy(dec);
+        if (runner) JxlThreadParallelRunnerDestroy(runner);
+        return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
+    }
+    // No JxlDecoderCloseInput here (optional without JXL_DEC_BOX): with the
+    // input closed, libjxl 0.7 reports a cut-off codestream as JXL_DEC_ERROR;
+    // open, as JXL_DEC_NEED_MORE_INPUT, which tells truncation from corruption.
+    *out = dec;
+    *runner_out = runner;
+    return CX_OK;
+}
+
+static int cx_delay_ms(const cx_decoder *d, uint32_t ticks) {
+    if (!d->animated || d->tps_numerator == 0) return 0;
+    double ms = (double)ticks * 1000.0 * (double)d->tps_denominator / (double)d->tps_numerator;
+    ms = floor(ms + 0.5);
+    return ms >= (double)INT_MAX ? INT_MAX : (int)ms;
+}
+
+// Runs `dec` to the end of its next displayed frame, writing it into dst.
+static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, uint8_t *dst, size_t stride,
+                           int *delay_ms) {
+    cx_rows rows = { dst, stride, d->width, d->height };
+    JxlPixelFormat format = { 4, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
+    int in_frame = 0;
+    for (;;) {
+        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        switch (status) {
+        case JXL_DEC_BASIC_INFO: {
+            JxlBasicInfo bi;
+            if (JxlDecoderGetBasicInfo(dec, &bi) != JXL_DEC_SUCCESS || bi.xsize != d->width || bi.ysize != d->height)
+                return cx_fail(d, CX_ERR_CORRUPT, "the image header changed between passes");
+            break;
+        }
+        case JXL_DEC_COLOR_ENCODING: {
+            JxlBasicInfo bi;
+            if (JxlDecoderGetBasicInfo(dec, &bi) != JXL_DEC_SUCCESS)
+                return cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
+            cx_prefer_srgb(dec, &bi);  // as in read_header, so the pixels match the reported profile
+            break;
+        }
+        case JXL_DEC_FRAME: {
+            int rc = cx_check_frames(d, *returned + 1);
+            if (rc != CX_OK) return rc;
+            if (*returned >= d->frame_count)
+                return cx_fail(d, CX_ERR_CORRUPT, "the file has more frames than its first reading found");
+            JxlFrameHeader fh;
+            if (JxlDecoderGetFrameHeader(dec, &fh) != JXL_DEC_SUCCESS)
+                return cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no frame header");
+            if (delay_ms) *delay_ms = cx_delay_ms(d, fh.duration);
+            in_frame = 1;
+            break;
+        }
+        case JXL_DEC_NEED_IMAGE_OUT_BUFFER: {
+            // Coalesced frames are always the full image size (checked against the
+            // header above); the rows are caller memory, written by the callback.
+            size_t need = 0;
+            if (JxlDecoderImageOutBufferSize(dec, &format, &need) != JXL_DEC_SUCCESS ||
+                need != (size_t)d->width * d->height * 4)
+                return cx_fail(d, CX_ERR_CORRUPT, "the frame size does not match the image");
+            if (JxlDecoderSetImageOutCallback(dec, &format, cx_rows_callback, &rows) != JXL_DEC_SUCCESS)
+                return cx_fail(d, CX_ERR_STATE, "libjxl refused the output callback");
+            break;
+        }
+        case JXL_DEC_FULL_IMAGE:
+            if (!in_frame) return cx_fail(d, CX_ERR_CORRUPT, "a frame ended before it began");
+            (*returned)++;
+            return CX_OK;
+        case JXL_DEC_SUCCESS:
+            return cx_fail(d, CX_ERR_STATE, "all %u frames were already read", d->frame_count);
+        default:
+            return cx_status_error(d, status, "image data");
+        }
+    }
+}
+
+int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int threads) {
+    if (!d) return CX_ERR_NOMEM;
+    int rc = cx_check_output(d, dst, stride);
+    if (rc != CX_OK) return rc;
+    cx_close_frames(d);  // next_frame starts over
+    JxlDecoder *dec;
+    void *runner;
+    if ((rc = cx_open_pass(d, threads, &dec, &runner)) != CX_OK) return rc;
+    uint32_t returned = 0;
+    rc = cx_decode_frame(d, dec, &returned, dst, stride, NULL);
+    JxlDecoderDestroy(dec);
+    if (runner) JxlThreadParallelRunnerDestroy(runner);
+    return rc;
+}
+
+int cx_decoder_next_frame(cx_decoder *d, uint8_t *dst, size_t stride, int threads, int *delay_ms) {
+    if (!d) return CX_ERR_NOMEM;
+    if (delay_ms) *delay_ms = 0;
+    int rc = cx_check_output(d, dst, stride);
+    if (rc != CX_OK) return rc;
+    if (d->frames_returned >= d->frame_count)
+        return cx_fail(d, CX_ERR_STATE, "all %u frames were already read", d->frame_count);
+    if (!d->frames) {
+        if ((rc = cx_open_pass(d, threads, &d->frames, &d->frames_runner)) != CX_OK) return rc;
+        d->frames_returned = 0;
+    }
+    rc = cx_decode_frame(d, d->frames, &d->frames_returned, dst, stride, delay_ms);
+    if (rc != CX_OK) {
+        // A libjxl decoder cannot go on after an error: drop it, and answer
+        // further calls with CX_ERR_STATE rather than restart from frame 1.
+        cx_close_frames(d);
+        d->frames_returned = d->frame_count;
+    } else if (d->frames_returned == d->frame_count) {
+        cx_close_frames(d);  // frees libjxl's canvases
+        d->frames_returned = d->frame_count;
+    }
+    return rc;
+}
+
+// ---------------------------------------------------------------- encoder
+
+static int cx_has(const uint8_t *p, size_t n) { return p != NULL && n > 0; }
+
+static float cx_distance(int quality) {
+    double q = quality < 1 ? 1 : quality > 100 ? 100 : quality;
+    double distance = q >= 30 ? 0.1 + (100 - q) * 0.09 : 53.0 / 3000.0 * q * q - 23.0 / 20.0 * q + 25.0;
+    return (float)distance;
+}
+
+static int cx_enc_error(JxlEncoder *enc, const char *what, char *message, size_t size) {
+    JxlEncoderError e = JxlEncoderGetError(enc);
+    switch (e) {
+    case JXL_ENC_ERR_OOM:
+        cx_message(message, size, "out of memory while %s", what);
+        return CX_ERR_NOMEM;
+    case JXL_ENC_ERR_NOT_SUPPORTED:
+        cx_message(message, size, "libjxl does not support this while %s", what);
+        return CX_ERR_UNSUPPORTED;
+    case JXL_ENC_ERR_BAD_INPUT:
+        cx_message(message, size, "libjxl rejected the input while %s", what);
+        return CX_ERR_UNSUPPORTED;
+    case JXL_ENC_ERR_API_USAGE:
+        cx_message(message, size, "libjxl API misuse while %s", what);
+        return CX_ERR_STATE;
+    default:
+        cx_message(message, size, "libjxl failed while %s (error %d)", what, (int)e);
+        return CX_ERR_STATE;
+    }
+}
+
+// Everything a frame needs, shared by the still and the animation encoder.
+typedef struct cx_settings {
+    uint32_t width, height;
+    int has_alpha, quality, lossless, effort, threads;
+    int animated, loop_count;
+} cx_settings;
+
+// Sets up `enc` (basic info, colour, metadata boxes, frame settings); returns
+// the frame settings through *out.
+static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata *m, JxlEncoderFrameSettings **out,
+                        char *message, size_t size) {
+    JxlBasicInfo bi;
+    JxlEncoderInitBasicInfo(&bi);
+    bi.xsize = s->width;
+    bi.ysize = s->height;
+    bi.bits_per_sample = 8;
+    bi.exponent_bits_per_sample = 0;
+    bi.num_color_channels = 3;
+    bi.num_extra_channels = s->has_alpha ? 1 : 0;
+    bi.alpha_bits = s->has_alpha ? 8 : 0;
+    bi.alpha_exponent_bits = 0;
+    bi.alpha_premultiplied = JXL_FALSE;
+    bi.uses_original_profile = s->lossless ? JXL_TRUE : JXL_FALSE;
+    bi.orientation = JXL_ORIENT_IDENTITY;
+    if (s->animated) {
+        bi.have_animation = JXL_TRUE;
+        bi.animation.tps_numerator = 1000;
+        bi.animation.tps_denominator = 1;
+        bi.animation.num_loops = s->loop_count < 0 ? 0 : (uint32_t)s->loop_count;
+        bi.animation.have_timecodes = JXL_FALSE;
+    }
+    int has_boxes = m && (cx_has(m->exif, m->exif_length) || cx_has(m->xmp, m->xmp_length));
+    if (has_boxes && JxlEncoderUseBoxes(enc) != JXL_ENC_SUCCESS) return cx_enc_error(enc, "enabling boxes", message, size);
+    if (JxlEncoderSetBasicInfo(enc, &bi) != JXL_ENC_SUCCESS) return cx_enc_error(enc, "setting the header", message, size);
+    // Beyond level 5 (262144 px per side, 2^28 px) the file must say level 10.
+    int level = JxlEncoderGetRequiredCodestreamLevel(enc);
+    if (level < 0) {
+        cx_message(message, size, "%ux%u is too large for JPEG XL", s->width, s->height);
+        return CX_ERR_UNSUPPORTED;
+    }
+    if (level == 10 && JxlEncoderSetCodestreamLevel(enc, 10) != JXL_ENC_SUCCESS)
+        return cx_enc_error(enc, "setting codestream level 10", message, size);
+    if (m && cx_has(m->icc, m->icc_length)) {
+        if (JxlEncoderSetICCProfile(enc, m->icc, m->icc_length) != JXL_ENC_SUCCESS) {
+            int rc = cx_enc_error(enc, "setting the ICC profile", message, size);
+            if (rc == CX_ERR_STATE) rc = CX_ERR_UNSUPPORTED;  // 0.7 reports a bad profile as a generic error
+            cx_message(message, size, "libjxl cannot use the ICC profile (%zu bytes)", m->icc_length);
+            return rc;
+        }
+    } else {
+        JxlColorEncoding srgb;
+        JxlColorEncodingSetToSRGB(&srgb, JXL_FALSE);
+        if (JxlEncoderSetColorEncoding(enc, &srgb) != JXL_ENC_SUCCESS)
+            return cx_enc_error(enc, "setting the colour encoding", message, size);
+    }
+    if (has_boxes) {
+        if (cx_has(m->exif, m->exif_length)) {
+            if (m->exif_length > SIZE_MAX - 4) {
+                cx_message(message, size, "EXIF too large");
+                return CX_ERR_LIMIT;
+            }
+            uint8_t *payload = malloc(m->exif_length + 4);
+            if (!payload) {
+                cx_message(message, size, "out of memory for the EXIF box");
+                return CX_ERR_NOMEM;
+            }
+            memset(payload, 0, 4);  // offset of the TIFF header: right after this field
+            memcpy(payload + 4, m->exif, m->exif_length);
+            JxlEncoderStatus st = JxlEncoderAddBox(enc, "Exif", payload, m->exif_length + 4, JXL_FALSE);
+            free(payload);
+            if (st != JXL_ENC_SUCCESS) return cx_enc_error(enc, "adding the EXIF box", message, size);
+        }
+        if (cx_has(m->xmp, m->xmp_length) && JxlEncoderAddBox(enc, "xml ", m->xmp, m->xmp_length, JXL_FALSE) != JXL_ENC_SUCCESS)
+            return cx_enc_error(enc, "adding the XMP box", message, size);
+        JxlEncoderCloseBoxes(enc);
+    }
+
+    JxlEncoderFrameSettings *fs = JxlEncoderFrameSettingsCreate(enc, NULL);
+    if (!fs) {
+        cx_message(message, size, "out of memory for the frame settings");
+        return CX_ERR_NOMEM;
+    }
+    int effort = s->effort < 1 ? 1 : s->effort > 9 ? 9 : s->effort;
+    if (JxlEncoderFrameSettingsSetOption(fs, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS)
+        return cx_enc_error(enc, "setting the effort", message, size);
+    if (s->lossless) {
+        if (JxlEncoderSetFrameLossless(fs, JXL_TRUE) != JXL_ENC_SUCCESS ||
+            JxlEncoderFrameSettingsSetOption(fs, JXL_ENC_FRAME_SETTING_KEEP_INVISIBLE, 1) != JXL_ENC_SUCCESS)
+            return cx_enc_error(enc, "setting lossless mode", message, size);
+    } else if (JxlEncoderSetFrameDistance(fs, cx_distance(s->quality)) != JXL_ENC_SUCCESS) {
+        return cx_enc_error(enc, "setting the distance", message, size);
+    }
+    *out = fs;
+    return CX_OK;
+}
+
+// Pulls everything libjxl has ready into `file` (growable, overflow-checked).
+static int cx_enc_drain(JxlEncoder *enc, cx_buffer *file, char *message, size_t size) {
+    for (;;) {
+        if (file->capacity - file->size < 4096 && cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
+            cx_message(message, size, "out of memory for the encoded file");
+            return CX_ERR_NOMEM;
+        }
+        uint8_t *next = file->bytes + file->size;
+        size_t avail = file->capacity - file->size;
+        JxlEncoderStatus st = JxlEncoderProcessOutput(enc, &next, &avail);
+        file->size = (size_t)(next - file->bytes);
+        if (st == JXL_ENC_NEED_MORE_OUTPUT) {
+            if (cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
+                cx_message(message, size, "out of memory for the encoded file");
+                return CX_ERR_NOMEM;
+            }
+            continue;
+        }
+        if (st == JXL_ENC_SUCCESS) return CX_OK;
+        return cx_enc_error(enc, "encoding", message, size);
+    }
+}
+
+static int cx_write_file(int fd, const cx_buffer *file, char *message, size_t size, int *error_number) {
+    int e = cs_write_all(fd, file->bytes, file->size);
+    if (e) {
+        if (error_number) *error_number = e;
+        cx_message(message, size, "write failed: %s", strerror(e));
+        return CX_ERR_IO;
+    }
+    return CX_OK;
+}
+
+// Copies width x height pixels from RGBA rows into a packed RGBA (has_alpha) or
+// RGB buffer, the layout JxlEncoderAddImageFrame takes (align 0).
+static uint8_t *cx_pack(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
+                        size_t *out_size) {
+    size_t channels = has_alpha ? 4 : 3;
+    if ((size_t)width > SIZE_MAX / channels / (height ? height : 1)) return NULL;
+    size_t row = (size_t)width * channels, total = row * height;
+    uint8_t *packed = malloc(total ? total : 1);
+    if (!packed) return NULL;
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *src = rgba + (size_t)y * stride;
+        uint8_t *out = packed + (size_t)y * row;
+        if (has_alpha) {
+            memcpy(out, src, row);
+        } else {
+            for (uint32_t x = 0; x < width; x++) {
+                out[3 * (size_t)x] = src[4 * (size_t)x];
+                out[3 * (size_t)x + 1] = src[4 * (size_t)x + 1];
+                out[3 * (size_t)x + 2] = src[4 * (size_t)x + 2];
+            }
+        }
+    }
+    *out_size = total;
+    return packed;
+}
+
+static int cx_add_frame(JxlEncoder *enc, JxlEncoderFrameSettings *fs, const cx_settings *s, const uint8_t *rgba,
+                        size_t stride, char *message, size_t size) {
+    size_t packed_size = 0;
+    uint8_t *packed = cx_pack(rgba, stride, s->width, s->height, s->has_alpha, &packed_size);
+    if (!packed) {
+        cx_message(message, size, "out of memory for the frame pixels");
+        return CX_ERR_NOMEM;
+    }
+    JxlPixelFormat format = { s->has_alpha ? 4 : 3, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
+    JxlEncoderStatus st = JxlEncoderAddImageFrame(fs, &format, packed, packed_size);  // libjxl copies
+    free(packed);
+    if (st != JXL_ENC_SUCCESS) return cx_enc_error(enc, "adding the pixels", message, size);
+    return CX_OK;
+}
+
+static int cx_check_input(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height) {
+    if (!rgba || width == 0 || height == 0) return 0;
+    if (stride < (size_t)width * 4) return 0;  // size_t is 64 bits wide: no overflow
+    if (height > 1 && stride > SIZE_MAX / (height - 1)) return 0;
+    return 1;
+}
+
+int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
+                    int quality, int lossless, int effort, int threads, const cx_metadata *metadata,
+                    char *message, size_t message_size, int *error_number) {
+    if (error_number) *error_number = 0;
+    cx_message(message, message_size, "%s", "");
+    if (!cx_check_input(rgba, stride, width, height)) {
+        cx_message(message, message_size, "invalid pixel buffer, size %ux%u or stride %zu", width, height, stride);
+        return CX_ERR_STATE;
+    }
+    cx_settings s = { width, height, has_alpha ? 1 : 0, quality, lossless ? 1 : 0, effort, threads, 0, 0 };
+    JxlEncoder *enc = JxlEncoderCreate(NULL);
+    if (!enc) {
+        cx_message(message, message_size, "cannot create the libjxl encoder");
+        return CX_ERR_NOMEM;
+    }
+    void *runner = cx_runner_create(threads);
+    int rc = CX_OK;
+    cx_buffer file = { 0 };
+    JxlEncoderFrameSettings *fs = NULL;
+    if (threads > 1 && !runner) {
+        cx_message(message, message_size, "cannot create the libjxl thread runner");
+        rc = CX_ERR_NOMEM;
+    } else if (runner && JxlEncoderSetParallelRunner(enc, JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) {
+        rc = cx_enc_error(enc, "setting the thread runner", message, message_size);
+    }
+    if (rc == CX_OK) rc = cx_enc_setup(enc, &s, metadata, &fs, message, message_size);
+    if (rc == CX_OK) rc = cx_add_frame(enc, fs, &s, rgba, stride, message, message_size);
+    if (rc == CX_OK) {
+        JxlEncoderCloseInput(enc);
+        rc = cx_enc_drain(enc, &file, message, message_size);
+    }
+    JxlEncoderDestroy(enc);
+    if (runner) JxlThreadParallelRunnerDestroy(runner);
+    if (rc == CX_OK) rc = cx_write_file(fd, &file, message, message_size, error_number);
+    cx_buffer_free(&file);
+    return rc;
+}
+
+// ---------------------------------------------------------------- animation encoder
+
+struct cx_anim_encoder {
+    cx_settings settings;
+    uint8_t **frames;        // packed width*height*4 RGBA each
+    uint32_t *delays;        // ms
+    size_t count, capacity;
+    int finished;
+    int code;
+    char message[CX_MESSAGE_SIZE];
+};
+
+static int cx_anim_fail(cx_anim_encoder *e, int code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    cx_format(e->message, sizeof e->message, format, args);
+    va_end(args);
+    e->code = code;
+    return code;
+}
+
+cx_anim_encoder *cx_anim_encoder_create(uint32_t width, uint32_t height, int has_alpha, int loop_count, int quality,
+                                        int lossless, int effort, int threads) {
+    if (width == 0 || height == 0 || (size_t)width > SIZE_MAX / 4 / height) return NULL;
+    cx_anim_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    cx_settings s = { width, height, has_alpha ? 1 : 0, quality, lossless ? 1 : 0, effort, threads, 1,
+                      loop_count < 0 ? 0 : loop_count };
+    e->settings = s;
+    return e;
+}
+
+static void cx_anim_free_frames(cx_anim_encoder *e) {
+    for (size_t i = 0; i < e->count; i++) free(e->frames[i]);
+    free(e->frames);
+    free(e->delays);
+    e->frames = NULL;
+    e->delays = NULL;
+    e->count = e->capacity = 0;
+}
+
+void cx_anim_encoder_destroy(cx_anim_encoder *e) {
+    if (!e) return;
+    cx_anim_free_frames(e);
+    free(e);
+}
+
+const char *cx_anim_encoder_message(const cx_anim_encoder *e) { return e ? e->message : "out of memory"; }
+
+int cx_anim_encoder_add(cx_anim_encoder *e, const uint8_t *rgba, size_t stride, int delay_ms) {
+    if (!e) return CX_ERR_NOMEM;
+    if (e->finished) return cx_anim_fail(e, CX_ERR_STATE, "the animation was already finished");
+    if (!cx_check_input(rgba, stride, e->settings.width, e->settings.height))
+        return cx_anim_fail(e, CX_ERR_STATE, "invalid pixel buffer or stride");
+    if (delay_ms < 0) return cx_anim_fail(e, CX_ERR_STATE, "negative frame delay %d ms", delay_ms);
+    if (e->count == e->capacity) {
+        size_t capacity = e->capacity ? e->capacity * 2 : 16;
+        if (capacity > SIZE_MAX / sizeof(uint8_t *) || capacity > UINT32_MAX)
+            return cx_anim_fail(e, CX_ERR_LIMIT, "too many frames");
+        uint8_t **frames = realloc(e->frames, capacity * sizeof *frames);
+        if (!frames) return cx_anim_fail(e, CX_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
+        e->frames = frames;
+        uint32_t *delays = realloc(e->delays, capacity * sizeof *delays);
+        if (!delays) return cx_anim_fail(e, CX_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
+        e->delays = delays;
+        e->capacity = capacity;
+    }
+    size_t row = (size_t)e->settings.width * 4;
+    uint8_t *copy = malloc(row * e->settings.height);  // create() checked the product
+    if (!copy) return cx_anim_fail(e, CX_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
+    for (uint32_t y = 0; y < e->settings.height; y++) memcpy(copy + (size_t)y * row, rgba + (size_t)y * stride, row);
+    e->frames[e->count] = copy;
+    e->delays[e->count] = delay_ms == 0 ? 1 : (uint32_t)delay_ms;
+    e->count++;
+    return CX_OK;
+}
+
+int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metadata, int *error_number) {
+    if (error_number) *error_number = 0;
+    if (!e) return CX_ERR_NOMEM;
+    if (e->finished) return cx_anim_fail(e, CX_ERR_STATE, "the animation was already finished");
+    if (e->count == 0) return cx_anim_fail(e, CX_ERR_STATE, "the animation has no frames");
+    e->finished = 1;
+    e->message[0] = '\0';
+    const cx_settings *s = &e->settings;
+    JxlEncoder *enc = JxlEncoderCreate(NULL);
+    if (!enc) {
+        cx_anim_free_frames(e);
+        return cx_anim_fail(e, CX_ERR_NOMEM, "cannot create the libjxl encoder");
+    }
+    void *runner = cx_runner_create(s->threads);
+    int rc = CX_OK;
+    cx_buffer file = { 0 };
+    JxlEncoderFrameSettings *fs = NULL;
+    if (s->threads > 1 && !runner) {
+        rc = cx_anim_fail(e, CX_ERR_NOMEM, "cannot create the libjxl thread runner");
+    } else if (runner && JxlEncoderSetParallelRunner(enc, JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) {
+        rc = cx_enc_error(enc, "setting the thread runner", e->message, sizeof e->message);
+    }
+    if (rc == CX_OK) rc = cx_enc_setup(enc, s, metadata, &fs, e->message, sizeof e->message);
+    for (size_t i = 0; rc == CX_OK && i < e->count; i++) {
+        JxlFrameHeader fh;
+        JxlEncoderInitFrameHeader(&fh);
+        fh.duration = e->delays[i];
+        if (JxlEncoderSetFrameHeader(fs, &fh) != JXL_ENC_SUCCESS) {
+            rc = cx_enc_error(enc, "setting a frame header", e->message, sizeof e->message);
+            break;
+        }
+        rc = cx_add_frame(enc, fs, s, e->frames[i], (size_t)s->width * 4, e->message, sizeof e->message);
+        free(e->frames[i]);
+        e->frames[i] = NULL;
+        if (rc != CX_OK) break;
+        if (i + 1 == e->count) JxlEncoderCloseInput(enc);
+        // Encode this frame now so libjxl's float copy of it can go.
+        rc = cx_enc_drain(enc, &file, e->message, sizeof e->message);
+    }
+    JxlEncoderDestroy(enc);
+    if (runner) JxlThreadParallelRunnerDestroy(runner);
+    cx_anim_free_frames(e);
+    if (rc == CX_OK) rc = cx_write_file(fd, &file, e->message, sizeof e->message, error_number);
+    cx_buffer_free(&file);
+    e->code = rc;
+    return rc;
+}

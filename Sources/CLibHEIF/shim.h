@@ -1,0 +1,2 @@
+#include <libheif/heif.h>
+#include <avif/avif.h>

@@ -1,0 +1,185 @@
+internal import CHEIFShim
+
+extension ImageFormat {
+    public static let heic = ImageFormat("heic")
+    public static let avif = ImageFormat("avif")
+}
+
+/// HEIC (HEVC in HEIF, as iPhones write it) and AVIF (AV1 in HEIF) through libheif
+/// (CHEIFShim), and AVIF sequences through libavif. Read: the primary image, grids
+/// assembled, irot/imir applied (an EXIF orientation inside HEIF is informational and is
+/// reset), 10- and 12-bit down to 8, alpha from its auxiliary image, the ICC profile (or
+/// one made from the nclx colour box), EXIF and XMP; an AVIF sequence reads as an
+/// animation. Written: lossy at a quality, or lossless (4:4:4, identity matrix), at an
+/// effort; one frame (libheif 1.15 writes no sequence). libheif decodes a whole picture at
+/// once, so HEIF never streams in; rows stream out into libheif's own image.
+struct HEIFCodec: ImageCodec {
+    enum Kind: Sendable { case heic, avif }
+    let kind: Kind
+
+    var format: ImageFormat { kind == .heic ? .heic : .avif }
+    var displayName: String { kind == .heic ? "HEIC" : "AVIF" }
+    var fileExtensions: [String] { kind == .heic ? ["heic", "heif"] : ["avif"] }
+    /// Quality 50 for HEIC and AVIF as libvips (heifsave's default Q): both codecs look good
+    /// far lower on their scale than JPEG. Effort 4 is libvips's default too.
+    var controls: EncoderControls {
+        EncoderControls(
+            quality: IntegerControl(1...100, default: 50), lossless: true, effort: IntegerControl(0...9, default: 4))
+    }
+    var shrinksOnLoad: Bool { false }
+
+    /// Major brands of HEVC-coded HEIF files, and of AV1-coded (AVIF) ones.
+    static let heicBrands = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
+    static let avifBrands = ["avif", "avis"]
+
+    func recognizes(_ head: [UInt8]) -> Bool {
+        guard head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) else { return false }
+        let major = String(decoding: head[8..<12], as: UTF8.self)
+        // The generic brands (mif1, msf1) say HEIF, not which codec: the compatible brands
+        // that follow (as far as the head reaches) tell AVIF apart.
+        let compatible = stride(from: 16, to: head.count - 3, by: 4).map {
+            String(decoding: head[$0..<$0 + 4], as: UTF8.self)
+        }
+        let isAVIF =
+            Self.avifBrands.contains(major)
+            || ["mif1", "msf1"].contains(major) && compatible.contains(where: Self.avifBrands.contains)
+        let isHEIF = isAVIF || Self.heicBrands.contains(major) || ["mif1", "msf1"].contains(major)
+        return isHEIF && (kind == .avif) == isAVIF
+    }
+
+    func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
+        try HEIFRowDecoder(bytes: bytes, name: name, options: options)
+    }
+
+    func makeEncoder(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
+        metadata: ImageMetadata, options: EncodeOptions
+    ) throws(ImageIOError) -> any RowEncoder {
+        guard width <= 65535, height <= 65535 else {
+            throw .cannotCreate(
+                path: path, reason: "\(displayName) cannot hold \(width)x\(height) pixels (65535 at most); use .png")
+        }
+        return try HEIFRowsEncoder(
+            fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha, metadata: metadata,
+            settings: ch_encode_options(
+                format: Int32(kind == .heic ? CH_FORMAT_HEIC : CH_FORMAT_AVIF),
+                quality: Int32(options.qualityOrDefault),
+                lossless: options.lossless ? 1 : 0, effort: Int32(options.effortOrDefault),
+                threads: Int32(clamping: min(16, options.threads))),
+            format: displayName)
+    }
+}
+
+final class HEIFRowDecoder: RowDecoder {
+    let info: RowDecoderInfo
+    private let decoder: OpaquePointer
+    private let name: String
+    private let threads: Int32
+    private var rows = WholeImageRows()
+
+    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        guard let d = bytes.withUnsafeBufferPointer({ ch_decoder_create($0.baseAddress, $0.count) }) else {
+            throw .outOfMemory(bytes: bytes.count)
+        }
+        var header = ch_info()
+        let code = ch_decoder_read_header(
+            d, UInt64(options.maxPixels), UInt32(clamping: options.maxFrames), &header)
+        let (width, height, frames) = (Int(header.width), Int(header.height), max(1, Int(header.frame_count)))
+        do throws(ImageIOError) {
+            if code == ShimCode.limit {
+                // The message of other formats where the size is known; libheif's own words where
+                // its parse stopped first.
+                if frames > options.maxFrames { throw options.tooManyFrames(name: name) }
+                if width > 0, height > 0 { try options.checkLimit(width, height, frames: frames, name: name) }
+            }
+            guard code == ShimCode.ok else {
+                throw ShimCode.decodeError(code, message: String(cString: ch_decoder_message(d)), name: name)
+            }
+            try options.checkLimit(width, height, frames: frames, name: name)
+        } catch {
+            ch_decoder_destroy(d)
+            throw error
+        }
+        info = RowDecoderInfo(
+            width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
+            interlaced: true,
+            metadata: ImageMetadata(
+                iccProfile: copiedBytes(header.icc, header.icc_length),
+                exif: copiedUprightExif(header.exif, header.exif_length),
+                xmp: copiedBytes(header.xmp, header.xmp_length)),
+            frameCount: frames)
+        threads = options.threads > 1 ? 1 : 0
+        decoder = d
+        self.name = name
+    }
+
+    deinit { ch_decoder_destroy(decoder) }
+
+    func readImage(into buffer: PixelBuffer) throws(ImageIOError) {
+        try check(ch_decoder_read_image(decoder, buffer.base, buffer.stride, threads))
+    }
+
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
+        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
+            try readImage(into: image)
+        }
+    }
+
+    func finish() throws(ImageIOError) { rows.release() }
+
+    func readFrames() throws(ImageIOError) -> Animation {
+        // An AVIF sequence loops forever, as browsers play it.
+        try readFrames(loopCount: info.frameCount > 1 ? 0 : nil) { (frame: PixelBuffer) throws(ImageIOError) in
+            var delay: Int32 = 0
+            try check(ch_decoder_next_frame(decoder, frame.base, frame.stride, threads, &delay))
+            return Int(delay)
+        }
+    }
+
+    private func check(_ code: Int32) throws(ImageIOError) {
+        guard code != ShimCode.ok else { return }
+        throw ShimCode.decodeError(code, message: String(cString: ch_decoder_message(decoder)), name: name)
+    }
+}
+
+/// Rows copied into libheif's own image as they come, encoded at `finish`.
+final class HEIFRowsEncoder: RowEncoder {
+    private let encoder: OpaquePointer
+    private let fd: Int32, path: String, metadata: ImageMetadata
+    private var settings: ch_encode_options
+    private let format: String
+
+    init(
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, metadata: ImageMetadata,
+        settings: ch_encode_options, format: String
+    ) throws(ImageIOError) {
+        guard let e = ch_rows_encoder_create(UInt32(width), UInt32(height), hasAlpha ? 1 : 0) else {
+            throw .outOfMemory(bytes: width * height * 4)
+        }
+        encoder = e
+        (self.fd, self.path, self.metadata, self.settings, self.format) = (fd, path, metadata, settings, format)
+    }
+
+    deinit { ch_rows_encoder_destroy(encoder) }
+
+    func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
+        let code = ch_rows_encoder_add(encoder, buffer.row(rows.lowerBound), buffer.stride, UInt32(rows.count))
+        guard code == ShimCode.ok else {
+            throw ShimCode.encodeError(code, message: "rows", errorNumber: 0, path: path, format: format)
+        }
+    }
+
+    func finish() throws(ImageIOError) {
+        var message = [CChar](repeating: 0, count: 256)
+        var errorNumber: Int32 = 0
+        let code = try withMetadataPointers(metadata) { icc, exif, xmp throws(ImageIOError) in
+            var m = ch_metadata(
+                icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
+                xmp: xmp.baseAddress, xmp_length: xmp.count)
+            return ch_rows_encoder_finish(encoder, fd, &settings, &m, &message, message.count, &errorNumber)
+        }
+        guard code != ShimCode.ok else { return }
+        throw ShimCode.encodeError(
+            code, message: ShimCode.text(message), errorNumber: errorNumber, path: path, format: format)
+    }
+}

@@ -1,0 +1,60 @@
+/// What the codecs' C shims share on the Swift side. Every shim answers with the same
+/// codes (0 OK, 1 corrupt, 2 truncated, 3 unsupported, 4 out of memory, 5 I/O with an
+/// errno, 6 called out of order, 7 over the caller's limit) and a message, and takes
+/// the ICC profile, EXIF (bare TIFF data) and XMP as pointer and length pairs.
+enum ShimCode {
+    static let ok: Int32 = 0, corrupt: Int32 = 1, truncated: Int32 = 2, unsupported: Int32 = 3
+    static let noMemory: Int32 = 4, io: Int32 = 5, state: Int32 = 6, limit: Int32 = 7
+
+    /// A decoder's failure as the error users see.
+    static func decodeError(_ code: Int32, message: String, name: String) -> ImageIOError {
+        switch code {
+        case truncated: return .truncated(file: name)
+        case unsupported: return .unsupported(file: name, reason: message)
+        case noMemory: return .outOfMemory(bytes: 0)
+        case limit: return .limitExceeded(file: name, reason: message)
+        default: return .corrupt(file: name, reason: message)
+        }
+    }
+
+    /// An encoder's failure as the error users see; `format` names the encoder.
+    static func encodeError(
+        _ code: Int32, message: String, errorNumber: Int32, path: String, format: String, bytes: Int = 0
+    ) -> ImageIOError {
+        switch code {
+        case noMemory: return .outOfMemory(bytes: bytes)
+        case io: return .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: message))
+        default: return .writeFailed(path: path, reason: "\(format) encoder: \(message)")
+        }
+    }
+
+    /// The text of a C message buffer.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The metadata's three byte strings as pointers and lengths (NULL and 0 when absent),
+/// valid during `body`: each codec builds its shim's metadata struct from them.
+func withMetadataPointers<R>(
+    _ metadata: ImageMetadata,
+    _ body: (
+        _ icc: UnsafeBufferPointer<UInt8>, _ exif: UnsafeBufferPointer<UInt8>, _ xmp: UnsafeBufferPointer<UInt8>
+    ) throws(ImageIOError) -> R
+) throws(ImageIOError) -> R {
+    let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
+    return try icc.withUnsafeBufferPointer { icc throws(ImageIOError) in
+        try exif.withUnsafeBufferPointer { exif throws(ImageIOError) in
+            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in try body(icc, exif, xmp) }
+        }
+    }
+}
+
+/// EXIF from a format whose decoder applies the orientation itself (JPEG XL's codestream,
+/// HEIF's irot/imir win over EXIF): copied with its orientation set to 1, so that nothing
+/// turns the upright pixels again.
+func copiedUprightExif(_ start: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8]? {
+    guard var exif = copiedBytes(start, count) else { return nil }
+    ExifOrientation.reset(&exif)
+    return exif
+}

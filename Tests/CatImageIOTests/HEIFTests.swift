@@ -1,0 +1,144 @@
+import CatImageIO
+import Foundation
+import TestSupport
+import Testing
+
+/// HEIC and AVIF in and out (libheif; AVIF sequences through libavif), against the formats'
+/// reference decoders (Tests/Fixtures/heif: make_fixtures.py makes the files with heif-enc,
+/// avifenc and Pillow; make_expected.py decodes them with pillow-heif and avifdec), and
+/// what catctl writes decoded again by heif-dec.
+@Suite("HEIC and AVIF")
+struct HEIFTests {
+    func pixels(_ relative: String) throws -> [UInt8] { try Fixtures.decode(relative).pixels.packedRGBA() }
+
+    @Test(arguments: [
+        "photo.heic", "photo-10bit.heic", "grid.heic", "alpha.heic", "icc.heic", "msf1-still.heic", "photo.avif",
+        "photo-10bit.avif", "photo-12bit.avif", "grid.avif", "alpha.avif", "icc.avif", "p3-nclx.avif",
+        "exif-xmp.avif",
+    ])
+    func matchesTheReferenceDecoder(_ name: String) throws {
+        let decoded = try Fixtures.decode("heif/\(name)")
+        #expect(decoded.format == (name.hasSuffix(".heic") ? .heic : .avif))
+        #expect(decoded.pixels.hasAlpha == name.hasPrefix("alpha"))
+        let diff = PixelDifference(decoded.pixels.packedRGBA(), try pixels("heif/\(name).expected.png"))
+        // Another libheif (pillow-heif's 1.23) or libavif rounds 10/12-bit and YCbCr a little differently.
+        #expect(diff.maximum <= 3 && diff.mean < 0.5, "\(diff)")
+    }
+
+    @Test func losslessIsTheSource() throws {
+        #expect(try pixels("heif/lossless.avif") == (try pixels("heif/lossless.png")))
+    }
+
+    /// irot and imir are applied once (the picture is the source turned and mirrored, within
+    /// lossy error); an EXIF orientation inside HEIF is reset, not applied again.
+    @Test func transformsAreAppliedOnce() throws {
+        let decoded = try Fixtures.decode("heif/orient.avif")
+        let diff = PixelDifference(decoded.pixels.packedRGBA(), try pixels("heif/orient.expected.png"))
+        #expect(diff.mean < 3, "\(diff)")
+    }
+
+    @Test func aSequenceReadsAsAnAnimation() throws {
+        let reader = try ImageReader(bytes: Fixtures.bytes("heif/seq.avif"), name: "seq.avif")
+        #expect(reader.frameCount == 3)
+        let animation = try reader.readAnimation()
+        #expect(animation.delays == [100, 200, 300])
+        for (i, frame) in animation.frames.enumerated() {
+            // avifdec's decode of each frame (libavif, as here).
+            let diff = PixelDifference(frame.packedRGBA(), try pixels("heif/seq.frame\(i).expected.png"))
+            #expect(diff.maximum <= 1, "frame \(i): \(diff)")
+        }
+        #expect(throws: ImageIOError.self) {
+            _ = try ImageReader(bytes: Fixtures.bytes("heif/seq.avif"), name: "s", options: DecodeOptions(maxFrames: 2))
+        }
+    }
+
+    @Test func profilesExifAndXmpAreRead() throws {
+        let icc = try ImageReader(bytes: Fixtures.bytes("heif/icc.heic"), name: "icc.heic").metadata
+        #expect(icc.iccProfile == (try Fixtures.bytes("heif/srgb.icc")))
+        let meta = try ImageReader(bytes: Fixtures.bytes("heif/exif-xmp.avif"), name: "m").metadata
+        #expect(meta.exif == (try Fixtures.bytes("heif/exif.tiff")))
+        #expect(meta.xmp == (try Fixtures.bytes("heif/meta.xmp")))
+        // An nclx box alone (Display P3 primaries) becomes an RGB profile, so colours survive a PNG.
+        let p3 = try #require(
+            try ImageReader(bytes: Fixtures.bytes("heif/p3-nclx.avif"), name: "p3").metadata.iccProfile)
+        #expect(p3[16..<20].elementsEqual("RGB ".utf8))
+    }
+
+    @Test func declaredGiantsAreRefusedBeforeAnyPixel() throws {
+        for name in ["huge-ispe.heic", "grid-canvas.heic"] {
+            #expect(throws: ImageIOError.self, "\(name)") {
+                _ = try ImageDecoder.decode(Fixtures.bytes("heif/\(name)"), name: name)
+            }
+        }
+        #expect(throws: ImageIOError.tooLarge(file: "p", width: 64, height: 48, limit: 1000)) {
+            _ = try ImageReader(
+                bytes: Fixtures.bytes("heif/photo.heic"), name: "p", options: DecodeOptions(maxPixels: 1000))
+        }
+    }
+
+    @Test func truncatedAndMutatedFilesAreErrors() throws {
+        for name in ["photo.heic", "alpha.avif", "seq.avif", "grid.heic"] {
+            let bytes = try Fixtures.bytes("heif/\(name)")
+            for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 19)) {
+                #expect(throws: ImageIOError.self, "\(name) cut at \(cut)") {
+                    _ = try ImageReader(bytes: Array(bytes.prefix(cut)), name: name).readAnimation()
+                }
+            }
+            var random = SystemRandomNumberGenerator()
+            for _ in 0..<15 {
+                var mutated = bytes
+                for _ in 0..<3 {
+                    mutated[Int.random(in: 32..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255)
+                }
+                if let reader = try? ImageReader(bytes: mutated, name: name) { _ = try? reader.readAnimation() }
+            }
+        }
+    }
+
+    func encode(_ image: PixelBuffer, _ options: EncodeOptions, metadata: ImageMetadata = .none) throws -> [UInt8] {
+        try Fixtures.writtenBytes { fd in
+            try ImageEncoder.encode(image, to: fd, path: "out", options: options, metadata: metadata)
+        }
+    }
+
+    @Test(arguments: [ImageFormat.heic, .avif])
+    func losslessIsExactAndHeifDecAgrees(_ format: ImageFormat) throws {
+        for (w, h, alpha) in [(33, 17, true), (64, 48, false)] {
+            let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w + 2 * h))
+            image.hasAlpha = alpha
+            if !alpha { for y in 0..<h { for x in 0..<w { image.row(y)[4 * x + 3] = 255 } } }
+            let bytes = try encode(image, EncodeOptions(format: format, lossless: true, effort: 2))
+            let decoded = try ImageDecoder.decode(bytes, name: "l")
+            #expect(decoded.format == format)
+            #expect(decoded.pixels.packedRGBA() == image.packedRGBA(), "\(format) \(w)x\(h)")
+            guard Oracle.has("heif-dec") else { continue }
+            let input = try Oracle.file(bytes, named: "l.\(format.name)"), output = input + ".png"
+            #expect(try Oracle.run("heif-dec", [input, output]).status == 0)
+            let reference = try ImageDecoder.decode(InputFile.read(output), name: "heif-dec.png")
+            #expect(
+                PixelDifference(reference.pixels.packedRGBA(), image.packedRGBA(), alpha: alpha).maximum == 0,
+                "heif-dec reads what catctl wrote, \(format) \(w)x\(h)")
+        }
+    }
+
+    @Test(arguments: [ImageFormat.heic, .avif])
+    func lossyFollowsQualityAndKeepsMetadata(_ format: ImageFormat) throws {
+        let photo = try Fixtures.decode("heif/photo.png").pixels
+        let metadata = ImageMetadata(
+            iccProfile: try Fixtures.bytes("heif/srgb.icc"), exif: try Fixtures.bytes("heif/exif.tiff"),
+            xmp: try Fixtures.bytes("heif/meta.xmp"))
+        let high = try encode(photo, EncodeOptions(format: format, quality: 90, effort: 2), metadata: metadata)
+        let low = try encode(photo, EncodeOptions(format: format, quality: 20, effort: 2), metadata: metadata)
+        #expect(low.count < high.count)
+        let decoded = try ImageDecoder.decode(high, name: "h")
+        #expect(PixelDifference(decoded.pixels.packedRGBA(), photo.packedRGBA()).mean < 3)
+        let kept =
+            decoded.metadata.iccProfile == metadata.iccProfile && decoded.metadata.exif == metadata.exif
+            && decoded.metadata.xmp == metadata.xmp
+        #expect(kept, "ICC, EXIF and XMP survive")
+        if Oracle.has("heif-dec") {
+            let input = try Oracle.file(high, named: "h.\(format.name)")
+            #expect(try Oracle.run("heif-dec", [input, input + ".png"]).status == 0)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import CatImageIO
+import Foundation
+import TestSupport
+import Testing
+
+/// TIFF in and out (libtiff), against the samples Pillow and tifffile wrote
+/// (Tests/Fixtures/tiff, make_fixtures.py: the expected PNGs are the pixels that went in,
+/// or Pillow's decode for JPEG and CMYK with a profile), and what catctl writes read
+/// back by Pillow.
+@Suite("TIFF")
+struct TIFFTests {
+    func pixels(_ relative: String) throws -> [UInt8] { try Fixtures.decode(relative).pixels.packedRGBA() }
+
+    /// Every layout, compression and pixel type, read whole and a strip of 7 rows at a time.
+    @Test(arguments: [
+        "rgb-none", "rgb-lzw", "rgb-deflate", "rgb-deflate-old", "rgb-packbits", "rgb-strips", "rgb-tiled",
+        "rgb-planar", "rgb-planar-tiled", "rgb-bigtiff", "rgb-bigtiff-tiled", "rgb16", "rgba16-assoc",
+        "rgba-unassoc", "rgba-assoc", "rgba-planar-tiled", "grey8", "grey16", "grey-miniswhite", "grey1", "grey2",
+        "grey4", "grey1-g4", "grey-alpha", "palette8", "palette4", "cmyk", "two-page", "meta",
+    ])
+    func losslessFilesAreExact(_ name: String) throws {
+        let expected = try pixels("tiff/\(name).expected.png")
+        #expect(try pixels("tiff/\(name).tif") == expected, "whole")
+        let reader = try ImageReader(bytes: Fixtures.bytes("tiff/\(name).tif"), name: name)
+        #expect(reader.format == .tiff && reader.canStream)
+        let image = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+        while reader.rowsRead < reader.height {
+            try reader.readRows(into: image, at: reader.rowsRead, count: min(7, reader.height - reader.rowsRead))
+        }
+        #expect(image.packedRGBA() == expected, "in strips")
+    }
+
+    @Test(arguments: ["rgb-jpeg", "rgb-jpeg-rgb", "rgb-jpeg-tiled", "cmyk-icc"])
+    func jpegAndProfiledCMYKMatchPillow(_ name: String) throws {
+        let diff = PixelDifference(try pixels("tiff/\(name).tif"), try pixels("tiff/\(name).expected.png"))
+        #expect(diff.maximum <= 2, "\(diff)")
+    }
+
+    @Test func theOrientationTagIsApplied() throws {
+        let stored = try Fixtures.decode("tiff/orient6.expected.png").pixels
+        let upright = try Fixtures.decode("tiff/orient6.tif").pixels
+        #expect(upright.width == stored.height && upright.height == stored.width)
+        #expect(upright.packedRGBA() == (try ExifOrientation.apply(6, to: stored)).packedRGBA())
+    }
+
+    @Test func pagesAreCountedAndTheFirstIsRead() throws {
+        #expect(try ImageReader(bytes: Fixtures.bytes("tiff/two-page.tif"), name: "t").pageCount == 2)
+        #expect(try ImageReader(bytes: Fixtures.bytes("tiff/rgb-lzw.tif"), name: "t").pageCount == 1)
+    }
+
+    @Test func metadataIsRead() throws {
+        let metadata = try ImageReader(bytes: Fixtures.bytes("tiff/meta.tif"), name: "meta").metadata
+        #expect(metadata.iccProfile.map { $0[16..<20].elementsEqual("RGB ".utf8) } == true)
+        #expect(metadata.xmp.map { String(decoding: $0, as: UTF8.self).contains("x:xmpmeta") } == true)
+        let exif = try #require(metadata.exif)
+        #expect(exif.starts(with: Array("II*\0".utf8)) || exif.starts(with: Array("MM\0*".utf8)))
+    }
+
+    @Test func hostileFilesAreRefused() throws {
+        #expect(throws: ImageIOError.tooLarge(file: "h", width: 100_000, height: 100_000, limit: 100_000_000)) {
+            _ = try ImageReader(bytes: Fixtures.bytes("tiff/huge-declared.tif"), name: "h")
+        }
+        for name in ["giant-tile", "giant-stripbytes", "float32"] {
+            #expect(throws: ImageIOError.self, "\(name)") {
+                _ = try ImageDecoder.decode(Fixtures.bytes("tiff/\(name).tif"), name: name)
+            }
+        }
+        for name in ["rgb-lzw", "rgb-tiled", "rgb-jpeg", "meta", "cmyk-icc"] {
+            let bytes = try Fixtures.bytes("tiff/\(name).tif")
+            for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 17)) {
+                #expect(throws: ImageIOError.self, "\(name) cut at \(cut)") {
+                    _ = try ImageDecoder.decode(Array(bytes.prefix(cut)), name: name)
+                }
+            }
+            var random = SystemRandomNumberGenerator()
+            for _ in 0..<20 {
+                var mutated = bytes
+                for _ in 0..<3 { mutated[Int.random(in: 4..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255) }
+                _ = try? ImageDecoder.decode(mutated, name: name)
+            }
+        }
+    }
+
+    func encode(_ image: PixelBuffer, _ options: EncodeOptions, metadata: ImageMetadata = .none) throws -> [UInt8] {
+        try Fixtures.writtenBytes { fd in
+            try ImageEncoder.encode(image, to: fd, path: "out.tif", options: options, metadata: metadata)
+        }
+    }
+
+    @Test(arguments: ["none", "lzw", "deflate"])
+    func writtenFilesReadBackExactlyHereAndInPillow(_ compression: String) throws {
+        let image = try PixelBuffer.random(width: 61, height: 45, seed: 9)
+        let bytes = try encode(image, EncodeOptions(format: .tiff, compression: compression))
+        #expect(try ImageDecoder.decode(bytes, name: "o.tif").pixels.packedRGBA() == image.packedRGBA())
+        guard Oracle.hasPython("PIL") else { return }
+        let path = try Oracle.file(bytes, named: "o.tif")
+        let script =
+            "from PIL import Image; import sys; im = Image.open(sys.argv[1]); "
+            + "sys.stdout.buffer.write(im.convert('RGBA').tobytes())"
+        let pillow = try Oracle.run("python3", ["-c", script, path])
+        #expect(pillow.status == 0)
+        #expect(Array(pillow.stdout) == image.packedRGBA(), "Pillow reads what catctl wrote (\(compression))")
+    }
+
+    @Test func jpegCompressionIsLossyAndDropsAlpha() throws {
+        let photo = try Fixtures.decode("photos/chelsea.png").pixels
+        let high = try encode(photo, EncodeOptions(format: .tiff, quality: 95, compression: "jpeg"))
+        let low = try encode(photo, EncodeOptions(format: .tiff, quality: 30, compression: "jpeg"))
+        #expect(low.count < high.count)
+        let decoded = try ImageDecoder.decode(high, name: "j.tif").pixels
+        #expect(PixelDifference(decoded.packedRGBA(), photo.packedRGBA()).mean < 3)
+        let alpha = try PixelBuffer.random(width: 16, height: 16, seed: 2)
+        alpha.hasAlpha = true
+        #expect(
+            try ImageDecoder.decode(encode(alpha, EncodeOptions(format: .tiff, compression: "jpeg")), name: "a").pixels
+                .hasAlpha == false)
+    }
+
+    @Test func metadataSurvivesARoundTrip() throws {
+        let source = try ImageReader(bytes: Fixtures.bytes("tiff/meta.tif"), name: "meta").metadata
+        let image = try PixelBuffer.random(width: 8, height: 8, seed: 1)
+        let back = try ImageReader(bytes: encode(image, EncodeOptions(format: .tiff), metadata: source), name: "o")
+            .metadata
+        #expect(back.iccProfile == source.iccProfile && back.xmp == source.xmp)
+        let exif = try #require(back.exif)
+        #expect(exif.count > 8)
+    }
+}
