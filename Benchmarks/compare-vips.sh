@@ -13,10 +13,14 @@
 # thumbnail <= 0.5x vipsthumbnail's time, peak memory <= its; 16 of them, 2 jobs, <= 0.5x
 # xargs -P2 vipsthumbnail; mean absolute difference to Pillow's LANCZOS <= vipsthumbnail's + 0.3.
 # (Issue 10) 12 MP JPEG -> WebP q80 with sepia <= 0.8x vips; a 50-frame animated GIF with
-# sepia -> GIF <= 0.5x vips.
+# sepia -> GIF <= 0.5x vips. (Issue 20) 12 MP HEIC -> JPEG <= 0.8x vips; JPEG XL -> JPEG <= 0.8x;
+# JPEG -> AVIF at the same quality and effort <= 0.9x; tiled 12 MP TIFF -> JPEG <= 0.8x with peak
+# memory no higher than vips's.
+#   CATCTL_BENCH=formats Benchmarks/compare-vips.sh [runs]     only issue 20's rows
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
+only=${CATCTL_BENCH:-all}
 
 need=()
 command -v vips >/dev/null || need+=(libvips-tools)
@@ -56,6 +60,10 @@ printf '3 3\n0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' > "$work
 mkdir -p "$work/batch-in" "$work/thumbs-in"
 for i in 1 2 3 4 5 6 7 8; do cp "$work/cat12.jpg" "$work/batch-in/cat$i.jpg"; done
 for i in $(seq 1 16); do cp "$work/cat12.jpg" "$work/thumbs-in/cat$i.jpg"; done
+# The same cat in the formats of issue 20, written by vips (libheif's x265, libjxl, libtiff).
+vips copy "$work/cat12.jpg" "$work/cat12.heic[Q=50]"
+vips copy "$work/cat12.jpg" "$work/cat12.jxl[Q=90]"
+vips copy "$work/cat12.jpg" "$work/cat12t.tif[tile,tile-width=256,tile-height=256,compression=deflate]"
 
 # measure NAME CMD...: appends "seconds peak_kib" of one run to $work/NAME.
 measure() {
@@ -66,7 +74,20 @@ measure() {
 median() { sort -n "$work/$1" | awk -v c="${2:-1}" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'; }
 median_col() { awk -v c="$2" '{print $c}' "$work/$1" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
+formats() {
+  measure cat_heic "$catctl" edit --filter sepia --quality 90 --force "$work/cat12.heic" "$work/h.jpg"
+  measure vips_heic vips recomb "$work/cat12.heic" "$work/vh.jpg[Q=90]" "$work/sepia.mat"
+  measure cat_jxl "$catctl" edit --filter sepia --quality 90 --force "$work/cat12.jxl" "$work/x.jpg"
+  measure vips_jxl vips recomb "$work/cat12.jxl" "$work/vx.jpg[Q=90]" "$work/sepia.mat"
+  measure cat_avif "$catctl" edit --filter sepia --quality 50 --effort 4 --force "$work/cat12.jpg" "$work/a.avif"
+  measure vips_avif vips recomb "$work/cat12.jpg" "$work/va.avif[Q=50,effort=4]" "$work/sepia.mat"
+  measure cat_tiff "$catctl" edit --filter sepia --quality 90 --force "$work/cat12t.tif" "$work/t.jpg"
+  measure vips_tiff vips recomb "$work/cat12t.tif" "$work/vt2.jpg[Q=90]" "$work/sepia.mat"
+}
+
 for r in $(seq "$runs"); do
+  formats
+  [ "$only" = formats ] && continue
   measure cat_jpg "$catctl" edit --filter sepia --quality 90 --force "$work/cat12.jpg" "$work/c.jpg"
   measure vips_jpg vips recomb "$work/cat12.jpg" "$work/v.jpg[Q=90]" "$work/sepia.mat"
   measure cat_png "$catctl" edit --filter sepia --force "$work/cat12.jpg" "$work/c.png"
@@ -100,13 +121,21 @@ for r in $(seq "$runs"); do
   fi
 done
 
-pngcheck -q "$work/c.png" && echo "pngcheck: catctl's PNG is valid"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 row() {  # label catctl-file vips-file target
   local c v; c=$(median_col "$2" 1); v=$(median_col "$3" 1)
   printf '%-34s catctl %6.3f s  vips %6.3f s  ratio %s  (target <= %s)\n' "$1" "$c" "$v" "$(ratio "$c" "$v")" "$4"
 }
 echo "machine: $(nproc) cores, $(vips --version), $(basename "$volna") $(vipsheader "$volna" 2>/dev/null | sed 's/.*: //')"
+row "12 MP HEIC->JPEG sepia q90" cat_heic vips_heic 0.8
+row "12 MP JPEG XL->JPEG sepia q90" cat_jxl vips_jxl 0.8
+row "12 MP JPEG->AVIF q50 effort 4" cat_avif vips_avif 0.9
+printf '%-34s catctl %d  vips %d bytes\n' "AVIF size" "$(stat -c %s "$work/a.avif")" "$(stat -c %s "$work/va.avif")"
+row "12 MP tiled TIFF->JPEG sepia q90" cat_tiff vips_tiff 0.8
+cm=$(median_col cat_tiff 2); vm=$(median_col vips_tiff 2)
+printf '%-34s catctl %d KiB  vips %d KiB  ratio %s  (target <= 1)\n' "peak RSS, tiled TIFF->JPEG" "$cm" "$vm" "$(ratio "$cm" "$vm")"
+[ "$only" = formats ] && exit 0
+pngcheck -q "$work/c.png" && echo "pngcheck: catctl's PNG is valid"
 row "12 MP JPEG->JPEG sepia q90" cat_jpg vips_jpg 0.7
 row "12 MP JPEG->PNG sepia" cat_png vips_png 0.5
 row "14.7 MP progressive JPEG->JPEG" cat_prog vips_prog 0.85
