@@ -61,7 +61,8 @@ let package = Package(
         // What every shim needs the same way (a write that retries), written once.
         .target(name: "CShimSupport"),
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2", "CShimSupport"]),
-        .target(name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ"], cSettings: [.unsafeFlags(["-O3"])]),
+        .target(
+            name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ", "CShimSupport"], cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CWebPShim", dependencies: ["CLibWebP", "CShimSupport"]),
         // giflib ships no pkg-config file: gif_lib.h from the system's include path, -lgif.
         .target(

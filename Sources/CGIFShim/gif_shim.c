@@ -120,9 +120,8 @@ static int cg_read(GifFileType *gif, GifByteType *buffer, int wanted) {
 cg_decoder *cg_decoder_create(const uint8_t *data, size_t length) {
     cg_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     return d;
 }

@@ -38,17 +38,6 @@
 
 #define CH_MESSAGE_SIZE 320
 
-static void ch_vformat(char *buffer, size_t size, const char *format, va_list args) {
-    if (buffer && size) vsnprintf(buffer, size, format, args);
-}
-
-static void ch_message(char *buffer, size_t size, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    ch_vformat(buffer, size, format, args);
-    va_end(args);
-}
-
 static int ch_mul_ok(size_t a, size_t b, size_t *out) {
     if (a != 0 && b > SIZE_MAX / a) return 0;
     *out = a * b;
@@ -202,7 +191,7 @@ static void ch_trim(char *s) {
 static int ch_fail(ch_decoder *d, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    ch_vformat(d->message, sizeof d->message, format, args);
+    cs_vformat(d->message, sizeof d->message, format, args);
     va_end(args);
     ch_trim(d->message);
     d->code = code;
@@ -216,9 +205,8 @@ static int ch_fail_heif(ch_decoder *d, struct heif_error e, const char *what) {
 ch_decoder *ch_decoder_create(const uint8_t *data, size_t length) {
     ch_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     heif_init(NULL);  // reference counted; built-in plugins need nothing else
     return d;
@@ -803,7 +791,7 @@ static int ch_enc_fail(struct heif_error err, const char *what, char *message, s
     if (code == CH_OK || code == CH_ERR_CORRUPT) code = CH_ERR_STATE;
     if (err.code == heif_error_Unsupported_feature || err.code == heif_error_Unsupported_filetype)
         code = CH_ERR_UNSUPPORTED;
-    ch_message(message, size, "%s: %s", what, err.message ? err.message : "libheif error");
+    cs_format(message, size, "%s: %s", what, err.message ? err.message : "libheif error");
     if (message && size) ch_trim(message);
     return code;
 }
@@ -823,26 +811,26 @@ static const char *const ch_x265_presets[10] = { "ultrafast", "superfast", "very
 int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *o, const ch_metadata *m,
                            char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
-    ch_message(message, message_size, "%s", "");
-    if (!e || !o) { ch_message(message, message_size, "no encoder or options"); return CH_ERR_STATE; }
-    if (e->finished) { ch_message(message, message_size, "the image was already encoded"); return CH_ERR_STATE; }
+    cs_format(message, message_size, "%s", "");
+    if (!e || !o) { cs_format(message, message_size, "no encoder or options"); return CH_ERR_STATE; }
+    if (e->finished) { cs_format(message, message_size, "the image was already encoded"); return CH_ERR_STATE; }
     if (e->next_row != e->height) {
-        ch_message(message, message_size, "%u of %u rows given", e->next_row, e->height);
+        cs_format(message, message_size, "%u of %u rows given", e->next_row, e->height);
         return CH_ERR_STATE;
     }
     if (o->format != CH_FORMAT_HEIC && o->format != CH_FORMAT_AVIF) {
-        ch_message(message, message_size, "unknown format %d", o->format);
+        cs_format(message, message_size, "unknown format %d", o->format);
         return CH_ERR_STATE;
     }
     if (m && ((m->icc_length > INT_MAX) || m->exif_length > INT_MAX || m->xmp_length > INT_MAX)) {
-        ch_message(message, message_size, "metadata over 2 GiB");
+        cs_format(message, message_size, "metadata over 2 GiB");
         return CH_ERR_LIMIT;
     }
     e->finished = 1;
     int heic = o->format == CH_FORMAT_HEIC;
     enum heif_compression_format cf = heic ? heif_compression_HEVC : heif_compression_AV1;
     if (!heif_have_encoder_for_format(cf)) {
-        ch_message(message, message_size, "this libheif has no %s encoder", heic ? "HEVC (x265)" : "AV1");
+        cs_format(message, message_size, "this libheif has no %s encoder", heic ? "HEVC (x265)" : "AV1");
         return CH_ERR_UNSUPPORTED;
     }
 
@@ -856,7 +844,7 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     ch_buffer out = { 0 };
     struct heif_error err;
     if (!ctx || !eo || !nclx) {
-        ch_message(message, message_size, "out of memory");
+        cs_format(message, message_size, "out of memory");
         rc = CH_ERR_NOMEM;
         goto done;
     }
@@ -924,14 +912,14 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     struct heif_writer writer = { 1, ch_writer_write };
     err = heif_context_write(ctx, &writer, &out);
     if (err.code || out.failed) {
-        if (out.failed) { ch_message(message, message_size, "out of memory while writing the file"); rc = CH_ERR_NOMEM; }
+        if (out.failed) { cs_format(message, message_size, "out of memory while writing the file"); rc = CH_ERR_NOMEM; }
         else rc = ch_enc_fail(err, "cannot write the file", message, message_size);
         goto done;
     }
     int w = cs_write_all(fd, out.bytes, out.size);
     if (w) {
         if (error_number) *error_number = w;
-        ch_message(message, message_size, "write failed: %s", strerror(w));
+        cs_format(message, message_size, "write failed: %s", strerror(w));
         rc = CH_ERR_IO;
     }
 
@@ -949,24 +937,24 @@ int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                     const ch_encode_options *options, const ch_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
-    ch_message(message, message_size, "%s", "");
+    cs_format(message, message_size, "%s", "");
     if (!ch_check_size(width, height)) {
-        ch_message(message, message_size, "HEIF images here are 1 to 65535 pixels wide and high, not %ux%u", width,
+        cs_format(message, message_size, "HEIF images here are 1 to 65535 pixels wide and high, not %ux%u", width,
                    height);
         return (width == 0 || height == 0) ? CH_ERR_STATE : CH_ERR_UNSUPPORTED;
     }
     if (!rgba || stride < (size_t)width * 4 || !options) {
-        ch_message(message, message_size, "invalid pixel buffer, stride or options");
+        cs_format(message, message_size, "invalid pixel buffer, stride or options");
         return CH_ERR_STATE;
     }
     size_t bytes;
     if (!ch_mul_ok((size_t)width * 4, height, &bytes)) {
-        ch_message(message, message_size, "image too large");
+        cs_format(message, message_size, "image too large");
         return CH_ERR_LIMIT;
     }
     ch_rows_encoder *e = ch_rows_encoder_create(width, height, has_alpha);
     if (!e) {
-        ch_message(message, message_size, "out of memory");
+        cs_format(message, message_size, "out of memory");
         return CH_ERR_NOMEM;
     }
     int rc = ch_rows_encoder_add(e, rgba, stride, height);

@@ -96,9 +96,8 @@ struct cj_decoder {
 cj_decoder *cj_decoder_create(const uint8_t *data, size_t length) {
     cj_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     cj_install_errors((j_common_ptr)&d->cinfo, &d->err);
     if (setjmp(d->err.jump)) return d;  // error recorded; read_header reports it

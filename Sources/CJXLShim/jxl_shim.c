@@ -20,17 +20,6 @@
 #define CX_MESSAGE_SIZE 256
 #define CX_MAX_THREADS 256
 
-static void cx_format(char *buffer, size_t size, const char *format, va_list args) {
-    if (buffer && size) vsnprintf(buffer, size, format, args);
-}
-
-static void cx_message(char *buffer, size_t size, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cx_format(buffer, size, format, args);
-    va_end(args);
-}
-
 // A JxlThreadParallelRunner with `threads` workers, or NULL (single-threaded:
 // libjxl runs everything on the calling thread) for threads <= 1.
 static void *cx_runner_create(int threads) {
@@ -95,7 +84,7 @@ struct cx_decoder {
 static int cx_fail(cx_decoder *d, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cx_format(d->message, sizeof d->message, format, args);
+    cs_vformat(d->message, sizeof d->message, format, args);
     va_end(args);
     d->code = code;
     return code;
@@ -104,9 +93,8 @@ static int cx_fail(cx_decoder *d, int code, const char *format, ...) {
 cx_decoder *cx_decoder_create(const uint8_t *data, size_t length) {
     cx_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     return d;
 }
@@ -568,19 +556,19 @@ static int cx_enc_error(JxlEncoder *enc, const char *what, char *message, size_t
     JxlEncoderError e = JxlEncoderGetError(enc);
     switch (e) {
     case JXL_ENC_ERR_OOM:
-        cx_message(message, size, "out of memory while %s", what);
+        cs_format(message, size, "out of memory while %s", what);
         return CX_ERR_NOMEM;
     case JXL_ENC_ERR_NOT_SUPPORTED:
-        cx_message(message, size, "libjxl does not support this while %s", what);
+        cs_format(message, size, "libjxl does not support this while %s", what);
         return CX_ERR_UNSUPPORTED;
     case JXL_ENC_ERR_BAD_INPUT:
-        cx_message(message, size, "libjxl rejected the input while %s", what);
+        cs_format(message, size, "libjxl rejected the input while %s", what);
         return CX_ERR_UNSUPPORTED;
     case JXL_ENC_ERR_API_USAGE:
-        cx_message(message, size, "libjxl API misuse while %s", what);
+        cs_format(message, size, "libjxl API misuse while %s", what);
         return CX_ERR_STATE;
     default:
-        cx_message(message, size, "libjxl failed while %s (error %d)", what, (int)e);
+        cs_format(message, size, "libjxl failed while %s (error %d)", what, (int)e);
         return CX_ERR_STATE;
     }
 }
@@ -622,7 +610,7 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
     // Beyond level 5 (262144 px per side, 2^28 px) the file must say level 10.
     int level = JxlEncoderGetRequiredCodestreamLevel(enc);
     if (level < 0) {
-        cx_message(message, size, "%ux%u is too large for JPEG XL", s->width, s->height);
+        cs_format(message, size, "%ux%u is too large for JPEG XL", s->width, s->height);
         return CX_ERR_UNSUPPORTED;
     }
     if (level == 10 && JxlEncoderSetCodestreamLevel(enc, 10) != JXL_ENC_SUCCESS)
@@ -631,7 +619,7 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
         if (JxlEncoderSetICCProfile(enc, m->icc, m->icc_length) != JXL_ENC_SUCCESS) {
             int rc = cx_enc_error(enc, "setting the ICC profile", message, size);
             if (rc == CX_ERR_STATE) rc = CX_ERR_UNSUPPORTED;  // 0.7 reports a bad profile as a generic error
-            cx_message(message, size, "libjxl cannot use the ICC profile (%zu bytes)", m->icc_length);
+            cs_format(message, size, "libjxl cannot use the ICC profile (%zu bytes)", m->icc_length);
             return rc;
         }
     } else {
@@ -643,12 +631,12 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
     if (has_boxes) {
         if (cx_has(m->exif, m->exif_length)) {
             if (m->exif_length > SIZE_MAX - 4) {
-                cx_message(message, size, "EXIF too large");
+                cs_format(message, size, "EXIF too large");
                 return CX_ERR_LIMIT;
             }
             uint8_t *payload = malloc(m->exif_length + 4);
             if (!payload) {
-                cx_message(message, size, "out of memory for the EXIF box");
+                cs_format(message, size, "out of memory for the EXIF box");
                 return CX_ERR_NOMEM;
             }
             memset(payload, 0, 4);  // offset of the TIFF header: right after this field
@@ -664,7 +652,7 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
 
     JxlEncoderFrameSettings *fs = JxlEncoderFrameSettingsCreate(enc, NULL);
     if (!fs) {
-        cx_message(message, size, "out of memory for the frame settings");
+        cs_format(message, size, "out of memory for the frame settings");
         return CX_ERR_NOMEM;
     }
     int effort = s->effort < 1 ? 1 : s->effort > 9 ? 9 : s->effort;
@@ -685,7 +673,7 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
 static int cx_enc_drain(JxlEncoder *enc, cx_buffer *file, char *message, size_t size) {
     for (;;) {
         if (file->capacity - file->size < 4096 && cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
-            cx_message(message, size, "out of memory for the encoded file");
+            cs_format(message, size, "out of memory for the encoded file");
             return CX_ERR_NOMEM;
         }
         uint8_t *next = file->bytes + file->size;
@@ -694,7 +682,7 @@ static int cx_enc_drain(JxlEncoder *enc, cx_buffer *file, char *message, size_t 
         file->size = (size_t)(next - file->bytes);
         if (st == JXL_ENC_NEED_MORE_OUTPUT) {
             if (cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
-                cx_message(message, size, "out of memory for the encoded file");
+                cs_format(message, size, "out of memory for the encoded file");
                 return CX_ERR_NOMEM;
             }
             continue;
@@ -708,7 +696,7 @@ static int cx_write_file(int fd, const cx_buffer *file, char *message, size_t si
     int e = cs_write_all(fd, file->bytes, file->size);
     if (e) {
         if (error_number) *error_number = e;
-        cx_message(message, size, "write failed: %s", strerror(e));
+        cs_format(message, size, "write failed: %s", strerror(e));
         return CX_ERR_IO;
     }
     return CX_OK;
@@ -745,7 +733,7 @@ static int cx_add_frame(JxlEncoder *enc, JxlEncoderFrameSettings *fs, const cx_s
     size_t packed_size = 0;
     uint8_t *packed = cx_pack(rgba, stride, s->width, s->height, s->has_alpha, &packed_size);
     if (!packed) {
-        cx_message(message, size, "out of memory for the frame pixels");
+        cs_format(message, size, "out of memory for the frame pixels");
         return CX_ERR_NOMEM;
     }
     JxlPixelFormat format = { s->has_alpha ? 4 : 3, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
@@ -766,15 +754,15 @@ int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                     int quality, int lossless, int effort, int threads, const cx_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
-    cx_message(message, message_size, "%s", "");
+    cs_format(message, message_size, "%s", "");
     if (!cx_check_input(rgba, stride, width, height)) {
-        cx_message(message, message_size, "invalid pixel buffer, size %ux%u or stride %zu", width, height, stride);
+        cs_format(message, message_size, "invalid pixel buffer, size %ux%u or stride %zu", width, height, stride);
         return CX_ERR_STATE;
     }
     cx_settings s = { width, height, has_alpha ? 1 : 0, quality, lossless ? 1 : 0, effort, threads, 0, 0 };
     JxlEncoder *enc = JxlEncoderCreate(NULL);
     if (!enc) {
-        cx_message(message, message_size, "cannot create the libjxl encoder");
+        cs_format(message, message_size, "cannot create the libjxl encoder");
         return CX_ERR_NOMEM;
     }
     void *runner = cx_runner_create(threads);
@@ -782,7 +770,7 @@ int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
     cx_buffer file = { 0 };
     JxlEncoderFrameSettings *fs = NULL;
     if (threads > 1 && !runner) {
-        cx_message(message, message_size, "cannot create the libjxl thread runner");
+        cs_format(message, message_size, "cannot create the libjxl thread runner");
         rc = CX_ERR_NOMEM;
     } else if (runner && JxlEncoderSetParallelRunner(enc, JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) {
         rc = cx_enc_error(enc, "setting the thread runner", message, message_size);
@@ -815,7 +803,7 @@ struct cx_anim_encoder {
 static int cx_anim_fail(cx_anim_encoder *e, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cx_format(e->message, sizeof e->message, format, args);
+    cs_vformat(e->message, sizeof e->message, format, args);
     va_end(args);
     e->code = code;
     return code;

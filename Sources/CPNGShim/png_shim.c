@@ -1,5 +1,6 @@
 // libpng behind setjmp(png_jmpbuf): see include/cpng_shim.h and libpng-manual.txt.
 #include "cpng_shim.h"
+#include "cshim_support.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -69,9 +70,8 @@ static void cp_read_fn(png_structp png, png_bytep out, size_t count) {
 cp_decoder *cp_decoder_create(const uint8_t *data, size_t length) {
     cp_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->err, cp_error_fn, cp_warning_fn);
     if (d->png) d->info = png_create_info_struct(d->png);

@@ -39,10 +39,6 @@ static void ct_silence_globals(void) {
     TIFFSetWarningHandlerExt(NULL);
 }
 
-static void ct_vformat(char *buffer, size_t size, const char *format, va_list args) {
-    if (buffer && size) vsnprintf(buffer, size, format, args);
-}
-
 static uint64_t ct_sat_mul(uint64_t a, uint64_t b) { return (a && b > UINT64_MAX / a) ? UINT64_MAX : a * b; }
 static uint64_t ct_sat_add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
@@ -431,7 +427,7 @@ static int ct_dec_warning(TIFF *tif, void *user, const char *module, const char 
 static int ct_fail(ct_decoder *d, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    ct_vformat(d->message, sizeof d->message, format, args);
+    cs_vformat(d->message, sizeof d->message, format, args);
     va_end(args);
     if (d->lib[0] && d->lib_is_error) {
         size_t n = strlen(d->message);
@@ -450,9 +446,8 @@ ct_decoder *ct_decoder_create(const uint8_t *data, size_t length) {
     pthread_once(&ct_once, ct_silence_globals);
     ct_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     return d;
 }
@@ -1153,7 +1148,7 @@ static int ct_enc_warning(TIFF *tif, void *user, const char *module, const char 
 static int ct_efail(ct_encoder *e, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    ct_vformat(e->message, sizeof e->message, format, args);
+    cs_vformat(e->message, sizeof e->message, format, args);
     va_end(args);
     if (e->lib[0] && e->lib_is_error && code != CT_ERR_IO) {
         size_t n = strlen(e->message);

@@ -20,19 +20,8 @@
 #define CW_MESSAGE_SIZE 256
 #define CW_ALPHA_SCAN_FRAMES 1024  // see cw_decoder_read_header
 
-static void cw_format(char *buffer, size_t size, const char *format, va_list args) {
-    if (buffer && size) vsnprintf(buffer, size, format, args);
-}
-
 // libwebp's method (0 fast .. 6 small), clamped.
 static int cw_method(int method) { return method < 0 ? 0 : method > 6 ? 6 : method; }
-
-static void cw_message(char *buffer, size_t size, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cw_format(buffer, size, format, args);
-    va_end(args);
-}
 
 
 // ---------------------------------------------------------------- decoder
@@ -54,7 +43,7 @@ struct cw_decoder {
 static int cw_fail(cw_decoder *d, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cw_format(d->message, sizeof d->message, format, args);
+    cs_vformat(d->message, sizeof d->message, format, args);
     va_end(args);
     d->code = code;
     return code;
@@ -63,9 +52,8 @@ static int cw_fail(cw_decoder *d, int code, const char *format, ...) {
 cw_decoder *cw_decoder_create(const uint8_t *data, size_t length) {
     cw_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = malloc(length ? length : 1);
+    d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
-    if (length) memcpy(d->data, data, length);
     d->length = length;
     return d;
 }
@@ -348,7 +336,7 @@ static int cw_add_metadata(const WebPData *in, const cw_metadata *m, WebPData *o
     WebPDataInit(out);
     WebPMux *mux = WebPMuxCreate(in, 0);  // 0: refer to `in`, which outlives mux
     if (!mux) {
-        cw_message(message, size, "cannot prepare the metadata chunks (out of memory?)");
+        cs_format(message, size, "cannot prepare the metadata chunks (out of memory?)");
         return CW_ERR_NOMEM;
     }
     WebPMuxError err = WEBP_MUX_OK;
@@ -375,7 +363,7 @@ static int cw_add_metadata(const WebPData *in, const cw_metadata *m, WebPData *o
     WebPMuxDelete(mux);
     if (err != WEBP_MUX_OK) {
         WebPDataClear(out);
-        cw_message(message, size, "cannot add the %s chunk (WebPMux error %d)", what, (int)err);
+        cs_format(message, size, "cannot add the %s chunk (WebPMux error %d)", what, (int)err);
         return cw_mux_code(err);
     }
     return CW_OK;
@@ -385,7 +373,7 @@ static int cw_write_file(int fd, const WebPData *file, char *message, size_t siz
     int e = cs_write_all(fd, file->bytes, file->size);
     if (e) {
         if (error_number) *error_number = e;
-        cw_message(message, size, "write failed: %s", strerror(e));
+        cs_format(message, size, "write failed: %s", strerror(e));
         return CW_ERR_IO;
     }
     return CW_OK;
@@ -402,21 +390,21 @@ static int cw_encoding_error(WebPEncodingError e, char *message, size_t size) {
     case VP8_ENC_ERROR_OUT_OF_MEMORY:
     case VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY:
     case VP8_ENC_ERROR_BAD_WRITE:  // our writer is WebPMemoryWrite, which fails only on allocation
-        cw_message(message, size, "out of memory while encoding");
+        cs_format(message, size, "out of memory while encoding");
         return CW_ERR_NOMEM;
     case VP8_ENC_ERROR_BAD_DIMENSION:
-        cw_message(message, size, "WebP images are at most %dx%d pixels", WEBP_MAX_DIMENSION, WEBP_MAX_DIMENSION);
+        cs_format(message, size, "WebP images are at most %dx%d pixels", WEBP_MAX_DIMENSION, WEBP_MAX_DIMENSION);
         return CW_ERR_UNSUPPORTED;
     case VP8_ENC_ERROR_PARTITION0_OVERFLOW:
     case VP8_ENC_ERROR_PARTITION_OVERFLOW:
-        cw_message(message, size, "the image is too large for lossy WebP at this quality (a VP8 partition "
+        cs_format(message, size, "the image is too large for lossy WebP at this quality (a VP8 partition "
                                   "exceeds its size limit); try a lower quality or lossless");
         return CW_ERR_LIMIT;
     case VP8_ENC_ERROR_FILE_TOO_BIG:
-        cw_message(message, size, "the encoded file would exceed 4 GiB");
+        cs_format(message, size, "the encoded file would exceed 4 GiB");
         return CW_ERR_LIMIT;
     default:
-        cw_message(message, size, "libwebp could not encode the image (error %d)", (int)e);
+        cs_format(message, size, "libwebp could not encode the image (error %d)", (int)e);
         return CW_ERR_STATE;
     }
 }
@@ -428,20 +416,20 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                     int lossless, int quality, int method, int threads, const cw_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
-    cw_message(message, message_size, "%s", "");
+    cs_format(message, message_size, "%s", "");
     if (!cw_check_size(width, height)) {
-        cw_message(message, message_size, "WebP images are 1 to %d pixels wide and high, not %ux%u",
+        cs_format(message, message_size, "WebP images are 1 to %d pixels wide and high, not %ux%u",
                    WEBP_MAX_DIMENSION, width, height);
         return (width == 0 || height == 0) ? CW_ERR_STATE : CW_ERR_UNSUPPORTED;
     }
     if (!rgba || stride < (size_t)width * 4 || stride > INT_MAX) {
-        cw_message(message, message_size, "invalid pixel buffer or stride");
+        cs_format(message, message_size, "invalid pixel buffer or stride");
         return CW_ERR_STATE;
     }
 
     WebPConfig config;
     if (!WebPConfigInit(&config)) {  // quality 75, method 4, exact 0
-        cw_message(message, message_size, "libwebp version mismatch");
+        cs_format(message, message_size, "libwebp version mismatch");
         return CW_ERR_STATE;
     }
     if (lossless) {
@@ -455,7 +443,7 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
 
     WebPPicture picture;
     if (!WebPPictureInit(&picture)) {
-        cw_message(message, message_size, "libwebp version mismatch");
+        cs_format(message, message_size, "libwebp version mismatch");
         return CW_ERR_STATE;
     }
     picture.width = (int)width;
@@ -469,7 +457,7 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                              : WebPPictureImportRGBX(&picture, rgba, (int)stride);
     if (!imported) {
         WebPPictureFree(&picture);
-        cw_message(message, message_size, "out of memory while importing the pixels");
+        cs_format(message, message_size, "out of memory while importing the pixels");
         return CW_ERR_NOMEM;
     }
 
@@ -592,14 +580,14 @@ int cw_rows_encoder_finish(cw_rows_encoder *e, int fd, int quality, int method, 
                            const cw_metadata *metadata,
                            char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
-    cw_message(message, message_size, "%s", "");
+    cs_format(message, message_size, "%s", "");
     if (e->next_row != e->height || e->carrying) {
-        cw_message(message, message_size, "%u of %u rows given", e->next_row, e->height);
+        cs_format(message, message_size, "%u of %u rows given", e->next_row, e->height);
         return CW_ERR_STATE;
     }
     WebPConfig config;
     if (!WebPConfigInit(&config)) {
-        cw_message(message, message_size, "libwebp version mismatch");
+        cs_format(message, message_size, "libwebp version mismatch");
         return CW_ERR_STATE;
     }
     config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
@@ -627,7 +615,7 @@ struct cw_anim_encoder {
 static int cw_anim_fail(cw_anim_encoder *e, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cw_format(e->message, sizeof e->message, format, args);
+    cs_vformat(e->message, sizeof e->message, format, args);
     va_end(args);
     e->code = code;
     return code;

@@ -90,13 +90,13 @@ struct GIFCodec: AnimationCodec {
     }
 }
 
-final class GIFRowDecoder: RowDecoder {
+final class GIFRowDecoder: WholePictureDecoder {
     let info: RowDecoderInfo
+    let loopCount: Int?
+    var rows = WholeImageRows()
     private let decoder: OpaquePointer
     private let name: String
-    private let loopCount: Int?
     private var framesRead = 0
-    private var rows = WholeImageRows()
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cg_decoder_create($0.baseAddress, $0.count) }) else {
@@ -130,7 +130,7 @@ final class GIFRowDecoder: RowDecoder {
 
     deinit { cg_decoder_destroy(decoder) }
 
-    private func nextFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int {
+    func nextFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int {
         var delay: Int32 = 0
         let code = cg_decoder_next_frame(decoder, buffer.base, buffer.stride, &delay)
         guard code == Int32(CG_OK) else {
@@ -145,18 +145,4 @@ final class GIFRowDecoder: RowDecoder {
         _ = try nextFrame(into: buffer)
     }
 
-    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
-        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
-            try readImage(into: image)
-        }
-    }
-
-    func finish() throws(ImageIOError) { rows.release() }
-
-    func readFrames() throws(ImageIOError) -> Animation {
-        precondition(framesRead == 0)
-        return try readFrames(loopCount: loopCount) { (frame: PixelBuffer) throws(ImageIOError) in
-            try nextFrame(into: frame)
-        }
-    }
 }

@@ -70,12 +70,15 @@ struct HEIFCodec: ImageCodec {
     }
 }
 
-final class HEIFRowDecoder: RowDecoder {
+final class HEIFRowDecoder: WholePictureDecoder {
     let info: RowDecoderInfo
+    var rows = WholeImageRows()
     private let decoder: OpaquePointer
     private let name: String
     private let threads: Int32
-    private var rows = WholeImageRows()
+
+    /// An AVIF sequence loops forever, as browsers play it.
+    var loopCount: Int? { info.frameCount > 1 ? 0 : nil }
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ ch_decoder_create($0.baseAddress, $0.count) }) else {
@@ -119,21 +122,10 @@ final class HEIFRowDecoder: RowDecoder {
         try check(ch_decoder_read_image(decoder, buffer.base, buffer.stride, threads))
     }
 
-    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
-        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
-            try readImage(into: image)
-        }
-    }
-
-    func finish() throws(ImageIOError) { rows.release() }
-
-    func readFrames() throws(ImageIOError) -> Animation {
-        // An AVIF sequence loops forever, as browsers play it.
-        try readFrames(loopCount: info.frameCount > 1 ? 0 : nil) { (frame: PixelBuffer) throws(ImageIOError) in
-            var delay: Int32 = 0
-            try check(ch_decoder_next_frame(decoder, frame.base, frame.stride, threads, &delay))
-            return Int(delay)
-        }
+    func nextFrame(into frame: PixelBuffer) throws(ImageIOError) -> Int {
+        var delay: Int32 = 0
+        try check(ch_decoder_next_frame(decoder, frame.base, frame.stride, threads, &delay))
+        return Int(delay)
     }
 
     private func check(_ code: Int32) throws(ImageIOError) {

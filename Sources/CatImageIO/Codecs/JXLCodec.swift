@@ -80,13 +80,13 @@ struct JXLCodec: AnimationCodec {
     }
 }
 
-final class JXLRowDecoder: RowDecoder {
+final class JXLRowDecoder: WholePictureDecoder {
     let info: RowDecoderInfo
+    let loopCount: Int?
+    var rows = WholeImageRows()
     private let decoder: OpaquePointer
     private let name: String
-    private let loopCount: Int
     private let threads: Int32
-    private var rows = WholeImageRows()
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cx_decoder_create($0.baseAddress, $0.count) }) else {
@@ -133,20 +133,10 @@ final class JXLRowDecoder: RowDecoder {
         try check(cx_decoder_read_image(decoder, buffer.base, buffer.stride, threads))
     }
 
-    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
-        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
-            try readImage(into: image)
-        }
-    }
-
-    func finish() throws(ImageIOError) { rows.release() }
-
-    func readFrames() throws(ImageIOError) -> Animation {
-        try readFrames(loopCount: loopCount) { (frame: PixelBuffer) throws(ImageIOError) in
-            var delay: Int32 = 0
-            try check(cx_decoder_next_frame(decoder, frame.base, frame.stride, threads, &delay))
-            return Int(delay)
-        }
+    func nextFrame(into frame: PixelBuffer) throws(ImageIOError) -> Int {
+        var delay: Int32 = 0
+        try check(cx_decoder_next_frame(decoder, frame.base, frame.stride, threads, &delay))
+        return Int(delay)
     }
 
     private func check(_ code: Int32) throws(ImageIOError) {

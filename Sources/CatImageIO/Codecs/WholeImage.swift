@@ -50,6 +50,31 @@ struct WholeImageRows {
     mutating func release() { image = nil }
 }
 
+/// A decoder whose library gives whole pictures (WebP, GIF, JPEG XL, HEIF): rows are handed
+/// out from the picture decoded when they are first asked for, frames one after another.
+protocol WholePictureDecoder: RowDecoder {
+    /// The rows handed out so far (state the decoder keeps for this extension).
+    var rows: WholeImageRows { get set }
+    /// nil: no loop count in the file; 0: forever.
+    var loopCount: Int? { get }
+    /// Decodes the next frame (the first: the still image) into `buffer`; returns its delay in ms.
+    func nextFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int
+}
+
+extension WholePictureDecoder {
+    func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
+        try rows.read(into: buffer, at: row, count: count, info: info) { (image: PixelBuffer) throws(ImageIOError) in
+            try readImage(into: image)
+        }
+    }
+
+    func finish() throws(ImageIOError) { rows.release() }
+
+    func readFrames() throws(ImageIOError) -> Animation {
+        try readFrames(loopCount: loopCount) { (frame: PixelBuffer) throws(ImageIOError) in try nextFrame(into: frame) }
+    }
+}
+
 extension RowDecoder {
     /// Every frame of an animation, each a new whole-canvas buffer filled by `next`, which
     /// returns the frame's delay in milliseconds.
