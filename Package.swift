@@ -9,7 +9,7 @@ import PackageDescription
 //   CatImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
 //   the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
-// holds what the shims share (a write that retries on EINTR).
+// holds what the shims share (a write that retries on EINTR, the copy of their input, messages).
 let package = Package(
     name: "catctl",
     platforms: [.macOS(.v14)],
@@ -58,7 +58,7 @@ let package = Package(
 
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
         // lcms2 converts CMYK JPEGs through their ICC profile.
-        // What every shim needs the same way (a write that retries), written once.
+        // What every shim needs the same way (a write that retries, the input copy, messages), written once.
         .target(name: "CShimSupport"),
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2", "CShimSupport"]),
         .target(
