@@ -175,7 +175,7 @@ public enum FilterRegistry {
     public static let all: [FilterDefinition] = [
         .mono, .sepia, .invert, .chrome, .transfer, .process, .noir, .instant, .fade,
         .grayscale, .saturate, .hueRotate, .brightness, .contrast,
-        .blur, .sharpen, .vignette,
+        .blur, .sharpen, .vignette, .convolve,
         .resize, .cover, .crop, .rotate, .flip, .flop,
         .caption, .captionTop,
     ]

@@ -232,7 +232,7 @@ struct EditCommandTests {
             })
         #expect(
             filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == [
-                "blur", "sharpen", "vignette", "caption", "caption-top",
+                "blur", "sharpen", "vignette", "convolve", "caption", "caption-top",
             ])
         #expect(filters.first { $0["name"] as? String == "sepia" }?["default"] as? Double == 1)
         #expect(filters.first { $0["name"] as? String == "mono" }?["default"] is NSNull)

@@ -8,7 +8,7 @@ struct FilterSpecTests {
             FilterRegistry.names == [
                 "mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
                 "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
-                "blur", "sharpen", "vignette",
+                "blur", "sharpen", "vignette", "convolve",
                 "resize", "cover", "crop", "rotate", "flip", "flop", "caption", "caption-top",
             ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }

@@ -28,7 +28,8 @@ struct KernelTests {
 
     /// Geometry stages that apply to every shape (a crop must fit a 1x1 image).
     static let geometrySpecs = [
-        "resize:3x2", "resize:x5", "resize:2", "resize:50x9", "resize:900", "cover:2x3", "crop:1x1", "crop:1x1+0+0",
+        "resize:3x2", "resize:x5", "resize:2", "resize:50x9", "resize:900", "resize:90%", "resize:250%", "resize:7x3!",
+        "cover:2x3", "crop:1x1", "crop:1x1+0+0",
         "rotate:90", "rotate:180", "rotate:270", "flip", "flop",
     ]
 
@@ -92,6 +93,18 @@ struct KernelTests {
             }
         }
     }
+
+    /// 3x3 and 5x5 kernels, with and without a scale and an offset, negative sums, zeros.
+    @Test(
+        "each convolution",
+        arguments: [
+            "convolve:-1,-1,-1,-1,16,-1,-1,-1,-1:8", "convolve:0,-1,0,-1,5,-1,0,-1,0", "convolve:1,2,1,0,0,0,-1,-2,-1",
+            "convolve:1,2,1,0,0,0,-1,-2,-1:1:128", "convolve:1,1,1,1,1,1,1,1,1:9",
+            "convolve:-1000,0,0,0,1000,0,0,0,1:7.5:-3",
+            "convolve:" + Array(repeating: "1", count: 25).joined(separator: ","),
+            "convolve:" + (0..<25).map { "\($0 % 7 - 3)" }.joined(separator: ",") + ":-4:10",
+        ])
+    func eachConvolution(_ spec: String) throws { try check([spec], threads: [1, 3]) }
 
     @Test func longChainMixingColourAndSpatial() throws {
         try check(

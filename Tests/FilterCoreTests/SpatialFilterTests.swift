@@ -102,3 +102,71 @@ struct SpatialFilterTests {
         #expect(throws: FilterError.self) { try Filter(parsing: "blur:-1") }
     }
 }
+
+/// `convolve` against a plain double-precision convolution written here (not the stage's
+/// reference), and its value syntax.
+@Suite("Convolution")
+struct ConvolutionTests {
+    static func convolve(_ src: PixelBuffer, _ k: [Double], scale: Double, offset: Double) throws -> PixelBuffer {
+        let size = k.count == 25 ? 5 : 3, r = size / 2
+        let out = try PixelBuffer(width: src.width, height: src.height, hasAlpha: src.hasAlpha)
+        for y in 0..<src.height {
+            for x in 0..<src.width {
+                for c in 0..<3 {
+                    var sum = 0.0
+                    for ky in 0..<size {
+                        for kx in 0..<size {
+                            let sy = min(max(y + ky - r, 0), src.height - 1),
+                                sx = min(max(x + kx - r, 0), src.width - 1)
+                            sum += k[ky * size + kx] * Double(src.row(sy)[4 * sx + c])
+                        }
+                    }
+                    out.row(y)[4 * x + c] = UInt8(min(max((sum / scale + offset).rounded(), 0), 255))
+                }
+                out.row(y)[4 * x + 3] = src.row(y)[4 * x + 3]
+            }
+        }
+        return out
+    }
+
+    @Test(
+        "within 1 of a double-precision convolution",
+        arguments: [
+            ("-1,-1,-1,-1,16,-1,-1,-1,-1:8", 8.0, 0.0), ("1,2,1,2,4,2,1,2,1", 16.0, 0.0),
+            ("1,0,-1,2,0,-2,1,0,-1", 1.0, 0.0),
+            ("1,0,-1,2,0,-2,1,0,-1:1:128", 1.0, 128.0), ("1,1,1,1,1,1,1,1,1:3", 3.0, 0.0),
+        ])
+    func matchesDoubles(_ value: String, _ scale: Double, _ offset: Double) throws {
+        let image = try PixelBuffer.random(width: 37, height: 23, seed: 11)
+        let kernel = value.split(separator: ":")[0].split(separator: ",").map { Double($0)! }
+        let expected = try Self.convolve(image, kernel, scale: scale, offset: offset)
+        let out = try FilterChain(specs: ["convolve:" + value]).apply(to: try image.copy(), threads: 2)
+        let diff = PixelDifference(out.packedRGBA(), expected.packedRGBA())
+        #expect(diff.maximum <= 1, "\(value): \(diff)")
+    }
+
+    @Test func theIdentityKernelLeavesThePicture() throws {
+        let image = try PixelBuffer.random(width: 41, height: 9, seed: 3)
+        let out = try FilterChain(specs: ["convolve:0,0,0,0,1,0,0,0,0"]).apply(to: try image.copy())
+        #expect(out.packedRGBA() == image.packedRGBA())
+        let big = try FilterChain(specs: ["convolve:" + (0..<25).map { $0 == 12 ? "3" : "0" }.joined(separator: ",")])
+        #expect(try big.apply(to: try image.copy()).packedRGBA() == image.packedRGBA(), "scale = sum = 3")
+    }
+
+    @Test func badValuesSayWhatIsWrong() {
+        for value in [
+            "1,2,3", "1,1,1,1,1,1,1,1,1:0", "1,1,1,1,1,1,1,1,x", "1,1,1,1,1,1,1,1,1001", "1,1,1,1,1,1,1,1,1:1:2:3",
+        ] {
+            #expect(throws: FilterError.self, "\(value)") { try Filter(parsing: "convolve:" + value) }
+        }
+        #expect(throws: FilterError.self) { try Filter(parsing: "resize:0%") }
+        #expect(throws: FilterError.self) { try Filter(parsing: "resize:20000%") }
+        #expect(throws: FilterError.self) { try Filter(parsing: "resize:100!") }
+    }
+
+    @Test func percentAndExactSizes() throws {
+        #expect(try FilterChain(specs: ["resize:90%"]).outputSize(width: 9800, height: 9800) == (8820, 8820))
+        #expect(try FilterChain(specs: ["resize:50%"]).outputSize(width: 4031, height: 3) == (2016, 2))
+        #expect(try FilterChain(specs: ["resize:300x100!"]).outputSize(width: 4032, height: 3024) == (300, 100))
+    }
+}

@@ -39,6 +39,9 @@ struct StreamingTests {
         // Geometry that streams: a band of input rows per band of output rows.
         ["resize:50"], ["resize:x200"], ["sepia", "resize:23x17", "contrast:1.2"], ["crop:20x16+5+7"], ["crop:30x20"],
         ["flop"], ["noir", "flop", "invert:0.5"], ["caption:Hello cat"], ["sepia", "caption-top:Top text", "fade"],
+        ["convolve:-1,-1,-1,-1,16,-1,-1,-1,-1:8"],
+        ["sepia", "convolve:" + Array(repeating: "1", count: 25).joined(separator: ",")],
+        ["resize:90%"], ["resize:40x300!"],
     ]
 
     @Test("spatial chains stream byte-identically", arguments: spatialChains)

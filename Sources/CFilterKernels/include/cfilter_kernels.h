@@ -34,6 +34,8 @@ const char *ck_isa_name(int isa);
 //   r' = c[0]*r + c[1]*g + c[2]*b + c[3]   (rows 4-7 for g', 8-11 for b'),
 // where the offsets c[3], c[7], c[11] already include the +0.5 of rounding.
 #define CK_STAGE_FLOATS 12
+// The largest convolution kernel side ck_convolve_rows takes (5x5).
+#define CK_CONVOLVE_MAX 5
 
 // The kernels, from the one list (each one's contract is written there).
 #define CK_KERNEL(ret, name, params, args) ret name params;

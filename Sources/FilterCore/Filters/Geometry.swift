@@ -55,6 +55,15 @@ enum Geometry {
         return (box.width, box.height, try offset(parts[1], bad), try offset(parts[2], bad))
     }
 
+    /// `P` of `P%`: a percentage above 0 and at most 10000, as a factor (90 -> 0.9).
+    static func percent(_ text: String, filter: String) throws(FilterError) -> Double {
+        guard text.allSatisfy(\.isASCII), let p = Double(text), p.isFinite, p > 0, p <= 10_000 else {
+            throw .badValue(
+                filter: filter, value: text + "%", reason: "a scale is a percentage above 0 and at most 10000%")
+        }
+        return p / 100
+    }
+
     static func pixels(_ text: String, _ bad: (String) -> FilterError) throws(FilterError) -> Int {
         guard text.allSatisfy(\.isASCII), let n = Int(text) else {
             throw bad("'\(text)' is not a whole number of pixels")

@@ -2,11 +2,20 @@ import CatImageIO
 
 extension FilterDefinition {
     static let resize = FilterDefinition(
-        name: "resize", valueName: "W|xH|WxH",
-        description: "Fit inside W x H keeping the aspect ratio (may enlarge); W or xH alone sets one side. Lanczos-3",
+        name: "resize", valueName: "W|xH|WxH|WxH!|P%",
+        description:
+            "Fit inside W x H keeping the aspect ratio (may enlarge); W or xH alone sets one side; WxH! exactly "
+            + "W x H; P% scales both sides (ImageMagick geometry). Lanczos-3",
         showcase: "160",
         presets: { width, _ in Geometry.fractions.map { "\(Geometry.part(width, $0))" } },
         parse: { text throws(FilterError) in
+            if text.hasSuffix("%") {
+                return [.spatial(ResizeStage(.scale(try Geometry.percent(String(text.dropLast()), filter: "resize"))))]
+            }
+            if text.hasSuffix("!") {
+                let box = try Geometry.box(String(text.dropLast()), filter: "resize")
+                return [.spatial(ResizeStage(.exact(box.width, box.height)))]
+            }
             let size = try Geometry.size(text, filter: "resize")
             switch (size.width, size.height) {
             case let (w?, h?): return [.spatial(ResizeStage(.fit(w, h)))]
@@ -45,8 +54,11 @@ struct ResizeStage: SpatialStage {
         case fit(Int, Int)
         /// Covering the box, keeping the aspect ratio (a crop follows).
         case cover(Int, Int)
-        /// Exactly this size (what the others become after shrink-on-load).
+        /// Exactly this size, the aspect ratio ignored (`WxH!`; what the others become after
+        /// shrink-on-load).
         case exact(Int, Int)
+        /// Both sides times this factor (`P%`), each rounded, at least 1.
+        case scale(Double)
     }
 
     let mode: Mode
@@ -65,6 +77,7 @@ struct ResizeStage: SpatialStage {
         case let .fit(w, h): return ResizeStage(.fit(s(w), s(h)), filter: filter)
         case let .cover(w, h): return ResizeStage(.cover(s(w), s(h)), filter: filter)
         case let .exact(w, h): return ResizeStage(.exact(s(w), s(h)), filter: filter)
+        case .scale: return self  // relative to the image it gets
         }
     }
 
@@ -80,6 +93,7 @@ struct ResizeStage: SpatialStage {
             let s = max(Double(tw) / Double(w), Double(th) / Double(h))
             return (max(tw, scaled(w, s)), max(th, scaled(h, s)))
         case let .exact(tw, th): return (tw, th)
+        case let .scale(s): return (scaled(w, s), scaled(h, s))
         }
     }
 
