@@ -3,40 +3,41 @@ import CatImageIO
 import Foundation
 
 /// Decode → filter → encode a strip of rows at a time, the decoder on a thread of its
-/// own and the filters and the encoder on the caller's, so a 12 MP photo never sits whole
-/// in memory and decoding overlaps encoding. Colour filters work on each strip; one
-/// spatial stage may sit anywhere in the chain: a stage with no halo (vignette) runs on
-/// each strip in place, one with a halo (blur, sharpen) on a sliding window of rows — the
-/// halo above and below the rows being written. The bytes are the same as the
-/// whole-image path's.
+/// own and the filters and the encoder on the caller's, so a photo never sits whole in
+/// memory and decoding overlaps encoding. The chain runs as a line of strip stages, one per
+/// spatial stage (each with the colour stages after it; the first also with those before
+/// it): a stage with no halo (vignette) works on each strip in place, the others on a
+/// sliding window of their input rows (a blur's halo above and below, a resize's taps, a
+/// crop's band) and hand their output rows on to the next stage, the last to the encoder.
+/// The bytes are the same as the whole-image path's.
 public enum StreamingPipeline {
     public static let stripRows = 32
     /// Strips in flight between the decoder and the encoder.
     static let depth = 3
 
-    /// Colour stages before the spatial one, the spatial one (if any), colour stages after.
+    /// Colour stages before the first spatial one, then each spatial stage with the colour
+    /// stages after it.
     struct Plan {
         var before: [Float] = []
-        var spatial: (any SpatialStage)?
-        var after: [Float] = []
+        var steps: [(spatial: any SpatialStage, after: [Float])] = []
     }
 
-    /// nil when the chain cannot stream: two spatial stages, or one that needs rows from
-    /// the far end first (flip, rotate).
+    /// nil when the chain cannot stream: a stage that needs rows from the far end first
+    /// (flip, rotate).
     static func plan(_ chain: FilterChain) -> Plan? {
         var plan = Plan()
         for stage in chain.stages {
             switch stage {
             case let .color(matrix):
-                if plan.spatial == nil {
+                if plan.steps.isEmpty {
                     plan.before += matrix.kernelCoefficients
                 } else {
-                    plan.after += matrix.kernelCoefficients
+                    plan.steps[plan.steps.count - 1].after += matrix.kernelCoefficients
                 }
             case let .spatial(spatial):
                 if spatial.isIdentity { continue }  // as in the whole-image path
-                guard plan.spatial == nil, spatial.streams else { return nil }
-                plan.spatial = spatial
+                guard spatial.streams else { return nil }
+                plan.steps.append((spatial, []))
             }
         }
         return plan
@@ -81,12 +82,13 @@ public enum StreamingPipeline {
         decoder.start()
         defer { spare.close() }
 
-        let height = reader.value.height
-        let stage = try Stage(plan, width: reader.value.width, height: height, hasAlpha: reader.value.hasAlpha)
+        let first = try Stage.line(
+            plan, width: reader.value.width, height: reader.value.height, hasAlpha: reader.value.hasAlpha,
+            writer: writer)
         while true {
             switch channel.receive() {
             case let .strip(strip, count):
-                try stage.take(strip, rows: count, writer: writer)
+                try first.put(strip, rows: count)
                 spare.give(strip)
                 progress(Double(writer.rowsWritten) / Double(writer.height))
             case let .failed(error):
@@ -98,11 +100,25 @@ public enum StreamingPipeline {
         }
     }
 
-    /// The filters of a plan applied strip by strip.
-    final class Stage {
-        let plan: Plan
+    /// Where a stage's rows go: the next stage, or the encoder.
+    protocol RowSink: AnyObject {
+        /// Rows 0..<rows of `strip`, the next ones top to bottom.
+        func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError)
+    }
+
+    /// The encoder as the end of the line.
+    final class WriterSink: RowSink {
+        let writer: ImageWriter
+        init(_ writer: ImageWriter) { self.writer = writer }
+        func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError) { try writer.write(strip, rows: 0..<rows) }
+    }
+
+    /// Colour stages, then a spatial stage (or none), then colour stages, strip by strip.
+    final class Stage: RowSink {
+        let before: [Float], spatial: (any SpatialStage)?, after: [Float]
+        let next: any RowSink
         let width: Int, height: Int
-        /// The size written.
+        /// The size it hands on.
         let outputWidth: Int, outputHeight: Int
         private var row = 0
         private let kernel: (any SpatialKernel)?
@@ -113,44 +129,82 @@ public enum StreamingPipeline {
         private var output: PixelBuffer?
         private var outputRows = 0
 
-        init(_ plan: Plan, width: Int, height: Int, hasAlpha: Bool) throws(ImageIOError) {
-            self.plan = plan
+        /// The stages of `plan` for an input of `width` x `height`, each feeding the next,
+        /// the last `writer`; returns the first.
+        static func line(
+            _ plan: Plan, width: Int, height: Int, hasAlpha: Bool, writer: ImageWriter
+        ) throws(ImageIOError) -> Stage {
+            // Each stage's input is the one before's output: its size, and the most rows it
+            // hands on at once.
+            var inputs = [(width: width, height: height, strip: stripRows)]
+            for step in plan.steps {
+                let input = inputs.last!, spatial = step.spatial
+                let size = spatial.outputSize(width: input.width, height: input.height)
+                inputs.append(
+                    (size.width, size.height, spatial.inPlace ? input.strip : outputStrip(spatial, height: size.height))
+                )
+            }
+            // Built from the encoder back; a chain of colour stages alone is one stage.
+            var next: any RowSink = WriterSink(writer)
+            var first: Stage?
+            for (i, step) in plan.steps.enumerated().reversed() {
+                let stage = try Stage(
+                    before: i == 0 ? plan.before : [], spatial: step.spatial, after: step.after, width: inputs[i].width,
+                    height: inputs[i].height, strip: inputs[i].strip, hasAlpha: hasAlpha, next: next)
+                (first, next) = (stage, stage)
+            }
+            if let first { return first }
+            return try Stage(
+                before: plan.before, spatial: nil, after: [], width: width, height: height, strip: stripRows,
+                hasAlpha: hasAlpha, next: next)
+        }
+
+        /// Output strips of at least 4 halos (each recomputes 2 halos of rows at its edges).
+        static func outputStrip(_ spatial: any SpatialStage, height: Int) -> Int {
+            min(max(stripRows, 4 * spatial.halo), height)
+        }
+
+        /// `strip`: the most rows one `put` brings.
+        init(
+            before: [Float], spatial: (any SpatialStage)?, after: [Float], width: Int, height: Int, strip: Int,
+            hasAlpha: Bool, next: any RowSink
+        ) throws(ImageIOError) {
+            (self.before, self.spatial, self.after, self.next) = (before, spatial, after, next)
             self.width = width
             self.height = height
-            (outputWidth, outputHeight) = plan.spatial?.outputSize(width: width, height: height) ?? (width, height)
-            kernel = try plan.spatial?.makeKernel(width: width, height: height)
-            if let spatial = plan.spatial, !spatial.inPlace {
-                // Output strips of at least 4 halos: each recomputes 2 halos of rows at its edges.
-                outputRows = min(max(stripRows, 4 * spatial.halo), outputHeight)
+            (outputWidth, outputHeight) = spatial?.outputSize(width: width, height: height) ?? (width, height)
+            kernel = try spatial?.makeKernel(width: width, height: height)
+            if let spatial, !spatial.inPlace {
+                outputRows = Self.outputStrip(spatial, height: outputHeight)
                 var needed = 0
                 for y in stride(from: 0, to: outputHeight, by: outputRows) {
                     let rows = y..<min(outputHeight, y + outputRows)
                     needed = max(needed, spatial.inputRows(forOutput: rows, width: width, height: height).count)
                 }
-                window = try PixelBuffer(width: width, height: needed + 2 * stripRows, hasAlpha: hasAlpha)
+                // Room for what one output strip needs, and for the strips that come in meanwhile.
+                window = try PixelBuffer(width: width, height: needed + 2 * strip, hasAlpha: hasAlpha)
                 output = try PixelBuffer(width: outputWidth, height: outputRows, hasAlpha: hasAlpha)
             }
         }
 
-        /// The next `rows` decoded rows, in `strip`.
-        func take(_ strip: PixelBuffer, rows: Int, writer: ImageWriter) throws(ImageIOError) {
-            Self.color(plan.before, strip, rows: rows)
+        /// The next `rows` input rows, in `strip`.
+        func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError) {
+            Self.color(before, strip, rows: rows)
             defer { row += rows }
-            if let kernel, let spatial = plan.spatial {
+            if let kernel, let spatial {
                 if !spatial.inPlace {
-                    try slide(strip, rows: rows, spatial: spatial, kernel: kernel, writer: writer)
+                    try slide(strip, rows: rows, spatial: spatial, kernel: kernel)
                     return
                 }
                 try kernel.run(row..<row + rows, from: strip, firstRow: row, into: strip, firstRow: row)
             }
-            Self.color(plan.after, strip, rows: rows)
-            try writer.write(strip, rows: 0..<rows)
+            Self.color(after, strip, rows: rows)
+            try next.put(strip, rows: rows)
         }
 
-        /// Adds rows to the window, then writes every output strip whose input rows are in.
+        /// Adds rows to the window, then hands on every output strip whose input rows are in.
         private func slide(
-            _ strip: PixelBuffer, rows: Int, spatial: any SpatialStage, kernel: any SpatialKernel,
-            writer: ImageWriter
+            _ strip: PixelBuffer, rows: Int, spatial: any SpatialStage, kernel: any SpatialKernel
         ) throws(ImageIOError) {
             guard let window, let output, nextOutput < outputHeight else { return }  // past the last output row
             if windowEnd - windowStart + rows > window.height {  // drop rows no output needs any more
@@ -161,6 +215,7 @@ public enum StreamingPipeline {
                 }
                 windowStart = keepFrom
             }
+            precondition(windowEnd - windowStart + rows <= window.height, "the window holds every row an output needs")
             for y in 0..<rows {
                 window.row(windowEnd - windowStart + y).update(from: strip.row(y), count: width * 4)
             }
@@ -172,8 +227,8 @@ public enum StreamingPipeline {
                 try kernel.run(
                     nextOutput..<nextOutput + n, from: window, firstRow: windowStart, into: output,
                     firstRow: nextOutput)
-                Self.color(plan.after, output, rows: n)
-                try writer.write(output, rows: 0..<n)
+                Self.color(after, output, rows: n)
+                try next.put(output, rows: n)
                 nextOutput += n
             }
         }

@@ -48,7 +48,7 @@ struct EditCatSceneTests {
         try OutputFile.write(to: input) { (fd: Int32) throws(ImageIOError) in
             try ImageEncoder.encode(image, to: fd, path: input, options: EncodeOptions(format: .png, pngLevel: 1))
         }
-        for (filters, streams) in [(["sepia"], true), (["blur:1", "sharpen"], false)] {
+        for (filters, streams) in [(["sepia"], true), (["blur:1", "rotate:90"], false)] {
             let view = RecordingEditCatView()
             let presenter = Router.makeEditCat(view: view, interactor: EditCatInteractor(threads: 2))
             let output = dir.appendingPathComponent("out-\(streams).jpg").path
