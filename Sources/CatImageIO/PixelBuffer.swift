@@ -14,6 +14,8 @@ public final class PixelBuffer: @unchecked Sendable {
     /// every alpha byte is 255 and encoders may drop the channel.
     public var hasAlpha: Bool
     public let base: UnsafeMutablePointer<UInt8>
+    /// The buffer whose memory this one shows (a view), kept alive by it; nil when it owns its own.
+    private let owner: PixelBuffer?
 
     /// Allocates an uninitialised buffer. Throws when the size overflows or memory runs out.
     public convenience init(width: Int, height: Int, hasAlpha: Bool = false) throws(ImageIOError) {
@@ -40,9 +42,23 @@ public final class PixelBuffer: @unchecked Sendable {
         self.stride = stride
         self.hasAlpha = hasAlpha
         self.base = raw.bindMemory(to: UInt8.self, capacity: total)
+        owner = nil
     }
 
-    deinit { free(base) }
+    /// The `width` x `height` rectangle of `buffer` at `x`, `y`, sharing its memory (no
+    /// copy): rows keep the buffer's stride, so they need not be aligned.
+    public init(viewing buffer: PixelBuffer, x: Int, y: Int, width: Int, height: Int) {
+        precondition(x >= 0 && y >= 0 && width > 0 && height > 0)
+        precondition(x + width <= buffer.width && y + height <= buffer.height)
+        self.width = width
+        self.height = height
+        stride = buffer.stride
+        hasAlpha = buffer.hasAlpha
+        base = buffer.row(y) + 4 * x
+        owner = buffer
+    }
+
+    deinit { if owner == nil { free(base) } }
 
     public var byteCount: Int { stride * height }
     public var pixelCount: Int { width * height }

@@ -67,3 +67,10 @@ public protocol SpatialKernel: AnyObject {
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int) throws(ImageIOError)
 }
+
+/// A stage whose output is a rectangle of its input, pixel for pixel (a crop): the
+/// streaming pipeline hands on views of the rows it gets, copying nothing.
+protocol RectangleStage: SpatialStage {
+    /// The rectangle kept of an image of `width` x `height`.
+    func box(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)
+}

@@ -122,6 +122,8 @@ public enum StreamingPipeline {
         let outputWidth: Int, outputHeight: Int
         private var row = 0
         private let kernel: (any SpatialKernel)?
+        /// A rectangle stage's rectangle: rows are handed on as views, no kernel runs.
+        private let rectangle: (x: Int, y: Int, width: Int, height: Int)?
         // A stage that does not work in place: the window of input rows
         // [windowStart, windowEnd), the next output row to write.
         private var window: PixelBuffer?
@@ -140,9 +142,9 @@ public enum StreamingPipeline {
             for step in plan.steps {
                 let input = inputs.last!, spatial = step.spatial
                 let size = spatial.outputSize(width: input.width, height: input.height)
+                let passesRows = spatial.inPlace || spatial is any RectangleStage
                 inputs.append(
-                    (size.width, size.height, spatial.inPlace ? input.strip : outputStrip(spatial, height: size.height))
-                )
+                    (size.width, size.height, passesRows ? input.strip : outputStrip(spatial, height: size.height)))
             }
             // Built from the encoder back; a chain of colour stages alone is one stage.
             var next: any RowSink = WriterSink(writer)
@@ -173,16 +175,18 @@ public enum StreamingPipeline {
             self.width = width
             self.height = height
             (outputWidth, outputHeight) = spatial?.outputSize(width: width, height: height) ?? (width, height)
-            kernel = try spatial?.makeKernel(width: width, height: height)
-            if let spatial, !spatial.inPlace {
+            rectangle = (spatial as? any RectangleStage)?.box(width: width, height: height)
+            kernel = rectangle == nil ? try spatial?.makeKernel(width: width, height: height) : nil
+            if let spatial, !spatial.inPlace, rectangle == nil {
                 outputRows = Self.outputStrip(spatial, height: outputHeight)
                 var needed = 0
                 for y in stride(from: 0, to: outputHeight, by: outputRows) {
                     let rows = y..<min(outputHeight, y + outputRows)
                     needed = max(needed, spatial.inputRows(forOutput: rows, width: width, height: height).count)
                 }
-                // Room for what one output strip needs, and for the strips that come in meanwhile.
-                window = try PixelBuffer(width: width, height: needed + 2 * strip, hasAlpha: hasAlpha)
+                // Room for what one output strip needs and one strip coming in: before a strip is
+                // added, rows no output needs any more are dropped, which leaves fewer than `needed`.
+                window = try PixelBuffer(width: width, height: needed + strip, hasAlpha: hasAlpha)
                 output = try PixelBuffer(width: outputWidth, height: outputRows, hasAlpha: hasAlpha)
             }
         }
@@ -191,6 +195,15 @@ public enum StreamingPipeline {
         func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError) {
             Self.color(before, strip, rows: rows)
             defer { row += rows }
+            if let rectangle {
+                let top = max(row, rectangle.y), bottom = min(row + rows, rectangle.y + rectangle.height)
+                guard top < bottom else { return }
+                let view = PixelBuffer(
+                    viewing: strip, x: rectangle.x, y: top - row, width: rectangle.width, height: bottom - top)
+                Self.color(after, view, rows: view.height)
+                try next.put(view, rows: view.height)
+                return
+            }
             if let kernel, let spatial {
                 if !spatial.inPlace {
                     try slide(strip, rows: rows, spatial: spatial, kernel: kernel)

@@ -15,8 +15,8 @@ extension FilterDefinition {
 }
 
 /// A rectangle of the image, exactly; centred when no offset is given. Streams: output
-/// row y is input row y + top.
-struct CropStage: SpatialStage {
+/// row y is input row y + top, handed on as a view of the incoming rows (`RectangleStage`).
+struct CropStage: RectangleStage {
     let width: Int, height: Int
     /// nil: centred.
     let x: Int?, y: Int?
