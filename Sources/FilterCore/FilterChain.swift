@@ -80,6 +80,35 @@ public struct FilterChain: Sendable {
         return (size.width, size.height, largest.pixels, largest.width, largest.height)
     }
 
+    /// Where a gravity placed a crop (`crop:WxH:GRAVITY`, `cover:WxH:GRAVITY`), in the
+    /// pixels of an input of `width` × `height`: the first such crop, through the resizes and
+    /// crops before it. nil when there is none, or a stage before it turns or mirrors the image.
+    public func gravityWindow(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+        var size = (width: width, height: height)
+        var scale = (x: 1.0, y: 1.0), origin = (x: 0.0, y: 0.0)
+        for case let .spatial(stage) in stages where !stage.isIdentity {
+            let next = stage.outputSize(width: size.width, height: size.height)
+            if let crop = stage as? CropStage {
+                let box = crop.box(width: size.width, height: size.height)
+                let x = origin.x + Double(box.x) / scale.x, y = origin.y + Double(box.y) / scale.y
+                if crop.gravity != nil {
+                    func px(_ v: Double) -> Int { Int(v.rounded()) }
+                    return (px(x), px(y), px(Double(box.width) / scale.x), px(Double(box.height) / scale.y))
+                }
+                origin = (x, y)
+            } else if stage is ResizeStage {
+                scale = (
+                    scale.x * Double(next.width) / Double(size.width),
+                    scale.y * Double(next.height) / Double(size.height)
+                )
+            } else if stage is RotateStage || stage is FlipStage || next != size {
+                return nil
+            }
+            size = next
+        }
+        return nil
+    }
+
     /// The size of the result for an input of `width` × `height` (see `sizes`).
     public func outputSize(width: Int, height: Int) throws(FilterError) -> (width: Int, height: Int) {
         let all = try sizes(width: width, height: height)

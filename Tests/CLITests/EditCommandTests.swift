@@ -177,6 +177,24 @@ struct EditCommandTests {
         #expect(result.stderr.contains("is 5917 pixels, over the limit of 5000 pixels"), "\(result.stderr)")
     }
 
+    /// A gravity's window is in the saved event, in the input's pixels; without one, no `crop`.
+    @Test func jsonSavedCarriesTheGravitysWindow() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = Fixtures.path("photos/chelsea.png")
+        for (filter, expected) in [
+            ("cover:100x100:east", ["x": 150, "y": 0, "width": 301, "height": 300]),
+            ("crop:40x30:southwest", ["x": 0, "y": 270, "width": 40, "height": 30]),
+        ] {
+            let result = try Catctl.run(["edit", "--json", "--filter", filter, photo, dir.path + "/o.png"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdoutLines.last!.utf8)) as? [String: Any])
+            #expect(json["crop"] as? [String: Int] == expected, "\(filter): \(result.stdoutText)")
+        }
+        let plain = try Catctl.run(["edit", "--json", "--filter", "cover:100x100", photo, dir.path + "/p.png"])
+        #expect(plain.stdoutLines.last?.contains("\"crop\"") == false)
+    }
+
     @Test func jsonErrorsAreTheLastLine() throws {
         let dir = try Fixtures.temporaryDirectory()
         for (args, code) in [

@@ -230,3 +230,50 @@ struct GeometryTests {
         #expect(sizes.largestWidth == 100087 && sizes.largestHeight == 55604 && sizes.largestPixels > 5_000_000_000)
     }
 }
+
+/// `crop:WxH:GRAVITY` and `cover:WxH:GRAVITY`: the compass points put the window where
+/// `crop:WxH+X+Y` would, and the chain says where the window is in the input's pixels.
+@Suite("Gravity")
+struct GravityTests {
+    @Test(
+        arguments: [
+            ("centre", 10, 7), ("north", 10, 0), ("south", 10, 14), ("east", 20, 7), ("west", 0, 7),
+            ("northeast", 20, 0),
+            ("northwest", 0, 0), ("southeast", 20, 14), ("southwest", 0, 14),
+        ])
+    func compassPoints(_ gravity: String, _ x: Int, _ y: Int) throws {
+        let image = try PixelBuffer.random(width: 30, height: 20, seed: 17)
+        let placed = try FilterChain(specs: ["crop:10x6:\(gravity)"])
+        let explicit = try FilterChain(specs: ["crop:10x6+\(x)+\(y)"])
+        #expect(
+            try placed.apply(to: try image.copy()).packedRGBA() == explicit.apply(to: try image.copy()).packedRGBA())
+        let window = try #require(placed.gravityWindow(width: 30, height: 20))
+        #expect(window == (x, y, 10, 6))
+        #expect(
+            try FilterChain(specs: ["crop:10x6:\(gravity.uppercased())"]).outputSize(width: 30, height: 20) == (10, 6))
+    }
+
+    @Test func coverReportsTheWindowInTheInputsPixels() throws {
+        // 451x300 covered to 100x100: resized to 150x100, the east third kept.
+        let window = try #require(try FilterChain(specs: ["cover:100x100:east"]).gravityWindow(width: 451, height: 300))
+        #expect(window == (150, 0, 301, 300))
+        #expect(
+            try FilterChain(specs: ["sepia", "crop:400x300", "crop:100x50:south"]).gravityWindow(
+                width: 451, height: 300)! == (175, 250, 100, 50))
+        #expect(
+            try FilterChain(specs: ["cover:100x100"]).gravityWindow(width: 451, height: 300) == nil,
+            "no gravity asked for")
+        #expect(
+            try FilterChain(specs: ["rotate:90", "crop:10x10:north"]).gravityWindow(width: 451, height: 300) == nil)
+    }
+
+    @Test func badGravitiesNameTheValidOnes() {
+        #expect(
+            throws: FilterError.badValue(
+                filter: "cover", value: "10x10:middle",
+                reason: "unknown gravity 'middle'; use one of centre, north, south, east, west, northeast, northwest, "
+                    + "southeast, southwest")
+        ) { try Filter(parsing: "cover:10x10:middle") }
+        #expect(throws: FilterError.self) { try Filter(parsing: "crop:10x10+1+2:north") }
+    }
+}

@@ -107,14 +107,17 @@ public struct EditCatResult: Equatable, Sendable {
     /// What the user should know about the result (the frames or pages it left out), in
     /// words; views print them as they are (neutralised: they hold file names).
     public let notes: [String]
+    /// The window a gravity chose for a crop, in the input's pixels.
+    public let crop: EditCatCrop?
 
     public init(
         input: String, output: String, width: Int, height: Int, filters: [String], milliseconds: Int,
-        isGallery: Bool = false, frames: Int = 1, inputFrames: Int = 1, notes: [String] = []
+        isGallery: Bool = false, frames: Int = 1, inputFrames: Int = 1, notes: [String] = [], crop: EditCatCrop? = nil
     ) {
         self.frames = frames
         self.inputFrames = inputFrames
         self.notes = notes
+        self.crop = crop
         self.input = input
         self.output = output
         self.width = width
@@ -122,5 +125,14 @@ public struct EditCatResult: Equatable, Sendable {
         self.filters = filters
         self.milliseconds = milliseconds
         self.isGallery = isGallery
+    }
+}
+
+/// A crop's window in the input's pixels (`crop:WxH:GRAVITY`, `cover:WxH:GRAVITY`).
+public struct EditCatCrop: Equatable, Sendable {
+    public let x: Int, y: Int, width: Int, height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
 }

@@ -26,10 +26,12 @@ enum EditRun {
                 events: { sink.yield($0) })
         }
         var label: String?
+        var crop: EditCatCrop?
         for await event in events {
             switch event {
             case let .opened(format, width, height):
                 opened(EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
+                crop = chain.gravityWindow(width: width, height: height).map(EditCatCrop.init)
                 if width * height >= EditCatPresenter.progressThreshold {
                     let mp = String(format: "%.1f MP", Double(width * height) / 1_000_000)
                     label =
@@ -42,12 +44,12 @@ enum EditRun {
         let outcome = try await work.value
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
-            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages)
+            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: crop)
     }
 
     static func result(
         _ request: EditRequest, width: Int, height: Int, specs: [String], elapsed: Duration,
-        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1), pages: Int = 1
+        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1), pages: Int = 1, crop: EditCatCrop? = nil
     ) -> EditCatResult {
         let output = request.output == "-" ? "stdout" : request.output
         var notes: [String] = []
@@ -63,6 +65,6 @@ enum EditRun {
         return EditCatResult(
             input: request.input, output: request.output, width: width, height: height, filters: specs,
             milliseconds: Int((elapsed / .milliseconds(1)).rounded()), isGallery: gallery,
-            frames: frames.written, inputFrames: frames.input, notes: notes)
+            frames: frames.written, inputFrames: frames.input, notes: notes, crop: crop)
     }
 }

@@ -2,24 +2,62 @@ import CatImageIO
 
 extension FilterDefinition {
     static let crop = FilterDefinition(
-        name: "crop", valueName: "WxH[+X+Y]",
-        description: "Cut out W x H pixels at X,Y from the top left (ImageMagick geometry); centred without +X+Y",
+        name: "crop", valueName: "WxH[+X+Y|:GRAVITY]",
+        description:
+            "Cut out W x H pixels at X,Y from the top left (ImageMagick geometry), or where GRAVITY says "
+            + "(\(Gravity.names); default centre)",
         showcase: "100x100",
         presets: { width, height in
             Geometry.fractions.map { "\(Geometry.part(width, $0))x\(Geometry.part(height, $0))" }
         },
         parse: { text throws(FilterError) in
-            let r = try Geometry.rectangle(text, filter: "crop")
-            return [.spatial(CropStage(width: r.width, height: r.height, x: r.x, y: r.y, spec: "crop:" + text))]
+            let (size, gravity) = try Gravity.split(text, filter: "crop")
+            let r = try Geometry.rectangle(size, filter: "crop")
+            if gravity != nil, r.x != nil {
+                throw .badValue(filter: "crop", value: text, reason: "give an offset or a gravity, not both")
+            }
+            return [
+                .spatial(
+                    CropStage(width: r.width, height: r.height, x: r.x, y: r.y, gravity: gravity, spec: "crop:" + text))
+            ]
         })
+}
+
+/// Where a crop without an offset sits in the image: libvips's and ImageMagick's compass
+/// points.
+public enum Gravity: String, CaseIterable, Sendable {
+    case centre, north, south, east, west, northeast, northwest, southeast, southwest
+
+    /// "centre, north, ...", for help and messages.
+    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// `VALUE[:GRAVITY]`: the value and the gravity named after the last colon, if any.
+    static func split(_ text: String, filter: String) throws(FilterError) -> (String, Gravity?) {
+        guard let colon = text.lastIndex(of: ":") else { return (text, nil) }
+        let name = String(text[text.index(after: colon)...])
+        guard let gravity = Gravity(rawValue: name.lowercased()) else {
+            throw .badValue(filter: filter, value: text, reason: "unknown gravity '\(name)'; use one of \(names)")
+        }
+        return (String(text[..<colon]), gravity)
+    }
+
+    /// The offset of `inner` pixels in `outer` along an axis: 0, the middle, or the far end.
+    func offset(_ outer: Int, _ inner: Int, horizontal: Bool) -> Int {
+        let name = rawValue
+        let low = horizontal ? name.hasSuffix("west") : name.hasPrefix("north")
+        let high = horizontal ? name.hasSuffix("east") : name.hasPrefix("south")
+        return low ? 0 : high ? outer - inner : (outer - inner) / 2
+    }
 }
 
 /// A rectangle of the image, exactly; centred when no offset is given. Streams: output
 /// row y is input row y + top, handed on as a view of the incoming rows (`RectangleStage`).
 struct CropStage: RectangleStage {
     let width: Int, height: Int
-    /// nil: centred.
+    /// nil: placed by `gravity`.
     let x: Int?, y: Int?
+    /// Where the rectangle sits when no offset is given; nil: centred, and not asked for.
+    var gravity: Gravity? = nil
     /// As given, for messages.
     let spec: String
     /// A preview's crop (`scaled`): kept inside the image it gets, whose rounded size may
@@ -29,15 +67,22 @@ struct CropStage: RectangleStage {
     func scaled(by factor: Double) -> any SpatialStage {
         CropStage(
             width: Self.scale(width, factor), height: Self.scale(height, factor),
-            x: x.map { Int(Double($0) * factor) }, y: y.map { Int(Double($0) * factor) }, spec: spec,
+            x: x.map { Int(Double($0) * factor) }, y: y.map { Int(Double($0) * factor) }, gravity: gravity, spec: spec,
             fitsImage: true)
     }
 
     /// The rectangle cut from an image of `w` x `h`.
     func box(width w: Int, height h: Int) -> (x: Int, y: Int, width: Int, height: Int) {
-        guard fitsImage else { return (x ?? (w - width) / 2, y ?? (h - height) / 2, width, height) }
+        let place = gravity ?? .centre
+        guard fitsImage else {
+            return (
+                x ?? place.offset(w, width, horizontal: true), y ?? place.offset(h, height, horizontal: false), width,
+                height
+            )
+        }
         let cw = min(width, w), ch = min(height, h)
-        let left = min(max(0, x ?? (w - cw) / 2), w - cw), top = min(max(0, y ?? (h - ch) / 2), h - ch)
+        let left = min(max(0, x ?? place.offset(w, cw, horizontal: true)), w - cw)
+        let top = min(max(0, y ?? place.offset(h, ch, horizontal: false)), h - ch)
         return (left, top, cw, ch)
     }
 

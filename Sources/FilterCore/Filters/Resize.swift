@@ -26,8 +26,10 @@ extension FilterDefinition {
         })
 
     static let cover = FilterDefinition(
-        name: "cover", valueName: "WxH",
-        description: "Fill W x H exactly: resize to cover it (Lanczos-3), then crop the overflow around the centre",
+        name: "cover", valueName: "WxH[:GRAVITY]",
+        description:
+            "Fill W x H exactly: resize to cover it (Lanczos-3), then crop the overflow where GRAVITY says "
+            + "(\(Gravity.names); default centre)",
         showcase: "160x160",
         presets: { width, height in
             Geometry.fractions.map {
@@ -35,10 +37,13 @@ extension FilterDefinition {
             }
         },
         parse: { text throws(FilterError) in
-            let box = try Geometry.box(text, filter: "cover")
+            let (size, gravity) = try Gravity.split(text, filter: "cover")
+            let box = try Geometry.box(size, filter: "cover")
             return [
                 .spatial(ResizeStage(.cover(box.width, box.height))),
-                .spatial(CropStage(width: box.width, height: box.height, x: nil, y: nil, spec: "cover:" + text)),
+                .spatial(
+                    CropStage(
+                        width: box.width, height: box.height, x: nil, y: nil, gravity: gravity, spec: "cover:" + text)),
             ]
         })
 }

@@ -39,12 +39,23 @@ public final class EditCatJSONView: EditCatView {
     }
 
     public func showSaved(_ result: EditCatResult) {
-        json.emit([
+        var fields: [(String, JSONValue)] = [
             ("event", .string("saved")), ("input", .string(result.input)), ("output", .string(result.output)),
             ("width", .int(result.width)), ("height", .int(result.height)),
             ("filters", .array(result.filters.map { .string($0) })), ("ms", .int(result.milliseconds)),
             ("frames", .int(result.frames)), ("inputFrames", .int(result.inputFrames)),
-        ])
+        ]
+        if let crop = result.crop {
+            fields.append(
+                (
+                    "crop",
+                    .object([
+                        ("x", .int(crop.x)), ("y", .int(crop.y)), ("width", .int(crop.width)),
+                        ("height", .int(crop.height)),
+                    ])
+                ))
+        }
+        json.emit(fields)
         for note in result.notes { stderr.write("note: \(ForeignText.visible(note))\n") }
     }
 
