@@ -85,14 +85,15 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
         // Named CatImageIO, not ImageIO: that name is Apple's framework on macOS.
+        .target(name: "CatSupport"),
         .target(
             name: "CatImageIO",
             dependencies: [
-                "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim", "CTIFFShim",
+                "CatSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim", "CTIFFShim",
                 "CFreeTypeShim",
             ]),
         .target(name: "FilterCore", dependencies: ["CatImageIO", "CFilterKernels"]),
-        .target(name: "CatNetwork", dependencies: ["CCURLShim"]),
+        .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["CatImageIO", "FilterCore", "CatNetwork"]),
         .target(
             name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim"]),
@@ -105,6 +106,7 @@ let package = Package(
 
         // Fixture paths, random images, a process runner: shared by the test targets.
         .target(name: "TestSupport", dependencies: ["CatImageIO"], path: "Tests/TestSupport"),
+        .testTarget(name: "CatSupportTests", dependencies: ["CatSupport"]),
         .testTarget(name: "CatImageIOTests", dependencies: ["CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),

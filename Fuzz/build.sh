@@ -27,12 +27,12 @@ done
 swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
-for module in CatImageIO FilterCore CatNetwork CatScenes TerminalUI; do
+for module in CatSupport CatImageIO FilterCore CatNetwork CatScenes TerminalUI; do
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lCatImageIO
+libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lCatImageIO -lCatSupport
       $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp libjxl libjxl_threads \
         libtiff-4 libheif libavif chafa) -lgif)
 # The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift).

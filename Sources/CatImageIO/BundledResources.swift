@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// The files that ship with catctl: `Resources/<name>` in a source tree, or
 /// `share/catctl/<name>` beside `bin/` once installed (scripts/install), found from the
@@ -15,8 +15,7 @@ public enum BundledResources {
         for _ in 0..<6 {
             for place in ["share/catctl/" + name, "Resources/" + name] {
                 let candidate = dir.appendingPathComponent(place)
-                var isDir: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
+                if isDirectory(atPath: candidate.path) {
                     return candidate.path
                 }
             }

@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// File names are bytes, not text: Linux allows any byte but `/` and NUL, and a name need
 /// not be UTF-8. catctl keeps paths as Swift strings, so a name that is not UTF-8 is
@@ -127,11 +127,11 @@ public enum FileSystem {
     }
 
     public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-        FileNames.withPath(path) { Foundation.open($0, flags, mode) }
+        FileNames.withPath(path) { CatSupport.open($0, flags, mode) }
     }
 
     public static func openat(_ dirfd: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-        FileNames.withPath(name) { Foundation.openat(dirfd, $0, flags, mode) }
+        FileNames.withPath(name) { CatSupport.openat(dirfd, $0, flags, mode) }
     }
 
     public static func isDirectory(_ path: String) -> Bool {

@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// Reading whole input files (or standard input).
 public enum InputFile {
@@ -116,7 +116,7 @@ public enum OutputFile {
         guard let st = FileSystem.status(path), st.st_mode & S_IFMT == S_IFCHR else { return false }
         let fd = FileSystem.open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
-        defer { Foundation.close(fd) }
+        defer { CatSupport.close(fd) }
         return isatty(fd) == 1
     }
 
@@ -142,16 +142,16 @@ public enum OutputFile {
             // What was opened, not what was seen before: a file swapped in meanwhile is refused.
             var st = stat()
             guard fstat(fd, &st) == 0, [S_IFIFO, S_IFCHR].contains(st.st_mode & S_IFMT) else {
-                Foundation.close(fd)
+                CatSupport.close(fd)
                 throw .cannotCreate(path: path, reason: "it changed while catctl opened it")
             }
             do throws(ImageIOError) {
                 try body(fd)
             } catch {
-                Foundation.close(fd)
+                CatSupport.close(fd)
                 throw error
             }
-            guard Foundation.close(fd) == 0 else { throw .writeFailed(path: path, reason: errnoReason(errno)) }
+            guard CatSupport.close(fd) == 0 else { throw .writeFailed(path: path, reason: errnoReason(errno)) }
         case let .atomic(name, existingMode):
             try destination.replace(name, shown: path, mode: existingMode, body)
         }
@@ -265,7 +265,7 @@ public enum OutputFile {
             }
             var folder = FileSystem.open(root.resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard folder >= 0, root.isFolder(open: folder) else {
-                if folder >= 0 { Foundation.close(folder) }
+                if folder >= 0 { CatSupport.close(folder) }
                 throw .cannotCreate(path: path, reason: "the output folder \(root.path) is gone or was replaced")
             }
             // Named from the resolved folder: an interrupt removes the temporary file where it
@@ -278,14 +278,14 @@ public enum OutputFile {
                     let made = FileNames.withPath(part) { mkdirat(folder, $0, 0o777) }
                     if made != 0 && errno != EEXIST {
                         let code = errno
-                        Foundation.close(folder)
+                        CatSupport.close(folder)
                         throw .cannotCreate(
                             path: path, reason: "cannot make the folder \(folderPath): \(errnoReason(code))")
                     }
                     next = FileSystem.openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 }
                 let code = errno
-                Foundation.close(folder)
+                CatSupport.close(folder)
                 guard next >= 0 else {
                     let reason =
                         code == ELOOP || code == ENOTDIR
@@ -299,7 +299,7 @@ public enum OutputFile {
             var st = stat()
             let found = FileNames.withPath(leaf) { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0
             if found && st.st_mode & S_IFMT != S_IFREG {
-                Foundation.close(folder)
+                CatSupport.close(folder)
                 throw .cannotCreate(
                     path: path,
                     reason: st.st_mode & S_IFMT == S_IFLNK
@@ -312,7 +312,7 @@ public enum OutputFile {
         }
 
         func close() {
-            if folder >= 0 { Foundation.close(folder) }
+            if folder >= 0 { CatSupport.close(folder) }
         }
 
         /// `body` writes a new temporary file beside `name`, which is synced and renamed over
@@ -328,12 +328,12 @@ public enum OutputFile {
             do throws(ImageIOError) {
                 try body(fd)
             } catch {
-                Foundation.close(fd)
+                CatSupport.close(fd)
                 discard()
                 throw error
             }
             let synced = fsync(fd) == 0 ? 0 : errno
-            let closed = Foundation.close(fd) == 0 ? 0 : errno
+            let closed = CatSupport.close(fd) == 0 ? 0 : errno
             guard synced == 0, closed == 0 else {
                 discard()
                 throw .writeFailed(path: path, reason: errnoReason(synced != 0 ? synced : closed))
@@ -418,7 +418,7 @@ public struct OutputFolder: Sendable, Equatable {
 
 /// A thread-safe set of temporary paths, removed all at once on interrupt.
 public final class PendingFiles: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var paths: Set<String> = []
 
     func add(_ path: String) { lock.withLock { _ = paths.insert(path) } }

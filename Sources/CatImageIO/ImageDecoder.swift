@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// How to decode: limits and size.
 public struct DecodeOptions: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// How to encode.
 public struct EncodeOptions: Sendable, Equatable {

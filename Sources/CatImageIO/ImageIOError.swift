@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// Everything that can go wrong while reading, decoding, encoding or writing an image.
 /// `description` is a complete human sentence naming the file and the reason.
@@ -37,7 +37,7 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notAnImage(file, head):
-            let hex = head.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
+            let hex = head.prefix(4).map { String(printf: "%02X", $0) }.joined(separator: " ")
             if head.isEmpty { return "cannot decode \(file): the file is empty" }
             if let known = ImageCodecs.unsupportedFormat(head) {
                 return "cannot decode \(file): \(known) is not supported (catctl reads \(ImageCodecs.displayNames))"
@@ -71,6 +71,6 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// "12.2 MP"; under 0.1 MP, "65536 pixels" (a limit of 255 is not "0.0 MP").
     public static func pixels(_ n: Int) -> String {
-        n < 100_000 ? "\(n) pixel\(n == 1 ? "" : "s")" : String(format: "%.1f MP", Double(n) / 1_000_000)
+        n < 100_000 ? "\(n) pixel\(n == 1 ? "" : "s")" : String(printf: "%.1f MP", Double(n) / 1_000_000)
     }
 }

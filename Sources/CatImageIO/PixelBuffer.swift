@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// The one pixel format of catctl: 8-bit RGBA, rows `stride` bytes apart, every row
 /// 64-byte aligned (stride is a multiple of 64, so SIMD loads never straddle rows).

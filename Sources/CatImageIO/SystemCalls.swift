@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// The one place in Swift that calls read(2), write(2) and poll(2): each retries on EINTR
 /// and reports errno, after swift-nio's `syscall()` wrapper (NIOPosix/System.swift). (The
@@ -8,7 +8,7 @@ package enum SystemCalls {
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         var offset = 0
         while offset < bytes.count {
-            let n = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = CatSupport.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 return errno
@@ -21,7 +21,7 @@ package enum SystemCalls {
     /// One read(2) into `buffer`: the bytes read (0 at the end), or minus the errno.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
-            let n = Foundation.read(fd, buffer.baseAddress, buffer.count)
+            let n = CatSupport.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if errno != EINTR { return -Int(errno) }
         }
@@ -32,7 +32,7 @@ package enum SystemCalls {
     package static func poll(_ fd: Int32, events: Int16, milliseconds: Int32) -> Int {
         var entry = pollfd(fd: fd, events: events, revents: 0)
         while true {
-            let n = Foundation.poll(&entry, 1, milliseconds)
+            let n = CatSupport.poll(&entry, 1, milliseconds)
             if n >= 0 { return Int(n) }
             if errno != EINTR { return -Int(errno) }
         }

@@ -1,5 +1,5 @@
 internal import CCURLShim
-import Foundation
+import CatSupport
 
 /// How the client behaves; the defaults suit a one-off command-line fetch.
 public struct HTTPClientOptions: Sendable {
@@ -103,7 +103,7 @@ public final class HTTPClient: Sendable {
         let options = self.options
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                Thread.detachNewThread {
+                detachThread {
                     continuation.resume(
                         returning: Self.run(url, headers: headers, options: options, transfer: transfer))
                 }
@@ -177,7 +177,7 @@ public final class HTTPClient: Sendable {
 final class Transfer: @unchecked Sendable {
     let maxBytes: Int
     private let progress: @Sendable (Int64, Int64?) -> Void
-    private let lock = NSLock()
+    private let lock = Lock()
     private var cancelled = false
     private(set) var body: [UInt8] = []
 

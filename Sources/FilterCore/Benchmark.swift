@@ -1,5 +1,5 @@
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// One filter's speed: the fast kernels and the scalar reference, on the same buffer.
 public struct FilterBenchmarkResult: Sendable {

@@ -1,7 +1,7 @@
 internal import CFilterKernels
 import CatImageIO
+import CatSupport
 import Dispatch
-import Foundation
 
 /// What a set of kernels provides: the fast C kernels, or the scalar reference.
 protocol Kernels {

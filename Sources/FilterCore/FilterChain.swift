@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import Dispatch
-import Foundation
 
 /// The filters of one command line, in order, ready to run over a PixelBuffer.
 public struct FilterChain: Sendable {

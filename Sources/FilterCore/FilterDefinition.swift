@@ -156,7 +156,7 @@ public struct FilterDefinition: Sendable {
 
     /// The spec for a number value, as a person would type it: `sepia:0.7`, `hue-rotate:105`.
     public func spec(value: Double) -> String {
-        var text = String(format: "%.3f", value)
+        var text = String(printf: "%.3f", value)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return "\(name):\(text == "-0" ? "0" : text)"

@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// A bad `--filter` argument. `description` names the filter and what is valid.
 public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -71,7 +71,7 @@ public struct Filter: Sendable {
         guard let text else { return definition.parameter.defaultValue }
         let name = definition.name
         func bad(_ reason: String) -> FilterError { .badValue(filter: name, value: text, reason: reason) }
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingWhitespace().lowercased()
 
         switch definition.parameter {
         case .none:

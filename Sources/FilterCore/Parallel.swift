@@ -1,9 +1,9 @@
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// Values set from several threads at once, by index.
 final class LockedArray<Element>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var storage: [Element?]
     init(count: Int) { storage = Array(repeating: nil, count: count) }
     subscript(i: Int) -> Element? {
@@ -15,7 +15,7 @@ final class LockedArray<Element>: @unchecked Sendable {
 
 /// The frames filtered so far, set from several threads.
 final class FrameResults: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var frames: [PixelBuffer?]
     private var done = 0
     init(count: Int) { frames = Array(repeating: nil, count: count) }
@@ -33,7 +33,7 @@ final class FrameResults: @unchecked Sendable {
 
 /// The first error any thread of a parallel pass met.
 final class FirstError: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var first: (any Error)?
     func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
     var error: (any Error)? { lock.withLock { first } }

@@ -1,6 +1,6 @@
 internal import CFilterKernels
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// The one resampler: separable, a vertical pass into a float row, then a horizontal pass
 /// (CFilterKernels' `ck_resample_v`/`ck_resample_h`), with the weights of one of two kernels.

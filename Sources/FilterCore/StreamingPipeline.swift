@@ -1,6 +1,6 @@
 internal import CFilterKernels
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// Decode → filter → encode a strip of rows at a time, the decoder on a thread of its
 /// own and the filters and the encoder on the caller's, so a photo never sits whole in
@@ -63,7 +63,7 @@ public enum StreamingPipeline {
         }
         let spare = StripPool(free)
         let reader = UncheckedSendable(reader)
-        let decoder = Thread {
+        detachThread {
             var row = 0
             while row < reader.value.height {
                 guard let strip = spare.take() else { return }  // the consumer gave up
@@ -79,7 +79,6 @@ public enum StreamingPipeline {
             }
             channel.send(.end)
         }
-        decoder.start()
         defer { spare.close() }
 
         let first = try Stage.line(
@@ -266,7 +265,7 @@ final class StripChannel: @unchecked Sendable {
         case failed(ImageIOError)
         case end
     }
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var messages: [Message] = []
     private let depth: Int
     init(depth: Int) { self.depth = depth }
@@ -288,7 +287,7 @@ final class StripChannel: @unchecked Sendable {
 
 /// Empty strip buffers; closing it makes the decoder stop.
 final class StripPool: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var buffers: [PixelBuffer]
     private var closed = false
     init(_ buffers: [PixelBuffer]) { self.buffers = buffers }

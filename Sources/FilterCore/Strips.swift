@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import Dispatch
-import Foundation
 
 /// Splitting an image into row strips over threads.
 enum Strips {

@@ -1,12 +1,12 @@
+import CatSupport
 import FilterCore
-import Foundation
 
 /// `catctl bench` output: a table for people, one JSON line for scripts.
 public enum BenchListing {
     public static func table(_ report: FilterBenchmarkReport) -> String {
         let mp = Double(report.width * report.height) / 1_000_000
         var out =
-            "catctl bench: \(report.width)x\(report.height) (\(String(format: "%.1f", mp)) MP), "
+            "catctl bench: \(report.width)x\(report.height) (\(String(printf: "%.1f", mp)) MP), "
             + "\(report.threads) thread\(report.threads == 1 ? "" : "s"), kernels \(report.kernels), "
             + "median of \(report.repetitions)\n"
         out += "copy (baseline): \(fmt(report.baselineCopyMegapixelsPerSecond)) MPix/s\n\n"
@@ -14,8 +14,8 @@ public enum BenchListing {
         let rows = report.results.map { r -> [String] in
             [
                 ForeignText.visible(r.filter), fmt(r.megapixelsPerSecond), r.scalarMegapixelsPerSecond.map(fmt) ?? "-",
-                r.scalarMegapixelsPerSecond.map { String(format: "%.1fx", r.megapixelsPerSecond / $0) } ?? "-",
-                String(format: "%.0f%%", 100 * r.megapixelsPerSecond / report.baselineCopyMegapixelsPerSecond),
+                r.scalarMegapixelsPerSecond.map { String(printf: "%.1fx", r.megapixelsPerSecond / $0) } ?? "-",
+                String(printf: "%.0f%%", 100 * r.megapixelsPerSecond / report.baselineCopyMegapixelsPerSecond),
             ]
         }
         let widths = header.indices.map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
@@ -23,7 +23,7 @@ public enum BenchListing {
             out +=
                 row.indices.map { c in
                     c == 0
-                        ? row[c].padding(toLength: widths[c], withPad: " ", startingAt: 0)
+                        ? row[c].padded(to: widths[c])
                         : String(repeating: " ", count: widths[c] - row[c].count) + row[c]
                 }.joined(separator: "  ") + "\n"
         }
@@ -53,6 +53,6 @@ public enum BenchListing {
         ])
     }
 
-    static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+    static func fmt(_ v: Double) -> String { String(printf: "%.1f", v) }
     static func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 }

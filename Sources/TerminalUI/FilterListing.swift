@@ -9,7 +9,7 @@ public enum FilterListing {
         let header = ["FILTER", "KIND", "DEFAULT", "DESCRIPTION"]
         let widths = (0..<3).map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
         func line(_ r: [String]) -> String {
-            (0..<3).map { r[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            (0..<3).map { r[$0].padded(to: widths[$0]) }.joined(separator: "  ")
                 + "  " + r[3]
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"

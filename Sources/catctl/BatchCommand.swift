@@ -1,7 +1,7 @@
 import ArgumentParser
 import CatImageIO
 import CatScenes
-import Foundation
+import CatSupport
 import TerminalUI
 
 struct Batch: AsyncParsableCommand {

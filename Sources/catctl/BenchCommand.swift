@@ -1,7 +1,7 @@
 import ArgumentParser
 import CatScenes
+import CatSupport
 import FilterCore
-import Foundation
 import TerminalUI
 
 struct Bench: AsyncParsableCommand {
@@ -133,7 +133,7 @@ struct Bench: AsyncParsableCommand {
                 ]).encoded + "\n")
             return
         }
-        func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+        func ms(_ value: Double) -> String { String(printf: "%.1f ms", value) }
         out.write(
             """
             live editor on \(ForeignText.visible(input)) (\(report.width)x\(report.height)), \(columns)x\(rows) cells, \(threads) threads

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CatImageIO
 import CatScenes
+import CatSupport
 import Dispatch
-import Foundation
 import TerminalUI
 
 /// The composition root: argv → scene → exit status. Nothing else lives here.
@@ -56,7 +56,7 @@ struct Catctl: AsyncParsableCommand {
                 try command.run()
             }
         } catch let status as ExitCode {
-            Foundation.exit(status.rawValue)
+            CatSupport.exit(status.rawValue)
         } catch {
             // Usage errors: with --json the last stdout line is still a JSON error.
             let code = exitCode(for: error).rawValue
@@ -66,14 +66,14 @@ struct Catctl: AsyncParsableCommand {
                 if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
                 console.stderr.write("catctl: \(ForeignText.visible(message))\n")
                 JSONLineWriter(sink: console.stdout).emitError(code: code, message: message)
-                Foundation.exit(code)
+                CatSupport.exit(code)
             }
             if code != 0 {
                 // The message may quote an argument (a file name): shown neutralised.
                 let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false)
                 FileDescriptorSink(fd: STDERR_FILENO).write(
                     lines.map { ForeignText.visible(String($0)) }.joined(separator: "\n") + "\n")
-                Foundation.exit(code)
+                CatSupport.exit(code)
             }
             exit(withError: error)
         }

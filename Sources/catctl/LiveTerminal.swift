@@ -2,7 +2,7 @@ import ArgumentParser
 import CatImageIO
 import CatNetwork
 import CatScenes
-import Foundation
+import CatSupport
 import TerminalUI
 
 /// `--interactive`: the two scenes live in the terminal. Builds the app, its views and

@@ -2,7 +2,7 @@ import ArgumentParser
 import CatImageIO
 import CatNetwork
 import CatScenes
-import Foundation
+import CatSupport
 import TerminalUI
 
 struct Load: AsyncParsableCommand {

@@ -2,8 +2,8 @@ import ArgumentParser
 import CatImageIO
 import CatNetwork
 import CatScenes
+import CatSupport
 import FilterCore
-import Foundation
 import TerminalUI
 
 // Options shared by several commands, and the types the parser reads: every value is

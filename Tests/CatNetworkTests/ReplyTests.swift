@@ -63,6 +63,27 @@ struct ReplyTests {
         #expect(throws: NetworkError.self) { try parse("randomcat", "\u{0}\u{1}garbage") }
     }
 
+    /// What FoundationEssentials' JSONDecoder hands the providers (JSONReply).
+    @Test func jsonValues() throws {
+        // A null member counts as absent: cataas then builds the URL from the id.
+        #expect(try parse("cataas", #"{"_id":"q","url":null}"#).url == "https://cats.example/cat/q")
+        // Whole numbers are sizes; fractions, strings, booleans and nulls are not.
+        let sized = try parse("thecatapi", #"[{"url":"https://c/a.jpg","width":640,"height":480.0}]"#)
+        #expect(sized.width == 640 && (sized.height == 480 || sized.height == nil))
+        for bad in [#""640""#, "640.5", "true", "null"] {
+            let cat = try parse("thecatapi", #"[{"url":"https://c/a.jpg","width":\#(bad)}]"#)
+            #expect(cat.width == nil, "width \(bad)")
+        }
+        // Unicode escapes and nested arrays (a null among them) come through.
+        let breed = try parse(
+            "thecatapi", #"[{"url":"https://c/a.jpg","breeds":[{"name":"Sib\u00e9rien","x":[null,[1]]}]}]"#)
+        #expect(breed.breed?.name == "Sibérien")
+        // Deep but closed nesting is refused as "not JSON", without exhausting the stack.
+        let deep = String(repeating: "[", count: 100_000) + "1" + String(repeating: "]", count: 100_000)
+        #expect(throws: NetworkError.self) { try parse("thecatapi", deep) }
+        #expect(throws: NetworkError.self) { try parse("thecatapi", #"[{"url":"https://c/a.jpg"}] x"#) }
+    }
+
     /// A provider is its type, in one list: names, the default, what each takes.
     @Test func providersAreTypesInOneList() {
         #expect(CatProviderKind.all.map(\.name) == ["thecatapi", "cataas", "randomcat", "folder"])

@@ -1,6 +1,6 @@
 internal import CPNGShim
+import CatSupport
 import Dispatch
-import Foundation
 
 /// A PNG encoder that filters and deflates stripes of rows on several threads (as pigz
 /// does for gzip) while rows keep arriving: every stripe but the last ends with a zlib

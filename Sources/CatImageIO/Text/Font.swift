@@ -1,5 +1,5 @@
 internal import CFreeTypeShim
-import Foundation
+import CatSupport
 
 /// A TrueType/OpenType font through FreeType, drawing text into 8-bit coverage masks:
 /// the glyphs, and their outlines stroked by FreeType's stroker. One thread at a time.

@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// Where a cat is: what the provider told us about it.
 public struct CatReference: Sendable, Equatable {
@@ -219,18 +219,13 @@ public enum CatReplies {
     ) throws(NetworkError) -> CatReference {
         let base = replyURL
         func bad(_ reason: String) -> NetworkError { .badReply(provider: provider, url: replyURL, reason: reason) }
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+        guard let parsed = JSONReply.parse(body) else {
             throw bad("the reply is not JSON" + (contentType.map { " (\($0))" } ?? ""))
         }
         let json = CatProviders.all.lazy.compactMap { $0 as? any JSONCatProviderType.Type }
         guard let type = json.first(where: { $0.name == provider }) else { throw bad("unknown provider") }
         return try type.cat(fromReply: parsed, base: base, root: root, bad: bad)
     }
-
-    /// The characters a path segment keeps as they are (RFC 3986 unreserved).
-    public static let pathSegment = CharacterSet(
-        charactersIn:
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A non-empty string of sane length, else nil.
     static func text(_ value: Any?) -> String? {

@@ -31,7 +31,7 @@ struct CataasProvider: HTTPCatProvider, JSONCatProviderType {
         let id = CatReplies.text(reply["id"]) ?? CatReplies.text(reply["_id"])
         var url = reply["url"]
         if url == nil, let id {
-            let path = "/cat/" + (id.addingPercentEncoding(withAllowedCharacters: CatReplies.pathSegment) ?? id)
+            let path = "/cat/" + id.percentEncodedPathSegment
             url = root.map { $0 + path } ?? path
         }
         return CatReference(
@@ -60,7 +60,7 @@ struct CataasProvider: HTTPCatProvider, JSONCatProviderType {
 
     var requestURL: String {
         func segment(_ text: String) -> String {
-            "/" + (text.addingPercentEncoding(withAllowedCharacters: CatReplies.pathSegment) ?? text)
+            "/" + text.percentEncodedPathSegment
         }
         return root + "/cat" + (query.tag.map(segment) ?? "") + (query.says.map { "/says" + segment($0) } ?? "")
             + "?json=true"

@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 /// A random image directly inside a folder (by default the bundled Resources/cats),
 /// so `catctl load --provider folder` works offline.
@@ -28,19 +28,19 @@ struct FolderProvider: CatProvider, CatProviderType {
     let formats: CatImageFormats
 
     func locateCat() async throws -> CatReference {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
+        guard isDirectory(atPath: directory) else {
             throw NetworkError.badReply(provider: name, url: directory, reason: "no such folder")
         }
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { file in
-            let ext = (file as NSString).pathExtension.lowercased()
+            let ext = file.split(separator: ".", omittingEmptySubsequences: false).dropFirst().last?.lowercased() ?? ""
             return formats.fileExtensions.contains(ext) && !file.hasPrefix(".")
         }.sorted()
         guard let pick = files.randomElement() else {
             throw NetworkError.badReply(provider: name, url: directory, reason: "no \(formats.names) files in it")
         }
-        let id = (pick as NSString).deletingPathExtension
-        return CatReference(provider: name, id: id, url: (directory as NSString).appendingPathComponent(pick))
+        let id = pick.lastIndex(of: ".").map { String(pick[..<$0]) } ?? pick
+        return CatReference(
+            provider: name, id: id, url: directory.hasSuffix("/") ? directory + pick : directory + "/" + pick)
     }
 
     func fetchCat(_ cat: CatReference, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> [UInt8] {

@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The Batch use cases: list the inputs, edit one file (the Edit Cat use cases, reused).
 public protocol BatchInteractorInput: Sendable {

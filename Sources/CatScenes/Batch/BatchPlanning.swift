@@ -1,5 +1,5 @@
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// One input file of a batch and where its output goes below the output folder.
 public struct BatchInput: Sendable, Equatable {
@@ -83,7 +83,7 @@ public enum BatchPlanning {
             sourceExtension = ext
             outputExtension = output.fileExtension
             keepsExtension = output.fileExtensions.contains(ext)
-            hash = String(format: "%06x", fnv1a(input.path) & 0xFF_FFFF)
+            hash = String(printf: "%06x", fnv1a(input.path) & 0xFF_FFFF)
         }
 
         func relative(level: Int) -> String {

@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The Batch scene's logic: plans the run (inputs, shard, output names), keeps `jobs`
 /// files in flight, reports each file and the progress, and decides the exit status:

@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// What to edit: a file, or an image another scene decoded already (Load Cat → Edit Cat).
 public enum EditInput: Sendable {
@@ -261,7 +261,7 @@ final class ProgressReporter: @unchecked Sendable {
     /// The same reporter for several threads at once (frames filtered in parallel).
     final class Shared: @unchecked Sendable {
         private let reporter: ProgressReporter
-        private let lock = NSLock()
+        private let lock = Lock()
         init(_ reporter: ProgressReporter) { self.reporter = reporter }
         func report(_ fraction: Double) { lock.withLock { reporter.report(fraction) } }
     }

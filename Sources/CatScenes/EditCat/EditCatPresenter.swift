@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The one-shot Edit Cat scene's logic (`catctl edit`, `load --filter`): parses the chain,
 /// runs the edit use case, and tells the view every state change, in the same order

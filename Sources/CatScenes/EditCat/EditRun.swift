@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The edit use case as both Edit Cat presenters run it (`catctl edit`, and `s` in the live
 /// editor): the same interactor call, the same events, the same result, so a live save
@@ -33,7 +33,7 @@ enum EditRun {
                 opened(EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
                 crop = chain.gravityWindow(width: width, height: height).map(EditCatCrop.init)
                 if width * height >= EditCatPresenter.progressThreshold {
-                    let mp = String(format: "%.1f MP", Double(width * height) / 1_000_000)
+                    let mp = String(printf: "%.1f MP", Double(width * height) / 1_000_000)
                     label =
                         "\(mp), \(chain.specs.joined(separator: " → ")) → \(request.output == "-" ? "stdout" : request.output)"
                 }

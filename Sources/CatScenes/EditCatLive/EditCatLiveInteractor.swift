@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The live Edit Cat use cases: a preview-size copy of the cat, the chain run on it, a
 /// name to suggest, and the edit itself for a save.

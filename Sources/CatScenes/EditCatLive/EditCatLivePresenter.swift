@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The live editor's state: the cat at preview size, the chain so far, every filter's
 /// value and which one is highlighted.

@@ -1,7 +1,7 @@
 import CatImageIO
 import CatNetwork
+import CatSupport
 import FilterCore
-import Foundation
 
 /// A cat in hand: the provider's reference, the bytes as downloaded, and its pixels.
 public struct LoadedCat: Sendable {

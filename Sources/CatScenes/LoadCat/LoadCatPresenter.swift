@@ -1,7 +1,7 @@
 import CatImageIO
 import CatNetwork
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The Load Cat scene's logic: asks the interactor for a random cat, tells the view each
 /// step (loading → title → image → done, or error / cancelled), then saves the cat or
@@ -111,7 +111,7 @@ public class LoadCatPresenter: LoadCatInteractorOutput {
 
     /// The text with every secret (the API key) replaced.
     private func redact(_ text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") }
+        secrets.filter { !$0.isEmpty }.reduce(text) { $0.replacing($1, with: "[redacted]") }
     }
 
     func fail(_ failure: SceneFailure) -> ExitStatus {

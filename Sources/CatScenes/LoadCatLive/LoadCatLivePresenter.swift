@@ -1,6 +1,6 @@
 import CatImageIO
+import CatSupport
 import FilterCore
-import Foundation
 
 /// The live Load Cat scene (`catctl load --interactive`): the seed app's Load, Cancel, Save
 /// and Edit buttons as inputs. A failed load is shown and the scene stays usable (the

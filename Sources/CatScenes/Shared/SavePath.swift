@@ -4,7 +4,7 @@ import CatImageIO
 /// extension names, or the usage failure to show. One rule for Load Cat and Edit Cat.
 enum SavePath {
     static func parse(_ answer: String) -> Result<(path: String, format: ImageFormat), SceneFailure> {
-        let path = answer.trimmingCharacters(in: .whitespaces)
+        let path = answer.trimmingWhitespace()
         guard !path.isEmpty, path != "-" else {
             return .failure(SceneFailure(status: .usage, message: "give a file name to save to"))
         }

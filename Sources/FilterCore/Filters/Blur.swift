@@ -1,6 +1,6 @@
 internal import CFilterKernels
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// A Gaussian kernel in the fixed point of the blur kernel: radius ⌈3σ⌉, Q15 taps
 /// (centre first) that sum to 32768 over the whole kernel.

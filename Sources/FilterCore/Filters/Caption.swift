@@ -1,5 +1,5 @@
 import CatImageIO
-import Foundation
+import CatSupport
 
 extension FilterDefinition {
     static let caption = FilterDefinition(
@@ -32,7 +32,7 @@ struct CaptionStage: SpatialStage {
     let masks = MaskCache()
 
     init(_ text: String, top: Bool, filter: String) throws(FilterError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .badValue(filter: filter, value: text, reason: "the caption is empty") }
         let length = trimmed.unicodeScalars.count
         guard length <= Self.maxLength else {
@@ -181,7 +181,7 @@ final class CaptionKernel: SpatialKernel {
 
 /// One rendered mask per image size, shared by the threads of a pass.
 final class MaskCache: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var masks: [String: CaptionMask] = [:]
 
     func mask(width: Int, height: Int, render: () throws(ImageIOError) -> CaptionMask) throws(ImageIOError)

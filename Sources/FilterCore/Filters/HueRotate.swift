@@ -1,4 +1,4 @@
-import Foundation
+import CatSupport
 
 extension ColorMatrix {
     /// W3C Filter Effects 1 `hue-rotate(angle)` (feColorMatrix type="hueRotate").

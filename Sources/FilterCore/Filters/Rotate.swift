@@ -6,7 +6,7 @@ extension FilterDefinition {
         description: "Rotate clockwise by 90, 180 or 270 degrees (exact)", showcase: "90",
         presets: { _, _ in ["90", "180", "270"] },
         parse: { text throws(FilterError) in
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch text.trimmingWhitespace().lowercased() {
             case "90", "90deg": return [.spatial(RotateStage(quarterTurns: 1))]
             case "180", "180deg": return [.spatial(RotateStage(quarterTurns: 2))]
             case "270", "270deg", "-90": return [.spatial(RotateStage(quarterTurns: 3))]

@@ -1,5 +1,5 @@
 import CatScenes
-import Foundation
+import CatSupport
 
 /// Batch for people and scripts: each written file's path on stdout (nothing else goes
 /// there), failures and the summary on stderr, and on a terminal a progress bar with
@@ -27,10 +27,10 @@ public final class BatchTerminalView: BatchView {
 
     public func updateProgress(_ progress: BatchProgress) {
         guard progress.total > 0 else { return }
-        let eta = progress.remainingSeconds.map { String(format: " ETA %.0fs", $0) } ?? ""
+        let eta = progress.remainingSeconds.map { String(printf: " ETA %.0fs", $0) } ?? ""
         status.show(
             "[\(progress.done)/\(progress.total)] \(StatusLine.bar(Double(progress.done) / Double(progress.total))) "
-                + String(format: "%.1f MPix/s", progress.megapixelsPerSecond) + eta)
+                + String(printf: "%.1f MPix/s", progress.megapixelsPerSecond) + eta)
     }
 
     public func showFileResult(_ result: BatchFileResult) {
@@ -49,7 +49,7 @@ public final class BatchTerminalView: BatchView {
         let skipped = summary.skipped > 0 ? "\(summary.skipped) skipped, " : ""
         console.stderr.write(
             "\(summary.ok) written, \(skipped)\(summary.failed) failed in "
-                + String(format: "%.1f s", summary.seconds) + "\(end)\n")
+                + String(printf: "%.1f s", summary.seconds) + "\(end)\n")
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -73,7 +73,7 @@ public final class LoadCatTerminalView: LoadCatView {
 enum Bytes {
     static func format(_ n: Int64) -> String {
         if n < 1024 { return "\(n) B" }
-        if n < 1024 * 1024 { return String(format: "%.0f KB", Double(n) / 1024) }
-        return String(format: "%.1f MB", Double(n) / 1_048_576)
+        if n < 1024 * 1024 { return String(printf: "%.0f KB", Double(n) / 1024) }
+        return String(printf: "%.1f MB", Double(n) / 1_048_576)
     }
 }

@@ -1,6 +1,6 @@
 import CatImageIO
 import CatScenes
-import Foundation
+import CatSupport
 
 /// The live Edit Cat scene (`catctl edit --interactive`, `e` in the live Load Cat scene):
 /// the cat through the chain and the highlighted filter, a strip of every filter's

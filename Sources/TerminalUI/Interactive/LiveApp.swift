@@ -1,8 +1,8 @@
 internal import CTerminalShim
 import CatImageIO
 import CatScenes
+import CatSupport
 import Dispatch
-import Foundation
 
 /// A live scene's view, as the app drives it: keys in, whole frames out.
 @MainActor
@@ -194,12 +194,12 @@ public final class LiveApp: LiveHost {
 /// Reads the terminal on a thread of its own and decodes what comes (KeyDecoder); a lone
 /// ESC counts as Escape when nothing follows it within 30 ms.
 final class InputReader: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var running = false
 
     func start(_ deliver: @escaping @Sendable (TerminalInput) -> Void) {
         lock.withLock { running = true }
-        let thread = Thread { [self] in
+        detachThread { [self] in
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 1024)
             while lock.withLock({ running }) {
@@ -218,8 +218,6 @@ final class InputReader: @unchecked Sendable {
                 for input in decoder.feed(Array(buffer[0..<n])) { deliver(input) }
             }
         }
-        thread.name = "catctl keys"
-        thread.start()
     }
 
     func stop() { lock.withLock { running = false } }

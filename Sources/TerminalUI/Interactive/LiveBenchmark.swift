@@ -1,7 +1,7 @@
 import CatImageIO
 import CatScenes
+import CatSupport
 import FilterCore
-import Foundation
 
 /// `catctl bench --live IMAGE`: the live Edit Cat scene's keystroke latency, measured on
 /// the real presenter, interactor and view (chafa drawing the whole frame into memory)

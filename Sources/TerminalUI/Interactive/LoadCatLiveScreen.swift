@@ -1,7 +1,7 @@
 import CatImageIO
 import CatScenes
+import CatSupport
 import Dispatch
-import Foundation
 
 /// The live Load Cat scene (`catctl load --interactive`): a spinner and the download's
 /// progress while a cat loads, then the cat and its title (provider, id, breed, size,

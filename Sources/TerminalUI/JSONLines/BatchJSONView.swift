@@ -1,5 +1,5 @@
 import CatScenes
-import Foundation
+import CatSupport
 
 /// `batch --json`: one `file` line per file, then `summary` (docs/CLI.md).
 @MainActor

@@ -1,5 +1,5 @@
 import CatImageIO
-import Foundation
+import CatSupport
 
 /// Somewhere text goes: a file descriptor, or memory in tests.
 public protocol TextSink: AnyObject, Sendable {
@@ -20,7 +20,7 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
 
 /// Collects everything written (for tests).
 public final class MemorySink: TextSink, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var buffer = ""
     public init() {}
     public func write(_ text: String) { lock.withLock { buffer += text } }

@@ -1,5 +1,5 @@
 internal import CChafaShim
-import Foundation
+import CatSupport
 
 /// `--graphics`: how pictures are drawn.
 public enum GraphicsMode: String, CaseIterable, Sendable {

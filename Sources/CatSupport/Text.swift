@@ -1,0 +1,31 @@
+extension String {
+    /// printf's formatting of numbers, as `String(format:)` of full Foundation, which
+    /// FoundationEssentials lacks: `String(printf: "%.1f MP", mp)`. For numbers only (no %@).
+    public init(printf format: String, _ arguments: any CVarArg...) {
+        self = withVaList(arguments) { list in
+            var buffer = [CChar](repeating: 0, count: 64)
+            let needed = Int(vsnprintf(&buffer, buffer.count, format, list))
+            guard needed >= buffer.count else { return String(cString: buffer) }
+            buffer = [CChar](repeating: 0, count: needed + 1)
+            return withVaList(arguments) { again in
+                _ = vsnprintf(&buffer, buffer.count, format, again)
+                return String(cString: buffer)
+            }
+        }
+    }
+
+    /// The text padded with spaces on the right to `width` characters (never cut).
+    public func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
+
+extension StringProtocol {
+    /// The text without the white space (spaces, tabs, new lines...) at either end.
+    public func trimmingWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }),
+            let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(self[first...last])
+    }
+}
