@@ -32,8 +32,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 python3 -c "import PIL, numpy" 2>/dev/null || python3 -m pip install -q pillow numpy
 scripts/install-deps
-swift build -c release --product catctl >/dev/null
-catctl=$PWD/.build/release/catctl
+# The binary as scripts/install builds it (the Swift runtime linked in), so memory is what users see.
+swift build -c release --product catctl --static-swift-stdlib --scratch-path .build-install >/dev/null
+catctl=$PWD/.build-install/release/catctl
 before=${CATCTL_BEFORE:-}
 
 work=$(mktemp -d)

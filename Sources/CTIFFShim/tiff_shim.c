@@ -353,14 +353,8 @@ static toff_t ct_mem_seek(thandle_t h, toff_t off, int whence) {
 static int ct_mem_close(thandle_t h) { (void)h; return 0; }
 static toff_t ct_mem_size(thandle_t h) { return ((ct_mem *)h)->n; }
 
-// libtiff decodes straight from a "mapped" file (no copy of the compressed strips) and
-// checks every strip/tile against the mapped size.
-static int ct_mem_map(thandle_t h, void **base, toff_t *size) {
-    ct_mem *m = (ct_mem *)h;
-    *base = (void *)m->p;
-    *size = m->n;
-    return 1;
-}
+// Neither the reader nor the writer maps: libtiff goes through the read and write procedures.
+static int ct_nomap(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
 static void ct_mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
 
 // ---------------------------------------------------------------- decoder
@@ -369,7 +363,7 @@ enum { CT_MODE_SCANLINE = 1, CT_MODE_TILES, CT_MODE_RGBA };
 enum { CT_KIND_GREY = 1, CT_KIND_PALETTE, CT_KIND_RGB, CT_KIND_CMYK };
 
 struct ct_decoder {
-    uint8_t *data;
+    const uint8_t *data;              // the caller's bytes, as handed to the current call
     size_t length;
     ct_src src;
     ct_mem mem[CT_MAX_PLANES];
@@ -442,14 +436,19 @@ static void ct_lib_clear(ct_decoder *d) {
     d->lib_is_error = 0;
 }
 
-ct_decoder *ct_decoder_create(const uint8_t *data, size_t length) {
+ct_decoder *ct_decoder_create(size_t length) {
     pthread_once(&ct_once, ct_silence_globals);
     ct_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = cs_copy(data, length);
-    if (!d->data) { free(d); return NULL; }
     d->length = length;
     return d;
+}
+
+// Points every reader at the bytes this call was handed (see ct_decoder_create).
+static void ct_borrow(ct_decoder *d, const uint8_t *data) {
+    d->data = data;
+    d->src.p = data;
+    for (int i = 0; i < CT_MAX_PLANES; i++) d->mem[i].p = data;
 }
 
 void ct_decoder_destroy(ct_decoder *d) {
@@ -466,7 +465,6 @@ void ct_decoder_destroy(ct_decoder *d) {
     free(d->cmyk_row);
     free(d->alpha_row);
     free(d->exif);
-    free(d->data);
     free(d);
 }
 
@@ -479,9 +477,10 @@ static TIFF *ct_open_handle(ct_decoder *d, int i) {
     TIFFOpenOptionsSetMaxSingleMemAlloc(o, d->mem_limit);
     TIFFOpenOptionsSetErrorHandlerExtR(o, ct_dec_error, d);
     TIFFOpenOptionsSetWarningHandlerExtR(o, ct_dec_warning, d);
-    // "r": read-only; mapping on (the default), so strips are read from the buffer in place.
-    TIFF *t = TIFFClientOpenExt("TIFF data", "r", (thandle_t)&d->mem[i], ct_mem_read, ct_mem_nowrite, ct_mem_seek,
-                                ct_mem_close, ct_mem_size, ct_mem_map, ct_mem_unmap, o);
+    // "rm": read-only, no memory map: libtiff reads strips through ct_mem_read into its own
+    // buffer, so it holds no pointer into the caller's bytes between calls.
+    TIFF *t = TIFFClientOpenExt("TIFF data", "rm", (thandle_t)&d->mem[i], ct_mem_read, ct_mem_nowrite, ct_mem_seek,
+                                ct_mem_close, ct_mem_size, ct_nomap, ct_mem_unmap, o);
     TIFFOpenOptionsFree(o);  // TIFFClientOpenExt copied what it needs
     return t;
 }
@@ -529,8 +528,9 @@ static int ct_layout(TIFF *tif, uint16_t photometric, uint16_t spp, int *kind, i
     return 1;
 }
 
-int ct_decoder_read_header(ct_decoder *d, uint64_t max_pixels, ct_info *info) {
+int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixels, ct_info *info) {
     if (!d) return CT_ERR_NOMEM;
+    ct_borrow(d, data);
     if (!info) return ct_fail(d, CT_ERR_STATE, "no info structure");
     memset(info, 0, sizeof *info);
     if (d->header_tried) return ct_fail(d, CT_ERR_STATE, "read_header was already called");
@@ -695,8 +695,9 @@ static int ct_start_rgba(ct_decoder *d, ct_info *info) {
     return CT_OK;
 }
 
-int ct_decoder_start(ct_decoder *d, ct_info *info) {
+int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
     if (!d) return CT_ERR_NOMEM;
+    ct_borrow(d, data);
     if (!info) return ct_fail(d, CT_ERR_STATE, "no info structure");
     if (!d->header_read || d->started) return ct_fail(d, CT_ERR_STATE, "start needs a read header, once");
     d->started = 1;
@@ -1012,8 +1013,10 @@ static int ct_fill_rgba(ct_decoder *d, uint32_t y0) {
     return CT_OK;
 }
 
-int ct_decoder_read_rows(ct_decoder *d, uint8_t *dst, size_t stride, uint32_t max_rows, uint32_t *rows_read) {
+int ct_decoder_read_rows(ct_decoder *d, const uint8_t *data, uint8_t *dst, size_t stride, uint32_t max_rows,
+                         uint32_t *rows_read) {
     if (!d) return CT_ERR_NOMEM;
+    ct_borrow(d, data);
     uint32_t dummy;
     if (!rows_read) rows_read = &dummy;
     *rows_read = 0;
@@ -1115,8 +1118,6 @@ static toff_t ct_wbuf_seek(thandle_t h, toff_t off, int whence) {
 }
 
 static toff_t ct_wbuf_size(thandle_t h) { return ((ct_wbuf *)h)->len; }
-static int ct_nomap(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
-
 struct ct_encoder {
     TIFF *tif;
     ct_wbuf out;

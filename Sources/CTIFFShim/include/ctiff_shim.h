@@ -58,16 +58,19 @@ typedef struct ct_info {
 
 typedef struct ct_decoder ct_decoder;
 
-// Copies `length` bytes of TIFF data (libtiff reads them through a read-only memory
-// "map", so strips are decoded from the copy in place). Returns NULL only when out of memory.
-ct_decoder *ct_decoder_create(const uint8_t *data, size_t length);
+// A decoder of `length` bytes of TIFF data. The bytes stay the caller's: no copy is made
+// (a 10000x10000 file is not held twice), and every call that reads them (read_header,
+// start, read_rows) is handed `data` again, the same bytes, possibly at another address.
+// libtiff reads them through its read procedure (no memory map, so it keeps no pointer
+// into them between calls). Returns NULL only when out of memory.
+ct_decoder *ct_decoder_create(size_t length);
 void ct_decoder_destroy(ct_decoder *decoder);
 // Opens the file (TIFFClientOpenExt reads directory 0 with libtiff's single-allocation
 // bound set to 64 MiB + 8 bytes per allowed pixel), counts the main-chain directories by
 // walking the IFD offsets in the buffer (bounded, loop-safe), and fills `info`. No pixel
 // memory is allocated. CT_ERR_LIMIT when width*height of the first page > max_pixels
 // (0 is a limit, not "unlimited"); other pages are not looked at. Once only.
-int ct_decoder_read_header(ct_decoder *decoder, uint64_t max_pixels, ct_info *info);
+int ct_decoder_read_header(ct_decoder *decoder, const uint8_t *data, uint64_t max_pixels, ct_info *info);
 // Chooses the conversion for the first page and allocates its buffers: one scanline per
 // sample plane for strips; for tiles one tile per plane plus one row of tiles as RGBA8
 // (tile height x image width x 4). Tiles larger than max(2 x the image, 1024) in either
@@ -85,12 +88,12 @@ int ct_decoder_read_header(ct_decoder *decoder, uint64_t max_pixels, ct_info *in
 // at a time (libtiff premultiplies alpha there; it is un-premultiplied again, so RGB under
 // low alpha may be off by a few levels on that path only). Float or signed samples and
 // codecs this libtiff lacks: CT_ERR_UNSUPPORTED. Once only, after read_header succeeded.
-int ct_decoder_start(ct_decoder *decoder, ct_info *info);
+int ct_decoder_start(ct_decoder *decoder, const uint8_t *data, ct_info *info);
 // Decodes up to `max_rows` more rows, top to bottom, as non-premultiplied RGBA8 (alpha 255
 // when the image has none) into `dst` (rows of `stride` >= width*4 bytes); *rows_read is
 // set to the number of rows written, also on error. CT_ERR_TRUNCATED when the failing
 // strip/tile lies (partly) past the end of the data, else CT_ERR_CORRUPT.
-int ct_decoder_read_rows(ct_decoder *decoder, uint8_t *dst, size_t stride, uint32_t max_rows,
+int ct_decoder_read_rows(ct_decoder *decoder, const uint8_t *data, uint8_t *dst, size_t stride, uint32_t max_rows,
                          uint32_t *rows_read);
 // Ends decoding (nothing is left to verify beyond what read_rows reported). CT_ERR_STATE
 // before ct_decoder_start. Rows need not all have been read.

@@ -57,11 +57,11 @@ final class TIFFRowDecoder: RowDecoder {
     let info: RowDecoderInfo
     private let decoder: OpaquePointer
     private let name: String
+    /// The file, handed to each shim call that reads it: the shim keeps no copy.
+    private let bytes: [UInt8]
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
-        guard let d = bytes.withUnsafeBufferPointer({ ct_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
-        }
+        guard let d = ct_decoder_create(bytes.count) else { throw .outOfMemory(bytes: bytes.count) }
         func fail(_ error: ImageIOError) -> ImageIOError {
             ct_decoder_destroy(d)
             return error
@@ -72,7 +72,9 @@ final class TIFFRowDecoder: RowDecoder {
         var header = ct_info()
         // The shim bounds libtiff's allocations by the limit too; an image over it gets the
         // same message as in other formats.
-        var code = ct_decoder_read_header(d, UInt64(options.maxPixels), &header)
+        var code = bytes.withUnsafeBufferPointer {
+            ct_decoder_read_header(d, $0.baseAddress, UInt64(options.maxPixels), &header)
+        }
         do throws(ImageIOError) {
             if code == ShimCode.ok || code == ShimCode.limit {
                 try options.checkLimit(Int(header.width), Int(header.height), name: name)
@@ -81,7 +83,7 @@ final class TIFFRowDecoder: RowDecoder {
             throw fail(error)
         }
         guard code == ShimCode.ok else { throw fail(code) }
-        code = ct_decoder_start(d, &header)
+        code = bytes.withUnsafeBufferPointer { ct_decoder_start(d, $0.baseAddress, &header) }
         guard code == ShimCode.ok else { throw fail(code) }
         info = RowDecoderInfo(
             width: Int(header.width), height: Int(header.height), fullWidth: Int(header.width),
@@ -93,13 +95,17 @@ final class TIFFRowDecoder: RowDecoder {
             pageCount: Int(header.page_count))
         decoder = d
         self.name = name
+        self.bytes = bytes
     }
 
     deinit { ct_decoder_destroy(decoder) }
 
     func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws(ImageIOError) {
         var read: UInt32 = 0
-        try check(ct_decoder_read_rows(decoder, buffer.row(row), buffer.stride, UInt32(count), &read))
+        try check(
+            bytes.withUnsafeBufferPointer {
+                ct_decoder_read_rows(decoder, $0.baseAddress, buffer.row(row), buffer.stride, UInt32(count), &read)
+            })
     }
 
     func finish() throws(ImageIOError) { try check(ct_decoder_finish(decoder)) }
