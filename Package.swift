@@ -42,10 +42,11 @@ let package = Package(
         .systemLibrary(
             name: "CLibJXL", pkgConfig: "libjxl libjxl_threads",
             providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
-        // libheif reads and writes HEIC and AVIF; libavif reads AVIF sequences (libheif 1.15 reads none).
+        // libheif reads and writes HEIC and AVIF; libavif reads AVIF sequences (libheif 1.15 reads none);
+        // libde265 decodes HEVC for libheif on several threads (CHEIFShim/hevc_decoder.c).
         .systemLibrary(
-            name: "CLibHEIF", pkgConfig: "libheif libavif",
-            providers: [.apt(["libheif-dev", "libavif-dev"]), .brew(["libheif", "libavif"])]),
+            name: "CLibHEIF", pkgConfig: "libheif libavif libde265",
+            providers: [.apt(["libheif-dev", "libavif-dev", "libde265-dev"]), .brew(["libheif", "libavif", "libde265"])]),
         .systemLibrary(
             name: "CLibTIFF", pkgConfig: "libtiff-4",
             providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 out=$PWD/.build-fuzz
 mkdir -p "$out/obj" "$out/modules" "$out/lib"
 
-cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux libjxl libtiff-4 libheif libavif chafa)"
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux libjxl libtiff-4 libheif libavif libde265 chafa)"
 objs=()
 maps=()
 for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
@@ -34,7 +34,7 @@ done
 
 libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lCatImageIO -lCatSupport
       $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp libjxl libjxl_threads \
-        libtiff-4 libheif libavif chafa) -lgif)
+        libtiff-4 libheif libavif libde265 chafa) -lgif)
 # The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift).
 shared() { case $1 in Webp | JXL | HEIF | TIFF) echo Fuzz/DecoderFuzzing.swift ;; esac; }
 for driver in JPEG PNG GIF Webp JXL HEIF TIFF Metadata JSON FilterSpec Neutraliser; do

@@ -20,6 +20,7 @@
 //   "chroma" parameter. Lossless = chroma 444 + nclx matrix 0 (identity, GBR) + lossless.
 #include "cheif_shim.h"
 #include "cshim_support.h"
+#include "hevc_decoder.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -612,6 +613,8 @@ static void ch_unpremultiply(uint8_t *dst, size_t stride, uint32_t w, uint32_t h
 // The primary image through libheif, into dst.
 static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
     heif_context_set_max_decoding_threads(d->ctx, use_threads ? 4 : 0);
+    struct heif_error registered = ch_register_hevc_decoder(d->ctx, use_threads);
+    if (registered.code) return ch_fail(d, CH_ERR_NOMEM, "cannot register the HEVC decoder: %s", registered.message);
     struct heif_decoding_options *options = heif_decoding_options_alloc();
     if (!options) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
     if (options->version >= 2) options->convert_hdr_to_8bit = 1;

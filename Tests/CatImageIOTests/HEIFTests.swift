@@ -121,6 +121,32 @@ struct HEIFTests {
         }
     }
 
+    /// A large HEVC picture goes through catctl's threaded libde265 decoder
+    /// (CHEIFShim/hevc_decoder.c): every worker count gives the same pixels, and so does
+    /// heif-dec, which decodes through libheif's own single-worker plugin.
+    @Test func aLargePictureDecodesTheSameOnAnyNumberOfThreads() throws {
+        let image = try PixelBuffer.random(width: 640, height: 480, seed: 11)
+        for y in 0..<480 { for x in 0..<640 { image.row(y)[4 * x + 3] = 255 } }
+        image.hasAlpha = false
+        let bytes = try encode(image, EncodeOptions(format: .heic, quality: 95, effort: 0))
+        #expect(bytes.count > 256 * 1024, "over the threaded decoder's threshold: \(bytes.count) bytes")
+        func options(threads: Int) -> DecodeOptions {
+            var options = DecodeOptions()
+            options.threads = threads
+            return options
+        }
+        let one = try ImageDecoder.decode(bytes, name: "t", options: options(threads: 1)).pixels.packedRGBA()
+        for threads in [2, 4] {
+            let many = try ImageDecoder.decode(bytes, name: "t", options: options(threads: threads))
+            #expect(many.pixels.packedRGBA() == one, "\(threads) threads")
+        }
+        guard Oracle.has("heif-dec") else { return }
+        let input = try Oracle.file(bytes, named: "large.heic"), output = input + ".png"
+        #expect(try Oracle.run("heif-dec", [input, output]).status == 0)
+        let reference = try ImageDecoder.decode(InputFile.read(output), name: "heif-dec.png")
+        #expect(PixelDifference(reference.pixels.packedRGBA(), one).maximum == 0, "heif-dec agrees")
+    }
+
     @Test(arguments: [ImageFormat.heic, .avif])
     func lossyFollowsQualityAndKeepsMetadata(_ format: ImageFormat) throws {
         let photo = try Fixtures.decode("heif/photo.png").pixels
