@@ -6,6 +6,7 @@
 #include "cshim_support.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -45,17 +46,44 @@ static uint64_t ct_sat_add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ?
 // ------------------------------------------------ byte-level TIFF structure (IFD walking)
 
 typedef struct ct_src {
-    const uint8_t *p;
+    const uint8_t *p;  // the bytes in memory, or NULL: read from fd
+    int fd;
     size_t n;
     int be;   // big-endian ("MM")
     int big;  // BigTIFF
 } ct_src;
 
+// Reads exactly `len` bytes at `off` of a file (EINTR retried); 0 when it falls short.
+static int ct_pread_all(int fd, uint8_t *dst, size_t len, uint64_t off) {
+    while (len > 0) {
+        ssize_t r = pread(fd, dst, len, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        dst += r;
+        off += (uint64_t)r;
+        len -= (size_t)r;
+    }
+    return 1;
+}
+
+static int ct_in(const ct_src *s, uint64_t off, uint64_t len) { return off <= s->n && len <= s->n - off; }
+
+// `len` bytes at `off`: a pointer into the bytes in memory, or into `scratch` read from the
+// file. NULL when out of range or when the file is shorter than it was (changed under us).
+static const uint8_t *ct_at(const ct_src *s, uint64_t off, size_t len, uint8_t *scratch) {
+    if (!ct_in(s, off, len)) return NULL;
+    if (s->p) return s->p + off;
+    return ct_pread_all(s->fd, scratch, len, off) ? scratch : NULL;
+}
+
 static uint64_t ct_rd(const ct_src *s, size_t off, int bytes) {  // caller checked off + bytes <= n
+    uint8_t scratch[8];
+    const uint8_t *p = ct_at(s, off, (size_t)bytes, scratch);
+    if (!p) return 0;
     uint64_t v = 0;
     for (int i = 0; i < bytes; i++) {
         int k = s->be ? i : bytes - 1 - i;
-        v = (v << 8) | s->p[off + (size_t)k];
+        v = (v << 8) | p[k];
     }
     return v;
 }
@@ -64,18 +92,19 @@ static void ct_wr(uint8_t *p, int be, uint64_t v, int bytes) {
     for (int i = 0; i < bytes; i++) p[be ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-static int ct_in(const ct_src *s, uint64_t off, uint64_t len) { return off <= s->n && len <= s->n - off; }
-
 // Parses a TIFF header. 1: ok; 0: not TIFF; -1: too short to tell (a prefix of a header).
 static int ct_parse_header(ct_src *s, uint64_t *ifd0) {
     static const uint8_t ii[4] = {'I', 'I', 42, 0}, mm[4] = {'M', 'M', 0, 42}, iib[4] = {'I', 'I', 43, 0},
                          mmb[4] = {'M', 'M', 0, 43};
     size_t k = s->n < 4 ? s->n : 4;
-    int classic = memcmp(s->p, ii, k) == 0 || memcmp(s->p, mm, k) == 0;
-    int big = memcmp(s->p, iib, k) == 0 || memcmp(s->p, mmb, k) == 0;
+    uint8_t scratch[4];
+    const uint8_t *p = ct_at(s, 0, k, scratch);
+    if (!p) return -1;
+    int classic = memcmp(p, ii, k) == 0 || memcmp(p, mm, k) == 0;
+    int big = memcmp(p, iib, k) == 0 || memcmp(p, mmb, k) == 0;
     if (!classic && !big) return 0;
     if (s->n < (big ? 16u : 8u)) return -1;
-    s->be = s->p[0] == 'M';
+    s->be = p[0] == 'M';
     s->big = big;
     if (big) {
         if (ct_rd(s, 4, 2) != 8 || ct_rd(s, 6, 2) != 0) return 0;
@@ -144,7 +173,14 @@ static uint32_t ct_count_pages(const ct_src *s, uint64_t off, int *capped, int *
     return pages;
 }
 
-// One IFD entry, its value pointing at bytes of the source (in the source's byte order).
+// Where values read from a file are kept while an EXIF blob is built (file sources only).
+typedef struct ct_arena {
+    uint8_t *p;
+    size_t used, cap;
+} ct_arena;
+
+// One IFD entry, its value pointing at bytes of the source or of the arena (in the
+// source's byte order).
 typedef struct ct_entry {
     uint16_t tag, type;
     uint32_t count;
@@ -161,8 +197,10 @@ typedef int (*ct_entry_filter)(uint16_t tag);
 
 // Reads an IFD's entries (at most CT_EXIF_MAX_ENTRIES) whose type is a classic value type
 // (1..12), whose value lies within the data and that `keep` accepts; out-of-line values
-// are charged to *budget and skipped when over it. Returns the number of entries.
-static size_t ct_read_ifd(const ct_src *s, uint64_t off, ct_entry_filter keep, ct_entry *out, size_t *budget) {
+// are charged to *budget and skipped when over it. Returns the number of entries. A file
+// source's values are read into `arena` (which holds the budget plus the inline values).
+static size_t ct_read_ifd(const ct_src *s, uint64_t off, ct_entry_filter keep, ct_entry *out, size_t *budget,
+                          ct_arena *arena) {
     uint64_t count = 0, table = ct_ifd_table(s, off, &count);
     if (table == 0 || table == UINT64_MAX || !ct_in(s, off, table)) return 0;
     size_t e0 = (size_t)off + (s->big ? 8 : 2), es = s->big ? 20 : 12, inl = s->big ? 8 : 4, n = 0;
@@ -172,16 +210,20 @@ static size_t ct_read_ifd(const ct_src *s, uint64_t off, ct_entry_filter keep, c
         uint64_t cnt = ct_rd(s, e + 4, s->big ? 8 : 4);
         size_t ts = ct_type_size(type);
         if (ts == 0 || cnt == 0 || cnt > UINT32_MAX || (keep && !keep(tag))) continue;
-        uint64_t size = cnt * ts;
-        const uint8_t *value;
-        if (size <= inl) {
-            value = s->p + e + (s->big ? 12 : 8);
-        } else {
-            uint64_t voff = ct_rd(s, e + (s->big ? 12 : 8), (int)inl);
+        uint64_t size = cnt * ts, voff = e + (s->big ? 12 : 8);
+        if (size > inl) {
+            voff = ct_rd(s, e + (s->big ? 12 : 8), (int)inl);
             if (!ct_in(s, voff, size) || size > *budget) continue;
             *budget -= (size_t)size;
-            value = s->p + voff;
         }
+        uint8_t *scratch = NULL;
+        if (!s->p) {
+            if (!arena->p || size > arena->cap - arena->used) continue;
+            scratch = arena->p + arena->used;
+        }
+        const uint8_t *value = ct_at(s, voff, (size_t)size, scratch);
+        if (!value) continue;
+        if (scratch) arena->used += (size_t)size;
         out[n].tag = tag;
         out[n].type = type;
         out[n].count = (uint32_t)cnt;
@@ -274,13 +316,23 @@ static uint8_t *ct_build_exif(const ct_src *s, uint64_t ifd0, size_t *length) {
     if (!e) return NULL;
     ct_entry *a = e, *b = e + CT_EXIF_MAX_ENTRIES + 2, *c = b + CT_EXIF_MAX_ENTRIES;
     size_t budget = CT_EXIF_MAX_BYTES - 4096;
-    size_t na = ct_read_ifd(s, ifd0, ct_keep_ifd0, a, &budget);
+    // A file source's values: the budget plus 8 bytes inline for each entry kept.
+    ct_arena arena = {0};
+    if (!s->p) {
+        arena.cap = budget + 3 * CT_EXIF_MAX_ENTRIES * 8;
+        arena.p = malloc(arena.cap);
+    }
+    size_t na = ct_read_ifd(s, ifd0, ct_keep_ifd0, a, &budget, &arena);
     uint64_t exif_off = ct_find_pointer(s, ifd0, 34665), gps_off = ct_find_pointer(s, ifd0, 34853);
-    size_t nb = exif_off ? ct_sort_entries(b, ct_read_ifd(s, exif_off, ct_keep_exif, b, &budget)) : 0;
-    size_t nc = gps_off ? ct_sort_entries(c, ct_read_ifd(s, gps_off, ct_keep_gps, c, &budget)) : 0;
+    size_t nb = exif_off ? ct_sort_entries(b, ct_read_ifd(s, exif_off, ct_keep_exif, b, &budget, &arena)) : 0;
+    size_t nc = gps_off ? ct_sort_entries(c, ct_read_ifd(s, gps_off, ct_keep_gps, c, &budget, &arena)) : 0;
     int has_orientation = 0;
     for (size_t i = 0; i < na; i++) has_orientation |= a[i].tag == 274;
-    if (na - (size_t)has_orientation + nb + nc == 0) { free(e); return NULL; }  // Orientation alone: info carries it
+    if (na - (size_t)has_orientation + nb + nc == 0) {  // Orientation alone: info carries it
+        free(arena.p);
+        free(e);
+        return NULL;
+    }
     uint8_t ptr_exif[4], ptr_gps[4];
     // Layout: header, IFD0, EXIF IFD, GPS IFD. Offsets stay below CT_EXIF_MAX_BYTES.
     size_t na_full = na + (nb ? 1 : 0) + (nc ? 1 : 0);
@@ -305,6 +357,7 @@ static uint8_t *ct_build_exif(const ct_src *s, uint64_t ifd0, size_t *length) {
         if (nc) ct_write_ifd(out + gps_at, gps_at, c, nc, 0, s->be);
         *length = (size_t)total;
     }
+    free(arena.p);
     free(e);
     return out;
 }
@@ -312,7 +365,8 @@ static uint8_t *ct_build_exif(const ct_src *s, uint64_t ifd0, size_t *length) {
 // ---------------------------------------------------------------- memory reader
 
 typedef struct ct_mem {
-    const uint8_t *p;
+    const uint8_t *p;  // the bytes in memory, or NULL: read from fd
+    int fd;
     size_t n;
     uint64_t pos;
 } ct_mem;
@@ -322,7 +376,11 @@ static tmsize_t ct_mem_read(thandle_t h, void *buf, tmsize_t size) {
     if (size <= 0 || m->pos >= m->n) return 0;
     size_t k = m->n - (size_t)m->pos;
     if ((uint64_t)size < k) k = (size_t)size;
-    memcpy(buf, m->p + m->pos, k);
+    if (m->p) {
+        memcpy(buf, m->p + m->pos, k);
+    } else if (!ct_pread_all(m->fd, buf, k, m->pos)) {
+        return -1;  // the file is shorter than it was: libtiff reports a read error
+    }
     m->pos += k;
     return (tmsize_t)k;
 }
@@ -364,6 +422,7 @@ enum { CT_KIND_GREY = 1, CT_KIND_PALETTE, CT_KIND_RGB, CT_KIND_CMYK };
 
 struct ct_decoder {
     const uint8_t *data;              // the caller's bytes, as handed to the current call
+    int fd;                           // or the file they are read from (-1: bytes)
     size_t length;
     ct_src src;
     ct_mem mem[CT_MAX_PLANES];
@@ -436,16 +495,20 @@ static void ct_lib_clear(ct_decoder *d) {
     d->lib_is_error = 0;
 }
 
-ct_decoder *ct_decoder_create(size_t length) {
+ct_decoder *ct_decoder_create(size_t length, int fd) {
     pthread_once(&ct_once, ct_silence_globals);
     ct_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->length = length;
+    d->fd = fd;
+    d->src.fd = fd;
     return d;
 }
 
-// Points every reader at the bytes this call was handed (see ct_decoder_create).
+// Points every reader at the bytes this call was handed (see ct_decoder_create); a file
+// decoder's readers keep reading the file.
 static void ct_borrow(ct_decoder *d, const uint8_t *data) {
+    if (d->fd >= 0) return;
     d->data = data;
     d->src.p = data;
     for (int i = 0; i < CT_MAX_PLANES; i++) d->mem[i].p = data;
@@ -471,7 +534,7 @@ void ct_decoder_destroy(ct_decoder *d) {
 const char *ct_decoder_message(const ct_decoder *d) { return d ? d->message : "out of memory"; }
 
 static TIFF *ct_open_handle(ct_decoder *d, int i) {
-    d->mem[i] = (ct_mem){d->data, d->length, 0};
+    d->mem[i] = (ct_mem){.p = d->fd >= 0 ? NULL : d->data, .fd = d->fd, .n = d->length};
     TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
     if (!o) return NULL;
     TIFFOpenOptionsSetMaxSingleMemAlloc(o, d->mem_limit);
@@ -537,7 +600,7 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
     d->header_tried = 1;
     if (d->length == 0) return ct_fail(d, CT_ERR_TRUNCATED, "the file is empty");
 
-    d->src = (ct_src){d->data, d->length, 0, 0};
+    d->src = (ct_src){.p = d->fd >= 0 ? NULL : d->data, .fd = d->fd, .n = d->length};
     uint64_t ifd0 = 0;
     int h = ct_parse_header(&d->src, &ifd0);
     if (h == 0) return ct_fail(d, CT_ERR_CORRUPT, "not a TIFF file (no II*/MM* header)");
@@ -1192,27 +1255,27 @@ static int ct_parse_exif(ct_encoder *e, const uint8_t *blob, size_t length) {
     e->exif_entries = malloc(sizeof(ct_entry) * (2 * CT_EXIF_MAX_ENTRIES + 8));
     if (!e->exif || !e->exif_entries) return -1;
     memcpy(e->exif, blob, length);
-    ct_src s = {e->exif, length, 0, 0};
+    ct_src s = {.p = e->exif, .fd = -1, .n = length};
     uint64_t ifd0 = 0;
     if (ct_parse_header(&s, &ifd0) != 1 || s.big) return -1;
     size_t budget = 64u << 20;
     ct_entry *a = e->exif_entries;
     e->n_exif = 0;
     uint64_t exif_off = ct_find_pointer(&s, ifd0, 34665), gps_off = ct_find_pointer(&s, ifd0, 34853);
-    if (exif_off) e->n_exif = ct_sort_entries(a, ct_read_ifd(&s, exif_off, ct_keep_exif, a, &budget));
+    if (exif_off) e->n_exif = ct_sort_entries(a, ct_read_ifd(&s, exif_off, ct_keep_exif, a, &budget, NULL));
     if (gps_off)
-        e->n_gps = ct_sort_entries(a + e->n_exif, ct_read_ifd(&s, gps_off, ct_keep_gps, a + e->n_exif, &budget));
+        e->n_gps = ct_sort_entries(a + e->n_exif, ct_read_ifd(&s, gps_off, ct_keep_gps, a + e->n_exif, &budget, NULL));
     return s.be;
 }
 
 static void ct_set_ascii_tags(ct_encoder *e, size_t length) {
-    ct_src s = {e->exif, length, 0, 0};
+    ct_src s = {.p = e->exif, .fd = -1, .n = length};
     uint64_t ifd0 = 0;
     if (ct_parse_header(&s, &ifd0) != 1) return;
     ct_entry *tags = malloc(sizeof *tags * CT_EXIF_MAX_ENTRIES);
     char *text = malloc(65536);
     size_t budget = 1u << 20;
-    size_t n = tags && text ? ct_read_ifd(&s, ifd0, ct_keep_ascii, tags, &budget) : 0;
+    size_t n = tags && text ? ct_read_ifd(&s, ifd0, ct_keep_ascii, tags, &budget, NULL) : 0;
     for (size_t i = 0; i < n; i++) {
         if (tags[i].type != 2 || tags[i].size > 65535) continue;
         memcpy(text, tags[i].value, tags[i].size);
@@ -1336,7 +1399,7 @@ int ct_encoder_write_rows(ct_encoder *e, const uint8_t *src, size_t stride, uint
 static int ct_append_exif(ct_encoder *e) {
     if (!e->n_exif && !e->n_gps) return CT_OK;
     ct_wbuf *b = &e->out;
-    ct_src s = {b->p, b->len, 0, 0};
+    ct_src s = {.p = b->p, .fd = -1, .n = b->len};
     uint64_t ifd0 = 0;
     if (ct_parse_header(&s, &ifd0) != 1) return ct_efail(e, CT_ERR_STATE, "libtiff wrote no header");
     uint64_t count = 0, table = ct_ifd_table(&s, ifd0, &count);

@@ -7,32 +7,123 @@ public enum InputFile {
 
     /// The bytes of `path`, or of standard input when `path` is "-".
     public static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws(ImageIOError) -> [UInt8] {
+        let (fd, st) = try open(path, maxBytes: maxBytes)
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        return try readAll(
+            fd, path: path, sizeHint: (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0, maxBytes: maxBytes)
+    }
+
+    /// Opens `path` for reading ("-": standard input) with its status; not a folder, and a
+    /// regular file no larger than `maxBytes`.
+    static func open(_ path: String, maxBytes: Int) throws(ImageIOError) -> (Int32, stat) {
         let fd: Int32 = path == "-" ? STDIN_FILENO : FileSystem.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw .inputMissing(path: path) }
             throw .inputUnreadable(path: path, reason: errnoReason(code))
         }
-        defer { if fd != STDIN_FILENO { close(fd) } }
         var st = stat()
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            throw .inputUnreadable(path: path, reason: "it is a directory")
+        if fstat(fd, &st) == 0 {
+            let kind = st.st_mode & S_IFMT
+            var refusal: String?
+            if kind == S_IFDIR { refusal = "it is a directory" }
+            if kind == S_IFREG, st.st_size > Int64(maxBytes) { refusal = tooLarge(maxBytes) }
+            if let refusal {
+                if fd != STDIN_FILENO { close(fd) }
+                throw .inputUnreadable(path: path, reason: refusal)
+            }
         }
+        return (fd, st)
+    }
+
+    /// Everything left to read on `fd`, at most `maxBytes`.
+    static func readAll(_ fd: Int32, path: String, sizeHint: Int, maxBytes: Int) throws(ImageIOError) -> [UInt8] {
         var bytes: [UInt8] = []
-        if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
-            bytes.reserveCapacity(Int(min(Int64(maxBytes), Int64(st.st_size))))
-        }
+        if sizeHint > 0 { bytes.reserveCapacity(min(maxBytes, sizeHint)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { SystemCalls.read(fd, into: $0) }
             if n == 0 { break }
             if n < 0 { throw .inputUnreadable(path: path, reason: errnoReason(Int32(-n))) }
-            guard bytes.count + n <= maxBytes else {
-                throw .inputUnreadable(path: path, reason: "larger than \(maxBytes / 1_048_576) MiB")
-            }
+            guard bytes.count + n <= maxBytes else { throw .inputUnreadable(path: path, reason: tooLarge(maxBytes)) }
             bytes.append(contentsOf: chunk[0..<n])
         }
         return bytes
+    }
+
+    private static func tooLarge(_ maxBytes: Int) -> String { "larger than \(maxBytes / 1_048_576) MiB" }
+}
+
+/// An image file to decode: bytes in memory, or a regular file kept open. A codec whose
+/// library reads as it goes (TIFF) reads the file with pread, so a large file is never
+/// whole in memory; the others take all its bytes (`bytes()`, read once).
+public final class ImageSource: @unchecked Sendable {
+    /// The file's size in bytes.
+    public let count: Int
+    /// The open file a codec may read from; nil for bytes in memory.
+    let fileDescriptor: Int32?
+    private let path: String
+    private var memory: [UInt8]?
+    private let lock = Lock()
+
+    public init(bytes: [UInt8]) {
+        count = bytes.count
+        fileDescriptor = nil
+        path = ""
+        memory = bytes
+    }
+
+    private init(fd: Int32, count: Int, path: String) {
+        self.count = count
+        fileDescriptor = fd
+        self.path = path
+    }
+
+    /// `path` ("-": standard input) as a source: a regular file stays open (its size is
+    /// checked against `maxBytes` now); standard input, pipes and devices are read whole.
+    public static func open(_ path: String, maxBytes: Int = InputFile.defaultMaxBytes) throws(ImageIOError)
+        -> ImageSource
+    {
+        let (fd, st) = try InputFile.open(path, maxBytes: maxBytes)
+        if fd != STDIN_FILENO, (st.st_mode & S_IFMT) == S_IFREG {
+            return ImageSource(fd: fd, count: Int(st.st_size), path: path)
+        }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        return ImageSource(bytes: try InputFile.readAll(fd, path: path, sizeHint: 0, maxBytes: maxBytes))
+    }
+
+    deinit { if let fileDescriptor { close(fileDescriptor) } }
+
+    /// The first `n` bytes (fewer when the file is shorter).
+    func head(_ n: Int) throws(ImageIOError) -> [UInt8] {
+        if let memory = lock.withLock({ memory }) { return Array(memory.prefix(n)) }
+        return try read(at: 0, count: min(n, count))
+    }
+
+    /// All the bytes (read from the file once, then kept).
+    public func bytes() throws(ImageIOError) -> [UInt8] {
+        try lock.withLock { () throws(ImageIOError) -> [UInt8] in
+            if let memory { return memory }
+            let all = try read(at: 0, count: count)
+            memory = all
+            return all
+        }
+    }
+
+    private func read(at offset: Int, count: Int) throws(ImageIOError) -> [UInt8] {
+        guard let fd = fileDescriptor, count > 0 else { return [] }
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { buffer in
+                pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+            }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw .inputUnreadable(path: path, reason: errnoReason(errno)) }
+            if n == 0 { break }  // shorter than it was: the decoder sees a cut file
+            done += n
+        }
+        return Array(out.prefix(done))
     }
 }
 

@@ -157,11 +157,18 @@ public final class ImageReader {
     /// Rows can be read a strip at a time and come out upright.
     public var canStream: Bool { !interlaced && orientation == 1 }
 
-    public init(bytes: [UInt8], name: String, options: DecodeOptions = DecodeOptions()) throws(ImageIOError) {
-        guard let codec = ImageCodecs.codec(recognizing: Array(bytes.prefix(ImageCodecs.headBytes))) else {
-            throw .notAnImage(file: name, head: Array(bytes.prefix(ImageCodecs.headBytes)))
-        }
-        decoder = try codec.makeDecoder(bytes: bytes, name: name, options: options)
+    public convenience init(bytes: [UInt8], name: String, options: DecodeOptions = DecodeOptions())
+        throws(ImageIOError)
+    {
+        try self.init(source: ImageSource(bytes: bytes), name: name, options: options)
+    }
+
+    /// A reader of a source that may be an open file (`ImageSource.open`), which a codec
+    /// that reads as it goes (TIFF) never holds whole in memory.
+    public init(source: ImageSource, name: String, options: DecodeOptions = DecodeOptions()) throws(ImageIOError) {
+        let head = try source.head(ImageCodecs.headBytes)
+        guard let codec = ImageCodecs.codec(recognizing: head) else { throw .notAnImage(file: name, head: head) }
+        decoder = try codec.makeDecoder(source: source, name: name, options: options)
         let info = decoder.info
         format = codec.format
         (width, height) = (info.width, info.height)

@@ -28,6 +28,39 @@ struct TIFFTests {
             try reader.readRows(into: image, at: reader.rowsRead, count: min(7, reader.height - reader.rowsRead))
         }
         #expect(image.packedRGBA() == expected, "in strips")
+        // Read from the open file with pread (as `catctl edit` does), never whole in memory.
+        let file = try ImageReader(source: ImageSource.open(Fixtures.path("tiff/\(name).tif")), name: name)
+        #expect(file.metadata == reader.metadata && file.pageCount == reader.pageCount)
+        let fromFile = try PixelBuffer(width: file.width, height: file.height, hasAlpha: file.hasAlpha)
+        while file.rowsRead < file.height {
+            try file.readRows(into: fromFile, at: file.rowsRead, count: min(7, file.height - file.rowsRead))
+        }
+        #expect(fromFile.packedRGBA() == expected, "from the file")
+    }
+
+    /// Decodes a TIFF file as `catctl edit` reads it: from the open file.
+    func decodeFile(_ bytes: [UInt8], in folder: URL) throws -> DecodedImage {
+        let path = folder.appendingPathComponent("t.tif").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try ImageDecoder.decode(ImageReader(source: ImageSource.open(path), name: "t"), options: DecodeOptions())
+    }
+
+    /// A file cut while it is being read gives an error, not a crash or a hang.
+    @Test func aFileCutWhileItIsReadIsAnError() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["rgb-tiled", "rgb-lzw"] {
+            let bytes = try Fixtures.bytes("tiff/\(name).tif")
+            let path = folder.appendingPathComponent("\(name).tif").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let reader = try ImageReader(source: ImageSource.open(path), name: name)
+            let image = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+            try reader.readRows(into: image, at: 0, count: 1)
+            #expect(truncate(path, off_t(bytes.count / 3)) == 0)
+            #expect(throws: ImageIOError.self, "\(name)") {
+                try reader.readRows(into: image, at: 1, count: reader.height - 1)
+            }
+        }
     }
 
     @Test(arguments: ["rgb-jpeg", "rgb-jpeg-rgb", "rgb-jpeg-tiled", "cmyk-icc"])
@@ -65,18 +98,25 @@ struct TIFFTests {
                 _ = try ImageDecoder.decode(Fixtures.bytes("tiff/\(name).tif"), name: name)
             }
         }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
         for name in ["rgb-lzw", "rgb-tiled", "rgb-jpeg", "meta", "cmyk-icc"] {
             let bytes = try Fixtures.bytes("tiff/\(name).tif")
             for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 17)) {
                 #expect(throws: ImageIOError.self, "\(name) cut at \(cut)") {
                     _ = try ImageDecoder.decode(Array(bytes.prefix(cut)), name: name)
                 }
+                #expect(throws: ImageIOError.self, "\(name) cut at \(cut), from the file") {
+                    _ = try decodeFile(Array(bytes.prefix(cut)), in: folder)
+                }
             }
             var random = SystemRandomNumberGenerator()
             for _ in 0..<20 {
                 var mutated = bytes
                 for _ in 0..<3 { mutated[Int.random(in: 4..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255) }
-                _ = try? ImageDecoder.decode(mutated, name: name)
+                let inMemory = try? ImageDecoder.decode(mutated, name: name)
+                let fromFile = try? decodeFile(mutated, in: folder)
+                #expect(inMemory?.pixels.packedRGBA() == fromFile?.pixels.packedRGBA(), "the same either way")
             }
         }
     }

@@ -58,12 +58,16 @@ typedef struct ct_info {
 
 typedef struct ct_decoder ct_decoder;
 
-// A decoder of `length` bytes of TIFF data. The bytes stay the caller's: no copy is made
-// (a 10000x10000 file is not held twice), and every call that reads them (read_header,
-// start, read_rows) is handed `data` again, the same bytes, possibly at another address.
-// libtiff reads them through its read procedure (no memory map, so it keeps no pointer
-// into them between calls). Returns NULL only when out of memory.
-ct_decoder *ct_decoder_create(size_t length);
+// A decoder of `length` bytes of TIFF data, which it reads as it goes:
+// - fd >= 0: from that open file, with pread (the caller keeps it open until destroy), so
+//   the file is never whole in memory; the `data` arguments below are ignored (NULL);
+// - fd < 0: from bytes in memory that stay the caller's: no copy is made, and every call
+//   that reads them (read_header, start, read_rows) is handed `data` again, the same
+//   bytes, possibly at another address.
+// libtiff reads through its read procedure (no memory map, so it keeps no pointer into
+// the bytes between calls). A file that shrinks while it is read gives a read error, not
+// a crash. Returns NULL only when out of memory.
+ct_decoder *ct_decoder_create(size_t length, int fd);
 void ct_decoder_destroy(ct_decoder *decoder);
 // Opens the file (TIFFClientOpenExt reads directory 0 with libtiff's single-allocation
 // bound set to 64 MiB + 8 bytes per allowed pixel), counts the main-chain directories by

@@ -17,6 +17,10 @@ protocol ImageCodec: Sendable {
     /// Reads the headers of `bytes` (which `recognizes`) and checks the declared size
     /// against `options.maxPixels` before any pixel memory is allocated.
     func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder
+    /// The same from a source that may be an open file: a codec whose library reads as it
+    /// goes reads the file itself (TIFF); the others take its bytes (the default).
+    func makeDecoder(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError)
+        -> any RowDecoder
     /// Starts a file of `width`×`height` pixels on `fd` holding `metadata` (already filtered
     /// by `options.metadata`); `path` names it in errors.
     func makeEncoder(
@@ -73,6 +77,12 @@ extension RowDecoder {
 extension ImageCodec {
     /// The format holds animations (its codec is an `AnimationCodec`).
     var animates: Bool { self is any AnimationCodec }
+
+    func makeDecoder(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError)
+        -> any RowDecoder
+    {
+        try makeDecoder(bytes: try source.bytes(), name: name, options: options)
+    }
 }
 
 /// A format that holds animations (GIF, WebP): it writes every frame at once (and a still

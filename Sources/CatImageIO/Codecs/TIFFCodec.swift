@@ -36,7 +36,13 @@ struct TIFFCodec: ImageCodec {
     }
 
     func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
-        try TIFFRowDecoder(bytes: bytes, name: name, options: options)
+        try TIFFRowDecoder(source: ImageSource(bytes: bytes), name: name, options: options)
+    }
+
+    func makeDecoder(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError)
+        -> any RowDecoder
+    {
+        try TIFFRowDecoder(source: source, name: name, options: options)
     }
 
     func makeEncoder(
@@ -57,11 +63,15 @@ final class TIFFRowDecoder: RowDecoder {
     let info: RowDecoderInfo
     private let decoder: OpaquePointer
     private let name: String
-    /// The file, handed to each shim call that reads it: the shim keeps no copy.
+    /// The file the shim reads with pread (kept open while the decoder lives); else its
+    /// bytes, handed to each shim call that reads them: the shim keeps no copy.
+    private let source: ImageSource
     private let bytes: [UInt8]
 
-    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
-        guard let d = ct_decoder_create(bytes.count) else { throw .outOfMemory(bytes: bytes.count) }
+    init(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError) {
+        let fd = source.fileDescriptor ?? -1
+        let bytes = fd >= 0 ? [] : try source.bytes()
+        guard let d = ct_decoder_create(source.count, fd) else { throw .outOfMemory(bytes: source.count) }
         func fail(_ error: ImageIOError) -> ImageIOError {
             ct_decoder_destroy(d)
             return error
@@ -95,6 +105,7 @@ final class TIFFRowDecoder: RowDecoder {
             pageCount: Int(header.page_count))
         decoder = d
         self.name = name
+        self.source = source
         self.bytes = bytes
     }
 

@@ -124,14 +124,14 @@ public struct EditCatInteractor: EditCatInteractorInput {
             events(.opened(format: decoded.format, width: image.width, height: image.height))
             try Self.checkResult(chain, width: image.width, height: image.height, options: options)
         case .file, .bytes:
-            let bytes: [UInt8], name: String
+            let source: ImageSource, name: String
             switch input {
             case let .file(path):
                 try OutputFile.checkCreatable(output, input: path, force: options.force, within: options.outputFolder)
-                (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
+                (source, name) = (try ImageSource.open(path), path == "-" ? "(stdin)" : path)
             case let .bytes(data, label):
                 try OutputFile.checkCreatable(output, within: options.outputFolder)
-                (bytes, name) = (data, label)
+                (source, name) = (ImageSource(bytes: data), label)
             case .image: preconditionFailure()
             }
             // Shrink-on-load: the decoder asks for the image's size before it starts.
@@ -140,7 +140,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
             decode.shrinkOnLoad = { width, height in
                 original.shrinkOnLoad(width: width, height: height)?.denominator ?? 1
             }
-            let reader = try ImageReader(bytes: bytes, name: name, options: decode)
+            let reader = try ImageReader(source: source, name: name, options: decode)
             let swaps = reader.orientation >= 5
             let upright = (
                 width: swaps ? reader.fullHeight : reader.fullWidth,
