@@ -77,8 +77,9 @@ struct cj_decoder {
     struct jpeg_decompress_struct cinfo;
     cj_error_mgr err;
     struct jpeg_progress_mgr progress;
-    uint8_t *data;
+    uint8_t *data;             // the copied bytes; NULL when reading from fd
     size_t length;
+    int fd;                    // -1: from data
     int created, header_read, started;
     int max_scans;
     int counted_scan;          // the last scan whose blocks are in scan_blocks (0: none yet)
@@ -93,17 +94,95 @@ struct cj_decoder {
     cmsHTRANSFORM cmyk_transform;  // the file's CMYK profile to sRGB, or NULL
 };
 
-cj_decoder *cj_decoder_create(const uint8_t *data, size_t length) {
+static cj_decoder *cj_decoder_new(uint8_t *data, int fd, size_t length) {
     cj_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->data = cs_copy(data, length);
-    if (!d->data) { free(d); return NULL; }
+    d->data = data;
+    d->fd = fd;
     d->length = length;
     cj_install_errors((j_common_ptr)&d->cinfo, &d->err);
     if (setjmp(d->err.jump)) return d;  // error recorded; read_header reports it
     jpeg_create_decompress(&d->cinfo);
     d->created = 1;
     return d;
+}
+
+cj_decoder *cj_decoder_create(const uint8_t *data, size_t length) {
+    uint8_t *copy = cs_copy(data, length);
+    if (!copy) return NULL;
+    cj_decoder *d = cj_decoder_new(copy, -1, length);
+    if (!d) free(copy);
+    return d;
+}
+
+cj_decoder *cj_decoder_create_file(int fd, size_t length) { return cj_decoder_new(NULL, fd, length); }
+
+// ------------------------------------------------ reading from a file as libjpeg goes
+
+enum { CJ_FILE_CHUNK = 64 * 1024 };
+
+typedef struct cj_file_source {
+    struct jpeg_source_mgr pub;
+    int fd;
+    uint64_t pos, length;  // the next byte to read; the file's size when opened
+    JOCTET buffer[CJ_FILE_CHUNK];
+} cj_file_source;
+
+static void cj_file_init(j_decompress_ptr cinfo) { (void)cinfo; }
+static void cj_file_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean cj_file_fill(j_decompress_ptr cinfo) {
+    cj_file_source *src = (cj_file_source *)cinfo->src;
+    ssize_t got = 0;
+    if (src->pos < src->length) {
+        uint64_t want = src->length - src->pos;
+        do {
+            got = pread(src->fd, src->buffer, want < CJ_FILE_CHUNK ? (size_t)want : CJ_FILE_CHUNK, (off_t)src->pos);
+        } while (got < 0 && errno == EINTR);
+        if (got < 0) ERREXIT(cinfo, JERR_FILE_READ);
+    }
+    if (got <= 0) {
+        // The end (or a file cut under us): as libjpeg's memory source, a warning -- which
+        // this layer turns into "truncated" -- and a fake EOI.
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        src->buffer[0] = (JOCTET)0xFF;
+        src->buffer[1] = (JOCTET)JPEG_EOI;
+        got = 2;
+    } else {
+        src->pos += (uint64_t)got;
+    }
+    src->pub.next_input_byte = src->buffer;
+    src->pub.bytes_in_buffer = (size_t)got;
+    return TRUE;
+}
+
+static void cj_file_skip(j_decompress_ptr cinfo, long count) {
+    cj_file_source *src = (cj_file_source *)cinfo->src;
+    if (count <= 0) return;
+    if ((size_t)count <= src->pub.bytes_in_buffer) {
+        src->pub.next_input_byte += count;
+        src->pub.bytes_in_buffer -= (size_t)count;
+        return;
+    }
+    uint64_t beyond = (uint64_t)count - src->pub.bytes_in_buffer;
+    src->pos = beyond > src->length - src->pos ? src->length : src->pos + beyond;
+    src->pub.bytes_in_buffer = 0;  // the next read fills from pos
+}
+
+static void cj_file_src(j_decompress_ptr cinfo, int fd, uint64_t length) {
+    cj_file_source *src = (cj_file_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT,
+                                                                        sizeof(cj_file_source));
+    src->pub.init_source = cj_file_init;
+    src->pub.fill_input_buffer = cj_file_fill;
+    src->pub.skip_input_data = cj_file_skip;
+    src->pub.resync_to_restart = jpeg_resync_to_restart;
+    src->pub.term_source = cj_file_term;
+    src->pub.bytes_in_buffer = 0;
+    src->pub.next_input_byte = NULL;
+    src->fd = fd;
+    src->pos = 0;
+    src->length = length;
+    cinfo->src = &src->pub;
 }
 
 void cj_decoder_destroy(cj_decoder *d) {
@@ -135,7 +214,10 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
     if (d->header_read) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
     if (setjmp(d->err.jump)) return d->err.code;
     if (d->length == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_TRUNCATED, "the file is empty");
-    jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
+    if (d->fd >= 0)
+        cj_file_src(&d->cinfo, d->fd, d->length);
+    else
+        jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);  // EXIF, XMP
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);  // ICC profile
     jpeg_save_markers(&d->cinfo, JPEG_COM, 0xFFFF);
@@ -343,7 +425,29 @@ int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *inf
     for (int ci = 0; ci < d->cinfo.num_components; ci++)
         d->image_blocks += (uint64_t)d->cinfo.comp_info[ci].width_in_blocks * d->cinfo.comp_info[ci].height_in_blocks;
     if (d->image_blocks == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_CORRUPT, "the image has no blocks");
-    if (jpeg_has_multiple_scans(&d->cinfo)) cj_check_scans(d);
+    if (jpeg_has_multiple_scans(&d->cinfo)) {
+        if (d->fd >= 0) {
+            // The scan check walks the whole file: read it once, let it go after.
+            uint8_t *whole = malloc(d->length ? d->length : 1);
+            if (!whole) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
+            size_t got = 0;
+            while (got < d->length) {
+                ssize_t r = pread(d->fd, whole + got, d->length - got, (off_t)got);
+                if (r < 0 && errno == EINTR) continue;
+                if (r <= 0) break;
+                got += (size_t)r;
+            }
+            d->data = whole;
+            size_t length = d->length;
+            d->length = got;
+            cj_check_scans(d);  // may longjmp: d->data is freed by destroy then
+            d->length = length;
+            d->data = NULL;
+            free(whole);
+        } else {
+            cj_check_scans(d);
+        }
+    }
     d->progress.progress_monitor = cj_progress_monitor;
     d->cinfo.progress = &d->progress;
     jpeg_start_decompress(&d->cinfo);

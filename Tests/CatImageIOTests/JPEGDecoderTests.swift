@@ -165,4 +165,44 @@ struct JPEGDecoderTests {
             data.withUnsafeBufferPointer { #expect(ExifOrientation.parse($0) == 1) }
         }
     }
+
+    /// `catctl edit` reads a JPEG from the open file as libjpeg goes (ImageSource): every
+    /// JPEG fixture, hostile and cut ones included, gives the same pixels, metadata or error
+    /// as from bytes, also with DCT scaling.
+    @Test func readingFromTheFileIsTheSameAsFromBytes() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("jpeg"))
+            .filter { $0.hasSuffix(".jpg") }.map { "jpeg/" + $0 }
+        files += ["hostile/jpeg-many-scans-32.jpg", "hostile/jpeg-many-scans-33.jpg", "hostile/jpeg-many-scans-500.jpg"]
+        #expect(files.count > 20)
+        struct Outcome: Equatable {
+            var pixels: [UInt8] = [], metadata: ImageMetadata? = nil, error = ""
+        }
+        func outcome(_ reader: () throws -> ImageReader, scale: Int) -> Outcome {
+            var options = DecodeOptions()
+            options.scaleDenominator = scale
+            do {
+                let decoded = try ImageDecoder.decode(try reader(), options: options)
+                return Outcome(pixels: decoded.pixels.packedRGBA(), metadata: decoded.metadata)
+            } catch {
+                return Outcome(error: "\(error)")
+            }
+        }
+        for file in files {
+            let bytes = try Fixtures.bytes(file)
+            for (label, data) in [("whole", bytes), ("cut", Array(bytes.prefix(bytes.count * 2 / 3)))] {
+                let path = folder.appendingPathComponent("in.jpg").path
+                try Data(data).write(to: URL(fileURLWithPath: path))
+                for scale in [1, 4] {
+                    var options = DecodeOptions()
+                    options.scaleDenominator = scale
+                    let fromBytes = outcome({ try ImageReader(bytes: data, name: "in", options: options) }, scale: scale)
+                    let fromFile = outcome(
+                        { try ImageReader(source: ImageSource.open(path), name: "in", options: options) }, scale: scale)
+                    #expect(fromBytes == fromFile, "\(file), \(label), 1/\(scale)")
+                }
+            }
+        }
+    }
 }

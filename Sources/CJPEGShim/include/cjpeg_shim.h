@@ -45,6 +45,12 @@ typedef struct cj_decoder cj_decoder;
 
 // Copies `length` bytes of JPEG data. Returns NULL only when out of memory.
 cj_decoder *cj_decoder_create(const uint8_t *data, size_t length);
+// A decoder that reads `length` bytes of JPEG data from the open file `fd` as it goes
+// (pread, 64 KiB at a time; the caller keeps fd open until destroy), so the file is never
+// whole in memory. Only a multi-scan (progressive) file is read whole, once, for the scan
+// check before decoding, and let go after. A file shorter than `length` reads as a cut
+// file. Returns NULL only when out of memory.
+cj_decoder *cj_decoder_create_file(int fd, size_t length);
 void cj_decoder_destroy(cj_decoder *decoder);
 // Reads the headers (no pixel memory is allocated yet) and fills `info`.
 int cj_decoder_read_header(cj_decoder *decoder, cj_info *info);

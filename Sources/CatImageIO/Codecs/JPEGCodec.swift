@@ -22,7 +22,13 @@ struct JPEGCodec: ImageCodec {
     }
 
     func makeDecoder(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) -> any RowDecoder {
-        try JPEGRowDecoder(bytes: bytes, name: name, options: options)
+        try JPEGRowDecoder(source: ImageSource(bytes: bytes), name: name, options: options)
+    }
+
+    func makeDecoder(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError)
+        -> any RowDecoder
+    {
+        try JPEGRowDecoder(source: source, name: name, options: options)
     }
 
     func makeEncoder(
@@ -53,11 +59,17 @@ final class JPEGRowDecoder: RowDecoder {
     let info: RowDecoderInfo
     private let decoder: OpaquePointer
     private let name: String
+    /// The open file libjpeg reads as it goes (kept open while the decoder lives).
+    private let source: ImageSource
 
-    init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
-        guard let d = bytes.withUnsafeBufferPointer({ cj_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
+    init(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError) {
+        let made: OpaquePointer?
+        if let fd = source.fileDescriptor {
+            made = cj_decoder_create_file(fd, source.count)
+        } else {
+            made = try source.bytes().withUnsafeBufferPointer { cj_decoder_create($0.baseAddress, $0.count) }
         }
+        guard let d = made else { throw .outOfMemory(bytes: source.count) }
         func fail(_ error: ImageIOError) -> ImageIOError {
             cj_decoder_destroy(d)
             return error
@@ -91,6 +103,7 @@ final class JPEGRowDecoder: RowDecoder {
                 comment: copiedBytes(header.comment, header.comment_length)))
         decoder = d
         self.name = name
+        self.source = source
     }
 
     deinit { cj_decoder_destroy(decoder) }
