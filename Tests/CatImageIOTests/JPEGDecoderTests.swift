@@ -174,7 +174,9 @@ struct JPEGDecoderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         var files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("jpeg"))
             .filter { $0.hasSuffix(".jpg") }.map { "jpeg/" + $0 }
-        files += ["hostile/jpeg-many-scans-32.jpg", "hostile/jpeg-many-scans-33.jpg", "hostile/jpeg-many-scans-500.jpg"]
+        files += [
+            "hostile/jpeg-many-scans-32.jpg", "hostile/jpeg-many-scans-33.jpg", "hostile/jpeg-many-scans-500.jpg",
+        ]
         #expect(files.count > 20)
         struct Outcome: Equatable {
             var pixels: [UInt8] = [], metadata: ImageMetadata? = nil, error = ""
@@ -197,7 +199,8 @@ struct JPEGDecoderTests {
                 for scale in [1, 4] {
                     var options = DecodeOptions()
                     options.scaleDenominator = scale
-                    let fromBytes = outcome({ try ImageReader(bytes: data, name: "in", options: options) }, scale: scale)
+                    let fromBytes = outcome(
+                        { try ImageReader(bytes: data, name: "in", options: options) }, scale: scale)
                     let fromFile = outcome(
                         { try ImageReader(source: ImageSource.open(path), name: "in", options: options) }, scale: scale)
                     #expect(fromBytes == fromFile, "\(file), \(label), 1/\(scale)")
