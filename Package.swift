@@ -61,9 +61,18 @@ let package = Package(
         // lcms2 converts CMYK JPEGs through their ICC profile.
         // What every shim needs the same way (a write that retries, the input copy, messages), written once.
         .target(name: "CShimSupport"),
+        // zlib-ng 2.2.2, vendored (zlib licence): the PNG encoder's deflate. Sources/CZlibNG/README.md.
+        .target(
+            name: "CZlibNG", exclude: ["LICENSE.md", "README.md"],
+            cSettings: [
+                .headerSearchPath("."), .define("NDEBUG"), .define("HAVE_POSIX_MEMALIGN"),
+                .define("HAVE_VISIBILITY_HIDDEN"), .define("HAVE_VISIBILITY_INTERNAL"),
+                .define("HAVE_ATTRIBUTE_ALIGNED"), .define("HAVE_BUILTIN_ASSUME_ALIGNED"),
+                .define("HAVE_BUILTIN_CTZ"), .define("HAVE_BUILTIN_CTZLL"), .unsafeFlags(["-O2"]),
+            ]),
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2", "CShimSupport"]),
         .target(
-            name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ", "CShimSupport"], cSettings: [.unsafeFlags(["-O3"])]),
+            name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ", "CZlibNG", "CShimSupport"], cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CWebPShim", dependencies: ["CLibWebP", "CShimSupport"]),
         // giflib ships no pkg-config file: gif_lib.h from the system's include path, -lgif.
         .target(

@@ -12,10 +12,21 @@ mkdir -p "$out/obj" "$out/modules" "$out/lib"
 cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux libjxl libtiff-4 libheif libavif libde265 chafa)"
 objs=()
 maps=()
+# zlib-ng (vendored, no module of its own): its sources in two folders, the defines of its
+# target in Package.swift.
+zdefs="-DNDEBUG -DHAVE_POSIX_MEMALIGN -DHAVE_VISIBILITY_HIDDEN -DHAVE_VISIBILITY_INTERNAL -DHAVE_ATTRIBUTE_ALIGNED
+       -DHAVE_BUILTIN_ASSUME_ALIGNED -DHAVE_BUILTIN_CTZ -DHAVE_BUILTIN_CTZLL"
+for c in Sources/CZlibNG/*.c Sources/CZlibNG/arch/generic/*.c; do
+  o="$out/obj/CZlibNG-$(basename "$c" .c).o"
+  # shellcheck disable=SC2086
+  clang $cflags $zdefs -ISources/CZlibNG -ISources/CZlibNG/include -c "$c" -o "$o"
+  objs+=("$o")
+done
 for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
-    clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -ISources/CShimSupport/include -c "$c" -o "$o"
+    clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -ISources/CShimSupport/include \
+      -ISources/CZlibNG/include -c "$c" -o "$o"
     objs+=("$o")
   done
   mkdir -p "$out/modules/$target"

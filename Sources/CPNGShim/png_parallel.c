@@ -1,12 +1,13 @@
 // Parallel PNG encoding pieces: see include/cpng_shim.h and the PNG specification,
 // sections 9 (filtering) and 10 (compression); zlib's manual for deflate with
-// Z_SYNC_FLUSH, deflateSetDictionary and adler32_combine.
+// Z_SYNC_FLUSH, deflateSetDictionary and adler32_combine. The deflate is zlib-ng's native
+// API (vendored: Sources/CZlibNG/README.md says why).
 #include "cpng_shim.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
+#include "zlib-ng.h"
 
 size_t cp_scanline_bytes(uint32_t width, int channels, uint32_t rows) {
     return (size_t)rows * (1 + (size_t)width * (size_t)channels);
@@ -85,55 +86,55 @@ int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictiona
     *out = NULL;
     *out_length = 0;
     *adler = 1;
-    z_stream z;
+    zng_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, level < 0 ? 0 : level > 9 ? 9 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (zng_deflateInit2(&z, level < 0 ? 0 : level > 9 ? 9 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return CP_ERR_NOMEM;
     if (dictionary && dictionary_length) {
         if (dictionary_length > 32768) {
             dictionary += dictionary_length - 32768;
             dictionary_length = 32768;
         }
-        deflateSetDictionary(&z, dictionary, (uInt)dictionary_length);
+        zng_deflateSetDictionary(&z, dictionary, (uint32_t)dictionary_length);
     }
-    size_t capacity = deflateBound(&z, (uLong)length) + 64;
+    size_t capacity = zng_deflateBound(&z, (unsigned long)length) + 64;
     uint8_t *buffer = malloc(capacity);
-    if (!buffer) { deflateEnd(&z); return CP_ERR_NOMEM; }
-    uLong a = adler32(0L, Z_NULL, 0);
+    if (!buffer) { zng_deflateEnd(&z); return CP_ERR_NOMEM; }
+    uint32_t a = zng_adler32(0, NULL, 0);
     size_t done = 0;
     z.next_out = buffer;
-    z.avail_out = (uInt)capacity;
+    z.avail_out = (uint32_t)capacity;
     // Feed at most 1 GiB at a time (avail_in is 32-bit).
     do {
         size_t piece = length - done > (1u << 30) ? (1u << 30) : length - done;
-        z.next_in = (Bytef *)(data + done);
-        z.avail_in = (uInt)piece;
-        a = adler32(a, data + done, (uInt)piece);
+        z.next_in = data + done;
+        z.avail_in = (uint32_t)piece;
+        a = zng_adler32(a, data + done, (uint32_t)piece);
         done += piece;
         int flush = done < length ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
-        int rc = deflate(&z, flush);
+        int rc = zng_deflate(&z, flush);
         if (rc == Z_STREAM_ERROR || (flush == Z_FINISH && rc != Z_STREAM_END)) {
             free(buffer);
-            deflateEnd(&z);
+            zng_deflateEnd(&z);
             return CP_ERR_NOMEM;
         }
     } while (done < length);
     if (z.avail_out == 0) {  // cannot happen within deflateBound, but never write a cut stream
         free(buffer);
-        deflateEnd(&z);
+        zng_deflateEnd(&z);
         return CP_ERR_NOMEM;
     }
     *out_length = capacity - z.avail_out;
     *out = buffer;
     *adler = (uint32_t)a;
-    deflateEnd(&z);
+    zng_deflateEnd(&z);
     return CP_OK;
 }
 
 uint32_t cp_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
-    return (uint32_t)adler32_combine(first, second, (z_off_t)second_length);
+    return zng_adler32_combine(first, second, (z_off_t)second_length);
 }
 
 uint32_t cp_crc32(uint32_t crc, const uint8_t *data, size_t length) {
-    return (uint32_t)crc32(crc, data, (uInt)length);
+    return zng_crc32(crc, data, (uint32_t)length);
 }
