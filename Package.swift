@@ -79,10 +79,25 @@ let package = Package(
             name: "CGIFShim", dependencies: ["CShimSupport"], cSettings: [.unsafeFlags(["-O3"])],
             linkerSettings: [.linkedLibrary("gif")]),
         // libjxl (JPEG XL) and libtiff (TIFF; CMYK through lcms2).
-        .target(name: "CJXLShim", dependencies: ["CLibJXL", "CShimSupport"]),
-        .target(name: "CHEIFShim", dependencies: ["CLibHEIF", "CLibLCMS2", "CShimSupport"]),
+        .target(
+            name: "CJXLShim",
+            dependencies: [
+                // Linked on Apple's systems; on Linux loaded when first needed (jxl_libraries.h).
+                .target(name: "CLibJXL", condition: .when(platforms: [.macOS])), "CShimSupport",
+            ]),
+        .target(
+            name: "CHEIFShim",
+            dependencies: [
+                // Linked on Apple's systems; on Linux loaded when first needed (heif_libraries.h).
+                .target(name: "CLibHEIF", condition: .when(platforms: [.macOS])), "CLibLCMS2", "CShimSupport",
+            ]),
         .target(name: "CTIFFShim", dependencies: ["CLibTIFF", "CLibLCMS2", "CShimSupport"]),
-        .target(name: "CCURLShim", dependencies: ["CLibCURL"]),
+        .target(
+            name: "CCURLShim",
+            dependencies: [
+                // Linked on Apple's systems; on Linux loaded when first needed (curl_shim.c).
+                .target(name: "CLibCURL", condition: .when(platforms: [.macOS])), "CShimSupport",
+            ]),
         // libchafa draws pictures in the terminal (symbols, kitty, iTerm2, sixel); GLib stays in C.
         .target(name: "CChafaShim", dependencies: ["CLibChafa"]),
         // Raw mode and the terminal given back on every way out, crashes included (signal-safe C).

@@ -1,21 +1,51 @@
 // libcurl's easy interface, as libcurl-tutorial and the curl_easy_setopt man page
 // describe it; see include/ccurl_shim.h.
 #include "ccurl_shim.h"
+#include "cshim_support.h"
 
 #include <stdio.h>
 #include <string.h>
 
+// The variadic curl_easy_setopt is called through the typed helpers below, which check
+// the types; libcurl's type-checking macros would not see through the table.
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 
-static CURLcode set_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
-static CURLcode set_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
-static CURLcode set_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
-static CURLcode set_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
-static CURLcode set_write_fn(CURL *h, curl_write_callback f) { return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f); }
-static CURLcode set_xferinfo_fn(CURL *h, curl_xferinfo_callback f) {
-    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f);
+// libcurl is loaded when `load` first fetches a cat (CShimSupport's cs_library), not at
+// start: with its TLS and protocol libraries it costs about 5 ms of every start. Every
+// function called here is in the list and goes through CC(name). On Apple's systems it
+// is linked as usual.
+#define CC_LIBCURL_FUNCTIONS(X) \
+    X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) X(curl_easy_perform) X(curl_easy_setopt) X(curl_easy_strerror) X(curl_global_init) X(curl_slist_append) X(curl_slist_free_all)
+#if defined(__linux__)
+static struct cc_libcurl { CC_LIBCURL_FUNCTIONS(CS_LIBRARY_SLOT) } cc_libcurl;
+static const char *const cc_symbols[] = {CC_LIBCURL_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const cc_names[] = {"libcurl.so.4", "libcurl.so", NULL};
+static cs_library cc_library = {cc_names, cc_symbols, (void **)&cc_libcurl, 0, ""};
+#define CC(name) (*cc_libcurl.name)
+static int cc_load(char *why, size_t size) {
+    if (cs_library_load(&cc_library)) return 1;
+    cs_format(why, size, "libcurl could not be loaded (%s)", cc_library.error);
+    return 0;
 }
-static CURLcode set_headers(CURL *h, struct curl_slist *l) { return curl_easy_setopt(h, CURLOPT_HTTPHEADER, l); }
+#else
+#define CC(name) name
+static int cc_load(char *why, size_t size) {
+    (void)why;
+    (void)size;
+    return 1;
+}
+#endif
+
+static CURLcode set_long(CURL *h, CURLoption o, long v) { return CC(curl_easy_setopt)(h, o, v); }
+static CURLcode set_string(CURL *h, CURLoption o, const char *v) { return CC(curl_easy_setopt)(h, o, v); }
+static CURLcode set_pointer(CURL *h, CURLoption o, void *v) { return CC(curl_easy_setopt)(h, o, v); }
+static CURLcode set_off_t(CURL *h, CURLoption o, curl_off_t v) { return CC(curl_easy_setopt)(h, o, v); }
+static CURLcode set_write_fn(CURL *h, curl_write_callback f) { return CC(curl_easy_setopt)(h, CURLOPT_WRITEFUNCTION, f); }
+static CURLcode set_xferinfo_fn(CURL *h, curl_xferinfo_callback f) {
+    return CC(curl_easy_setopt)(h, CURLOPT_XFERINFOFUNCTION, f);
+}
+static CURLcode set_headers(CURL *h, struct curl_slist *l) { return CC(curl_easy_setopt)(h, CURLOPT_HTTPHEADER, l); }
 
 typedef struct cc_transfer {
     const cc_request *request;
@@ -40,7 +70,10 @@ static int cc_xferinfo(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
     return t->request->on_progress(t->request->context, (int64_t)dlnow, (int64_t)dltotal);
 }
 
-int cc_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? CC_OK : CC_ERR_OTHER; }
+int cc_global_init(void) {
+    if (!cc_load(NULL, 0)) return CC_ERR_OTHER;
+    return CC(curl_global_init)(CURL_GLOBAL_DEFAULT) == CURLE_OK ? CC_OK : CC_ERR_OTHER;
+}
 
 
 static int cc_classify(CURLcode code, const cc_transfer *t) {
@@ -72,7 +105,8 @@ static int cc_classify(CURLcode code, const cc_transfer *t) {
 int cc_perform(const cc_request *r, cc_result *out) {
     memset(out, 0, sizeof *out);
     out->retry_after_seconds = -1;
-    CURL *h = curl_easy_init();
+    if (!cc_load(out->error, sizeof out->error)) return CC_ERR_OTHER;
+    CURL *h = CC(curl_easy_init)();
     if (!h) {
         snprintf(out->error, sizeof out->error, "cannot start libcurl");
         return CC_ERR_OTHER;
@@ -80,7 +114,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
     char errbuf[CURL_ERROR_SIZE] = {0};
     cc_transfer t = {r, 0};
     struct curl_slist *headers = NULL;
-    for (size_t i = 0; i < r->header_count; i++) headers = curl_slist_append(headers, r->headers[i]);
+    for (size_t i = 0; i < r->header_count; i++) headers = CC(curl_slist_append)(headers, r->headers[i]);
 
     set_string(h, CURLOPT_URL, r->url);
     set_pointer(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -108,22 +142,22 @@ int cc_perform(const cc_request *r, cc_result *out) {
     set_xferinfo_fn(h, cc_xferinfo);
     set_pointer(h, CURLOPT_XFERINFODATA, &t);
 
-    CURLcode code = curl_easy_perform(h);
+    CURLcode code = CC(curl_easy_perform)(h);
     out->curl_code = (int)code;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->http_status);
+    CC(curl_easy_getinfo)(h, CURLINFO_RESPONSE_CODE, &out->http_status);
     char *content_type = NULL;
-    if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type)
+    if (CC(curl_easy_getinfo)(h, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type)
         snprintf(out->content_type, sizeof out->content_type, "%s", content_type);
     char *effective = NULL;
-    if (curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective)
+    if (CC(curl_easy_getinfo)(h, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective)
         snprintf(out->effective_url, sizeof out->effective_url, "%s", effective);
 #if LIBCURL_VERSION_NUM >= 0x074200  // 7.66.0
     curl_off_t retry_after = 0;
-    if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+    if (CC(curl_easy_getinfo)(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
         out->retry_after_seconds = (int64_t)retry_after;
 #endif
-    snprintf(out->error, sizeof out->error, "%s", errbuf[0] ? errbuf : curl_easy_strerror(code));
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(h);
+    snprintf(out->error, sizeof out->error, "%s", errbuf[0] ? errbuf : CC(curl_easy_strerror)(code));
+    CC(curl_slist_free_all)(headers);
+    CC(curl_easy_cleanup)(h);
     return cc_classify(code, &t);
 }

@@ -1,7 +1,7 @@
 // libheif 1.15 (+ libavif 0.11 for AVIF sequences, lcms2 for nclx -> ICC) behind return
 // codes: see include/cheif_shim.h. Facts about libheif 1.15.1 this file relies on (read in
 // its source, tag v1.15.1, and checked by the harness in shimtests/heif):
-// - heif_context_set_maximum_image_size_limit(ctx, n) limits width and height separately
+// - HEIF(heif_context_set_maximum_image_size_limit)(ctx, n) limits width and height separately
 //   (default 32768 each); an 'ispe' over it fails heif_context_read_from_memory with
 //   heif_error_Memory_allocation_error / heif_suberror_Security_limit_exceeded, before any
 //   pixel memory. Handle width/height are after clap and irot (90/270 swap).
@@ -20,6 +20,7 @@
 //   "chroma" parameter. Lossless = chroma 444 + nclx matrix 0 (identity, GBR) + lossless.
 #include "cheif_shim.h"
 #include "cshim_support.h"
+#include "heif_libraries.h"
 #include "hevc_decoder.h"
 
 #include <errno.h>
@@ -204,28 +205,29 @@ static int ch_fail_heif(ch_decoder *d, struct heif_error e, const char *what) {
 }
 
 ch_decoder *ch_decoder_create(const uint8_t *data, size_t length) {
+    if (!ch_available(NULL, 0)) return NULL;
     ch_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
     d->length = length;
-    heif_init(NULL);  // reference counted; built-in plugins need nothing else
+    HEIF(heif_init)(NULL);  // reference counted; built-in plugins need nothing else
     return d;
 }
 
 void ch_decoder_destroy(ch_decoder *d) {
     if (!d) return;
-    if (d->handle) heif_image_handle_release(d->handle);
-    if (d->ctx) heif_context_free(d->ctx);
+    if (d->handle) HEIF(heif_image_handle_release)(d->handle);
+    if (d->ctx) HEIF(heif_context_free)(d->ctx);
 #ifndef CH_NO_LIBAVIF
-    if (d->avif) avifDecoderDestroy(d->avif);
+    if (d->avif) AVIF(avifDecoderDestroy)(d->avif);
 #endif
     free(d->icc);
     free(d->exif);
     free(d->xmp);
     free(d->data);
     free(d);
-    heif_deinit();
+    HEIF(heif_deinit)();
 }
 
 const char *ch_decoder_message(const ch_decoder *d) { return d ? d->message : "out of memory"; }
@@ -288,13 +290,13 @@ static int ch_avif_code(avifResult r) {
 
 static int ch_fail_avif(ch_decoder *d, avifResult r, const char *what) {
     const char *detail = d->avif && d->avif->diag.error[0] ? d->avif->diag.error : "";
-    return ch_fail(d, ch_avif_code(r), "%s: %s%s%s", what, avifResultToString(r), *detail ? " (" : "",
+    return ch_fail(d, ch_avif_code(r), "%s: %s%s%s", what, AVIF(avifResultToString)(r), *detail ? " (" : "",
                    *detail ? detail : "");
 }
 
 // An AVIF image sequence through libavif (libheif 1.15 reads only items).
 static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames, ch_info *info) {
-    avifDecoder *a = avifDecoderCreate();
+    avifDecoder *a = AVIF(avifDecoderCreate)();
     if (!a) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
     d->avif = a;
     a->maxThreads = 1;
@@ -308,11 +310,11 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     a->imageCountLimit = 0;  // we compare imageCount with max_frames ourselves (a LIMIT, not CORRUPT);
                              // the sample table is bounded by the file, which is in memory
     a->strictFlags = AVIF_STRICT_DISABLED;  // as browsers: accept files with minor spec violations
-    if (avifDecoderSetSource(a, AVIF_DECODER_SOURCE_TRACKS) != AVIF_RESULT_OK)
+    if (AVIF(avifDecoderSetSource)(a, AVIF_DECODER_SOURCE_TRACKS) != AVIF_RESULT_OK)
         return ch_fail(d, CH_ERR_STATE, "libavif: cannot select the tracks");
-    avifResult r = avifDecoderSetIOMemory(a, d->data, d->length);
+    avifResult r = AVIF(avifDecoderSetIOMemory)(a, d->data, d->length);
     if (r != AVIF_RESULT_OK) return ch_fail_avif(d, r, "libavif");
-    r = avifDecoderParse(a);
+    r = AVIF(avifDecoderParse)(a);
     if (r != AVIF_RESULT_OK) {
         // libavif refuses sizes over imageSizeLimit while parsing: that is our limit.
         if (strstr(a->diag.error, "imageSizeLimit") || strstr(a->diag.error, "too large"))
@@ -346,7 +348,7 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
         info->icc_length = im->icc.size;
     } else {
         float xy[8];
-        avifColorPrimariesGetValues(im->colorPrimaries, xy);
+        AVIF(avifColorPrimariesGetValues)(im->colorPrimaries, xy);
         size_t n = 0;
         d->icc = ch_nclx_icc((int)im->colorPrimaries, (int)im->transferCharacteristics, xy, &n);
         if (d->icc) { info->icc = d->icc; info->icc_length = n; info->icc_synthesized = 1; }
@@ -370,7 +372,7 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
 // Decodes libavif's next frame into dst (8-bit RGBA, un-premultiplied by libavif).
 static int ch_avis_next(ch_decoder *d, uint8_t *dst, size_t stride, int *delay_ms) {
     avifDecoder *a = d->avif;
-    avifResult r = avifDecoderNextImage(a);
+    avifResult r = AVIF(avifDecoderNextImage)(a);
     if (r != AVIF_RESULT_OK) {
         char what[64];
         snprintf(what, sizeof what, "frame %u of %u", d->frames_returned + 1, d->frame_count);
@@ -380,13 +382,13 @@ static int ch_avis_next(ch_decoder *d, uint8_t *dst, size_t stride, int *delay_m
         return ch_fail(d, CH_ERR_CORRUPT, "frame %u is %ux%u, the sequence %ux%u", d->frames_returned + 1,
                        a->image->width, a->image->height, d->width, d->height);
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, a->image);
+    AVIF(avifRGBImageSetDefaults)(&rgb, a->image);
     rgb.depth = 8;
     rgb.format = AVIF_RGB_FORMAT_RGBA;
     rgb.alphaPremultiplied = AVIF_FALSE;  // libavif un-premultiplies a premultiplied image
     rgb.pixels = dst;
     rgb.rowBytes = (uint32_t)stride;      // checked <= UINT32_MAX by the caller
-    r = avifImageYUVToRGB(a->image, &rgb);
+    r = AVIF(avifImageYUVToRGB)(a->image, &rgb);
     if (r != AVIF_RESULT_OK) return ch_fail_avif(d, r, "cannot convert the frame to RGB");
     if (!a->image->alphaPlane) {  // make "alpha 255 when none" explicit
         for (uint32_t y = 0; y < d->height; y++) {
@@ -410,25 +412,25 @@ static int ch_avis_next(ch_decoder *d, uint8_t *dst, size_t stride, int *delay_m
 
 // Metadata blocks of the primary image: EXIF (to bare TIFF) and XMP.
 static int ch_read_metadata(ch_decoder *d, ch_info *info) {
-    int count = heif_image_handle_get_number_of_metadata_blocks(d->handle, NULL);
+    int count = HEIF(heif_image_handle_get_number_of_metadata_blocks)(d->handle, NULL);
     if (count <= 0) return CH_OK;
     if (count > 64) count = 64;  // metadata items of one image; more is no real file
     heif_item_id ids[64];
-    count = heif_image_handle_get_list_of_metadata_block_IDs(d->handle, NULL, ids, count);
+    count = HEIF(heif_image_handle_get_list_of_metadata_block_IDs)(d->handle, NULL, ids, count);
     for (int i = 0; i < count; i++) {
-        const char *type = heif_image_handle_get_metadata_type(d->handle, ids[i]);
+        const char *type = HEIF(heif_image_handle_get_metadata_type)(d->handle, ids[i]);
         int is_exif = type && strcmp(type, "Exif") == 0;
         int is_xmp = 0;
         if (!is_exif && type && strcmp(type, "mime") == 0) {
-            const char *content = heif_image_handle_get_metadata_content_type(d->handle, ids[i]);
+            const char *content = HEIF(heif_image_handle_get_metadata_content_type)(d->handle, ids[i]);
             is_xmp = content && strcmp(content, "application/rdf+xml") == 0;
         }
         if ((is_exif && d->exif) || (is_xmp && d->xmp) || (!is_exif && !is_xmp)) continue;  // first of each
-        size_t n = heif_image_handle_get_metadata_size(d->handle, ids[i]);
+        size_t n = HEIF(heif_image_handle_get_metadata_size)(d->handle, ids[i]);
         if (n == 0) continue;
         uint8_t *bytes = malloc(n);
         if (!bytes) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
-        struct heif_error e = heif_image_handle_get_metadata(d->handle, ids[i], bytes);
+        struct heif_error e = HEIF(heif_image_handle_get_metadata)(d->handle, ids[i], bytes);
         if (e.code != heif_error_Ok) { free(bytes); continue; }  // unreadable metadata: leave it out
         if (is_xmp) {
             // 1.15 returns the item as stored; a deflate-coded XMP ('content_encoding') would
@@ -453,11 +455,11 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
 }
 
 static int ch_read_colour(ch_decoder *d, ch_info *info) {
-    size_t n = heif_image_handle_get_raw_color_profile_size(d->handle);
+    size_t n = HEIF(heif_image_handle_get_raw_color_profile_size)(d->handle);
     if (n > 0) {
         uint8_t *icc = malloc(n);
         if (!icc) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
-        struct heif_error e = heif_image_handle_get_raw_color_profile(d->handle, icc);
+        struct heif_error e = HEIF(heif_image_handle_get_raw_color_profile)(d->handle, icc);
         if (e.code == heif_error_Ok) {
             d->icc = icc;
             info->icc = icc;
@@ -467,13 +469,13 @@ static int ch_read_colour(ch_decoder *d, ch_info *info) {
         free(icc);
     }
     struct heif_color_profile_nclx *nclx = NULL;
-    if (heif_image_handle_get_nclx_color_profile(d->handle, &nclx).code == heif_error_Ok && nclx) {
+    if (HEIF(heif_image_handle_get_nclx_color_profile)(d->handle, &nclx).code == heif_error_Ok && nclx) {
         float xy[8] = { nclx->color_primary_red_x, nclx->color_primary_red_y, nclx->color_primary_green_x,
                         nclx->color_primary_green_y, nclx->color_primary_blue_x, nclx->color_primary_blue_y,
                         nclx->color_primary_white_x, nclx->color_primary_white_y };
         size_t length = 0;
         d->icc = ch_nclx_icc((int)nclx->color_primaries, (int)nclx->transfer_characteristics, xy, &length);
-        heif_nclx_color_profile_free(nclx);
+        HEIF(heif_nclx_color_profile_free)(nclx);
         if (d->icc) {
             info->icc = d->icc;
             info->icc_length = length;
@@ -485,14 +487,14 @@ static int ch_read_colour(ch_decoder *d, ch_info *info) {
 
 // (Re)creates d->ctx from the file with libheif's per-side size limit.
 static struct heif_error ch_open_context(ch_decoder *d, int side_limit) {
-    if (d->ctx) heif_context_free(d->ctx);
-    d->ctx = heif_context_alloc();
+    if (d->ctx) HEIF(heif_context_free)(d->ctx);
+    d->ctx = HEIF(heif_context_alloc)();
     if (!d->ctx) {
         struct heif_error e = { heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory" };
         return e;
     }
-    heif_context_set_maximum_image_size_limit(d->ctx, side_limit);
-    return heif_context_read_from_memory_without_copy(d->ctx, d->data, d->length, NULL);
+    HEIF(heif_context_set_maximum_image_size_limit)(d->ctx, side_limit);
+    return HEIF(heif_context_read_from_memory_without_copy)(d->ctx, d->data, d->length, NULL);
 }
 
 int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames, ch_info *info) {
@@ -541,11 +543,11 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
                            "this is a HEIF image sequence without a still image; libheif 1.15 reads no sequences");
         return ch_fail_heif(d, e, "cannot read the HEIF file");
     }
-    e = heif_context_get_primary_image_handle(d->ctx, &d->handle);
+    e = HEIF(heif_context_get_primary_image_handle)(d->ctx, &d->handle);
     if (e.code != heif_error_Ok) return ch_fail_heif(d, e, "no primary image");
 
-    int w = heif_image_handle_get_width(d->handle), h = heif_image_handle_get_height(d->handle);
-    int iw = heif_image_handle_get_ispe_width(d->handle), ih = heif_image_handle_get_ispe_height(d->handle);
+    int w = HEIF(heif_image_handle_get_width)(d->handle), h = HEIF(heif_image_handle_get_height)(d->handle);
+    int iw = HEIF(heif_image_handle_get_ispe_width)(d->handle), ih = HEIF(heif_image_handle_get_ispe_height)(d->handle);
     if (w <= 0 || h <= 0 || iw <= 0 || ih <= 0)
         return ch_fail(d, CH_ERR_CORRUPT, "the image has no size ('ispe' missing or zero)");
     info->width = (uint32_t)w;  // also when over the limit, so the caller can name the size
@@ -562,13 +564,13 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     // writes a small HEIC as a 1x1 grid of a padded tile): allow a CTU-sized margin.
     int declared = (iw > ih ? iw : ih) + 128;
     if ((uint64_t)declared < side) {
-        heif_image_handle_release(d->handle);
+        HEIF(heif_image_handle_release)(d->handle);
         d->handle = NULL;
         e = ch_open_context(d, declared);  // libheif refuses canvas sides >= the limit
         if (e.code != heif_error_Ok) return ch_fail_heif(d, e, "cannot read the HEIF file again");
-        e = heif_context_get_primary_image_handle(d->ctx, &d->handle);
+        e = HEIF(heif_context_get_primary_image_handle)(d->ctx, &d->handle);
         if (e.code != heif_error_Ok) return ch_fail_heif(d, e, "no primary image");
-        if (heif_image_handle_get_width(d->handle) != w || heif_image_handle_get_height(d->handle) != h)
+        if (HEIF(heif_image_handle_get_width)(d->handle) != w || HEIF(heif_image_handle_get_height)(d->handle) != h)
             return ch_fail(d, CH_ERR_CORRUPT, "the primary image changed size on a second read");
     }
 
@@ -577,9 +579,9 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     d->frame_count = 1;
     info->width = d->width;
     info->height = d->height;
-    info->has_alpha = heif_image_handle_has_alpha_channel(d->handle) ? 1 : 0;
+    info->has_alpha = HEIF(heif_image_handle_has_alpha_channel)(d->handle) ? 1 : 0;
     info->format = (has_avif || has_avis) ? CH_FORMAT_AVIF : CH_FORMAT_HEIC;
-    int bits = heif_image_handle_get_luma_bits_per_pixel(d->handle);
+    int bits = HEIF(heif_image_handle_get_luma_bits_per_pixel)(d->handle);
     info->bit_depth = bits > 0 ? bits : 8;
     info->frame_count = 1;
     if ((rc = ch_read_colour(d, info)) != CH_OK) return rc;
@@ -612,10 +614,10 @@ static void ch_unpremultiply(uint8_t *dst, size_t stride, uint32_t w, uint32_t h
 
 // The primary image through libheif, into dst.
 static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
-    heif_context_set_max_decoding_threads(d->ctx, use_threads ? 4 : 0);
+    HEIF(heif_context_set_max_decoding_threads)(d->ctx, use_threads ? 4 : 0);
     struct heif_error registered = ch_register_hevc_decoder(d->ctx, use_threads);
     if (registered.code) return ch_fail(d, CH_ERR_NOMEM, "cannot register the HEVC decoder: %s", registered.message);
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    struct heif_decoding_options *options = HEIF(heif_decoding_options_alloc)();
     if (!options) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
     if (options->version >= 2) options->convert_hdr_to_8bit = 1;
     // AV1 through libaom rather than dav1d: dav1d logs bitstream errors to stderr through its
@@ -624,20 +626,20 @@ static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_t
     if (options->version >= 4) options->decoder_id = "aom";
     struct heif_image *img = NULL;
     struct heif_error e =
-        heif_decode_image(d->handle, &img, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options);
-    heif_decoding_options_free(options);
+        HEIF(heif_decode_image)(d->handle, &img, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options);
+    HEIF(heif_decoding_options_free)(options);
     if (e.code != heif_error_Ok) {
-        if (img) heif_image_release(img);
+        if (img) HEIF(heif_image_release)(img);
         // A codec error on a file whose container parsed is most often a cut-off bitstream;
         // libheif cannot tell which.
         return ch_fail_heif(d, e, "cannot decode the image");
     }
     int rc = CH_OK;
-    int iw = heif_image_get_width(img, heif_channel_interleaved);
-    int ih = heif_image_get_height(img, heif_channel_interleaved);
-    int bits = heif_image_get_bits_per_pixel_range(img, heif_channel_interleaved);
+    int iw = HEIF(heif_image_get_width)(img, heif_channel_interleaved);
+    int ih = HEIF(heif_image_get_height)(img, heif_channel_interleaved);
+    int bits = HEIF(heif_image_get_bits_per_pixel_range)(img, heif_channel_interleaved);
     int src_stride = 0;
-    const uint8_t *src = heif_image_get_plane_readonly(img, heif_channel_interleaved, &src_stride);
+    const uint8_t *src = HEIF(heif_image_get_plane_readonly)(img, heif_channel_interleaved, &src_stride);
     if (!src || src_stride <= 0 || bits != 8) {
         rc = ch_fail(d, CH_ERR_UNSUPPORTED, "libheif returned no 8-bit RGBA picture (%d bits)", bits);
     } else if (iw < 0 || ih < 0 || (uint32_t)iw < d->width || (uint32_t)ih < d->height) {
@@ -650,10 +652,10 @@ static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_t
         } else {
             for (uint32_t y = 0; y < d->height; y++)
                 memcpy(dst + (size_t)y * stride, src + (size_t)y * (size_t)src_stride, row);
-            if (heif_image_is_premultiplied_alpha(img)) ch_unpremultiply(dst, stride, d->width, d->height);
+            if (HEIF(heif_image_is_premultiplied_alpha)(img)) ch_unpremultiply(dst, stride, d->width, d->height);
         }
     }
-    heif_image_release(img);
+    HEIF(heif_image_release)(img);
     if (rc != CH_OK) return rc;
     d->code = CH_OK;
     return CH_OK;
@@ -666,11 +668,11 @@ int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
 #ifndef CH_NO_LIBAVIF
     if (d->avif) {
         d->avif->maxThreads = use_threads ? 4 : 1;
-        avifResult r = avifDecoderReset(d->avif);
+        avifResult r = AVIF(avifDecoderReset)(d->avif);
         if (r != AVIF_RESULT_OK) return ch_fail_avif(d, r, "cannot restart the sequence");
         d->frames_returned = 0;
         rc = ch_avis_next(d, dst, stride, NULL);
-        avifDecoderReset(d->avif);
+        AVIF(avifDecoderReset)(d->avif);
         d->frames_returned = 0;
         return rc;
     }
@@ -713,20 +715,20 @@ static int ch_check_size(uint32_t width, uint32_t height) {
 }
 
 ch_rows_encoder *ch_rows_encoder_create(uint32_t width, uint32_t height, int has_alpha) {
-    if (!ch_check_size(width, height)) return NULL;
+    if (!ch_check_size(width, height) || !ch_available(NULL, 0)) return NULL;
     ch_rows_encoder *e = calloc(1, sizeof *e);
     if (!e) return NULL;
-    heif_init(NULL);
+    HEIF(heif_init)(NULL);
     e->width = width;
     e->height = height;
     e->has_alpha = has_alpha ? 1 : 0;
     // Always RGBA: whether the alpha is kept is decided at finish, when all pixels are known.
     struct heif_error err =
-        heif_image_create((int)width, (int)height, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, &e->image);
+        HEIF(heif_image_create)((int)width, (int)height, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, &e->image);
     if (err.code == heif_error_Ok)
-        err = heif_image_add_plane(e->image, heif_channel_interleaved, (int)width, (int)height, 8);
+        err = HEIF(heif_image_add_plane)(e->image, heif_channel_interleaved, (int)width, (int)height, 8);
     int stride = 0;
-    if (err.code == heif_error_Ok) e->plane = heif_image_get_plane(e->image, heif_channel_interleaved, &stride);
+    if (err.code == heif_error_Ok) e->plane = HEIF(heif_image_get_plane)(e->image, heif_channel_interleaved, &stride);
     if (err.code != heif_error_Ok || !e->plane || stride < (int)width * 4) {
         ch_rows_encoder_destroy(e);
         return NULL;
@@ -737,9 +739,9 @@ ch_rows_encoder *ch_rows_encoder_create(uint32_t width, uint32_t height, int has
 
 void ch_rows_encoder_destroy(ch_rows_encoder *e) {
     if (!e) return;
-    if (e->image) heif_image_release(e->image);
+    if (e->image) HEIF(heif_image_release)(e->image);
     free(e);
-    heif_deinit();
+    HEIF(heif_deinit)();
 }
 
 int ch_rows_encoder_add(ch_rows_encoder *e, const uint8_t *rgba, size_t stride, uint32_t rows) {
@@ -800,11 +802,12 @@ static int ch_enc_fail(struct heif_error err, const char *what, char *message, s
 }
 
 int ch_can_encode(int format) {
-    heif_init(NULL);
+    if (!ch_available(NULL, 0)) return 0;
+    HEIF(heif_init)(NULL);
     int r = 0;
-    if (format == CH_FORMAT_HEIC) r = heif_have_encoder_for_format(heif_compression_HEVC);
-    else if (format == CH_FORMAT_AVIF) r = heif_have_encoder_for_format(heif_compression_AV1);
-    heif_deinit();
+    if (format == CH_FORMAT_HEIC) r = HEIF(heif_have_encoder_for_format)(heif_compression_HEVC);
+    else if (format == CH_FORMAT_AVIF) r = HEIF(heif_have_encoder_for_format)(heif_compression_AV1);
+    HEIF(heif_deinit)();
     return r ? 1 : 0;
 }
 
@@ -832,16 +835,16 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     e->finished = 1;
     int heic = o->format == CH_FORMAT_HEIC;
     enum heif_compression_format cf = heic ? heif_compression_HEVC : heif_compression_AV1;
-    if (!heif_have_encoder_for_format(cf)) {
+    if (!HEIF(heif_have_encoder_for_format)(cf)) {
         cs_format(message, message_size, "this libheif has no %s encoder", heic ? "HEVC (x265)" : "AV1");
         return CH_ERR_UNSUPPORTED;
     }
 
     int rc = CH_OK;
-    struct heif_context *ctx = heif_context_alloc();
+    struct heif_context *ctx = HEIF(heif_context_alloc)();
     struct heif_encoder *enc = NULL;
-    struct heif_encoding_options *eo = heif_encoding_options_alloc();
-    struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+    struct heif_encoding_options *eo = HEIF(heif_encoding_options_alloc)();
+    struct heif_color_profile_nclx *nclx = HEIF(heif_nclx_color_profile_alloc)();
     struct heif_image_handle *handle = NULL;
     struct heif_image *img = e->image;
     ch_buffer out = { 0 };
@@ -851,7 +854,7 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
         rc = CH_ERR_NOMEM;
         goto done;
     }
-    err = heif_context_get_encoder_for_format(ctx, cf, &enc);
+    err = HEIF(heif_context_get_encoder_for_format)(ctx, cf, &enc);
     if (err.code) { rc = ch_enc_fail(err, "no encoder", message, message_size); goto done; }
     // No heif_encoder_set_logging_level: x265's plugin starts at X265_LOG_NONE (-1), and the
     // lowest level the API accepts (0) is X265_LOG_ERROR, which prints to stderr.
@@ -859,9 +862,9 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     int quality = o->quality < 1 ? 1 : o->quality > 100 ? 100 : o->quality;
     int effort = o->effort < 0 ? 0 : o->effort > 9 ? 9 : o->effort;
     int has_icc = m && ch_has(m->icc, m->icc_length);
-    err = heif_encoder_set_lossy_quality(enc, quality);
-    if (!err.code) err = heif_encoder_set_lossless(enc, o->lossless ? 1 : 0);
-    if (!err.code) err = heif_encoder_set_parameter_string(enc, "chroma", (o->lossless || quality >= 90) ? "444" : "420");
+    err = HEIF(heif_encoder_set_lossy_quality)(enc, quality);
+    if (!err.code) err = HEIF(heif_encoder_set_lossless)(enc, o->lossless ? 1 : 0);
+    if (!err.code) err = HEIF(heif_encoder_set_parameter_string)(enc, "chroma", (o->lossless || quality >= 90) ? "444" : "420");
     if (!err.code) {
         if (heic) {
             // libheif picks a 16-pixel CTU for images under 32 pixels on a side, and x265 then
@@ -869,14 +872,14 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
             // veryslow (depth 3) is the slowest preset that works there.
             int preset = effort;
             if (preset == 9 && (e->width < 32 || e->height < 32)) preset = 8;
-            err = heif_encoder_set_parameter_string(enc, "preset", ch_x265_presets[preset]);
+            err = HEIF(heif_encoder_set_parameter_string)(enc, "preset", ch_x265_presets[preset]);
         } else {
-            err = heif_encoder_set_parameter_integer(enc, "speed", 9 - effort);
+            err = HEIF(heif_encoder_set_parameter_integer)(enc, "speed", 9 - effort);
             // aom codes the alpha image with its own quality (default 50): follow `quality`.
-            if (!err.code) err = heif_encoder_set_parameter_integer(enc, "alpha-quality", quality);
-            if (!err.code && o->lossless) err = heif_encoder_set_parameter_boolean(enc, "lossless-alpha", 1);
+            if (!err.code) err = HEIF(heif_encoder_set_parameter_integer)(enc, "alpha-quality", quality);
+            if (!err.code && o->lossless) err = HEIF(heif_encoder_set_parameter_boolean)(enc, "lossless-alpha", 1);
             if (!err.code && o->threads > 0)
-                err = heif_encoder_set_parameter_integer(enc, "threads", o->threads > 16 ? 16 : o->threads);
+                err = HEIF(heif_encoder_set_parameter_integer)(enc, "threads", o->threads > 16 ? 16 : o->threads);
         }
     }
     if (err.code) { rc = ch_enc_fail(err, "cannot configure the encoder", message, message_size); goto done; }
@@ -888,8 +891,8 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
         has_icc && o->lossless ? heif_transfer_characteristic_unspecified : heif_transfer_characteristic_IEC_61966_2_1;
     nclx->matrix_coefficients = o->lossless ? heif_matrix_coefficients_RGB_GBR : heif_matrix_coefficients_ITU_R_BT_601_6;
     nclx->full_range_flag = 1;
-    err = heif_image_set_nclx_color_profile(img, nclx);
-    if (!err.code && has_icc) err = heif_image_set_raw_color_profile(img, "prof", m->icc, m->icc_length);
+    err = HEIF(heif_image_set_nclx_color_profile)(img, nclx);
+    if (!err.code && has_icc) err = HEIF(heif_image_set_raw_color_profile)(img, "prof", m->icc, m->icc_length);
     if (err.code) { rc = ch_enc_fail(err, "cannot set the colour profile", message, message_size); goto done; }
 
     eo->save_alpha_channel = (e->has_alpha && e->any_alpha) ? 1 : 0;
@@ -900,20 +903,20 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     // them; AVIF files always get one). Lossless needs the identity matrix signalled: write
     // it then, as libvips does.
     if (eo->version >= 4) eo->macOS_compatibility_workaround_no_nclx_profile = o->lossless ? 0 : 1;
-    err = heif_context_encode_image(ctx, img, enc, eo, &handle);
+    err = HEIF(heif_context_encode_image)(ctx, img, enc, eo, &handle);
     if (err.code) { rc = ch_enc_fail(err, "cannot encode the image", message, message_size); goto done; }
 
     if (m && ch_has(m->exif, m->exif_length)) {
-        err = heif_context_add_exif_metadata(ctx, handle, m->exif, (int)m->exif_length);
+        err = HEIF(heif_context_add_exif_metadata)(ctx, handle, m->exif, (int)m->exif_length);
         if (err.code) { rc = ch_enc_fail(err, "cannot add the EXIF data", message, message_size); goto done; }
     }
     if (m && ch_has(m->xmp, m->xmp_length)) {
-        err = heif_context_add_XMP_metadata(ctx, handle, m->xmp, (int)m->xmp_length);
+        err = HEIF(heif_context_add_XMP_metadata)(ctx, handle, m->xmp, (int)m->xmp_length);
         if (err.code) { rc = ch_enc_fail(err, "cannot add the XMP data", message, message_size); goto done; }
     }
 
     struct heif_writer writer = { 1, ch_writer_write };
-    err = heif_context_write(ctx, &writer, &out);
+    err = HEIF(heif_context_write)(ctx, &writer, &out);
     if (err.code || out.failed) {
         if (out.failed) { cs_format(message, message_size, "out of memory while writing the file"); rc = CH_ERR_NOMEM; }
         else rc = ch_enc_fail(err, "cannot write the file", message, message_size);
@@ -928,11 +931,11 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
 
 done:
     free(out.bytes);
-    if (handle) heif_image_handle_release(handle);
-    if (enc) heif_encoder_release(enc);
-    if (nclx) heif_nclx_color_profile_free(nclx);
-    if (eo) heif_encoding_options_free(eo);
-    if (ctx) heif_context_free(ctx);
+    if (handle) HEIF(heif_image_handle_release)(handle);
+    if (enc) HEIF(heif_encoder_release)(enc);
+    if (nclx) HEIF(heif_nclx_color_profile_free)(nclx);
+    if (eo) HEIF(heif_encoding_options_free)(eo);
+    if (ctx) HEIF(heif_context_free)(ctx);
     return rc;
 }
 
@@ -941,6 +944,7 @@ int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
+    if (!ch_available(message, message_size)) return CH_ERR_UNSUPPORTED;
     if (!ch_check_size(width, height)) {
         cs_format(message, message_size, "HEIF images here are 1 to 65535 pixels wide and high, not %ux%u", width,
                    height);

@@ -12,6 +12,7 @@
 // bitstream's VUI colour description (primaries, transfer, matrix, full range) as nclx,
 // which libheif's conversion to RGB reads when the file has no colr box of its own.
 #include "hevc_decoder.h"
+#include "heif_libraries.h"
 
 #include <libde265/de265.h>
 #include <libheif/heif_plugin.h>
@@ -47,7 +48,7 @@ static const struct heif_error ch_hevc_ok = {heif_error_Ok, heif_suberror_Unspec
 static struct heif_error ch_hevc_new(void **out, int threads) {
     ch_hevc *d = calloc(1, sizeof *d);
     if (!d) return ch_hevc_error(heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory");
-    d->ctx = de265_new_decoder();
+    d->ctx = DE265(de265_new_decoder)();
     if (!d->ctx) {
         free(d);
         return ch_hevc_error(heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory");
@@ -67,7 +68,7 @@ static struct heif_error ch_hevc_new_threaded(void **out) {
 static void ch_hevc_free(void *decoder) {
     ch_hevc *d = decoder;
     if (!d) return;
-    de265_free_decoder(d->ctx);
+    DE265(de265_free_decoder)(d->ctx);
     free(d);
 }
 
@@ -82,9 +83,9 @@ static struct heif_error ch_hevc_push(void *decoder, const void *data, size_t si
         at += 4;
         if (n > size - at)
             return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_End_of_data, "a NAL unit past the end");
-        de265_error e = de265_push_NAL(d->ctx, p + at, n, 0, NULL);
-        if (!de265_isOK(e))
-            return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, de265_get_error_text(e));
+        de265_error e = DE265(de265_push_NAL)(d->ctx, p + at, n, 0, NULL);
+        if (!DE265(de265_isOK)(e))
+            return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, DE265(de265_get_error_text)(e));
         at += n;
         d->pushed += n;
     }
@@ -93,48 +94,48 @@ static struct heif_error ch_hevc_push(void *decoder, const void *data, size_t si
 
 // Copies libde265's picture into a new heif_image of the same chroma and depth.
 static struct heif_error ch_hevc_picture(const struct de265_image *picture, struct heif_image **out) {
-    enum de265_chroma chroma = de265_get_chroma_format(picture);
+    enum de265_chroma chroma = DE265(de265_get_chroma_format)(picture);
     int mono = chroma == de265_chroma_mono;
     // de265_chroma and heif_chroma number mono, 4:2:0, 4:2:2 and 4:4:4 alike (0, 1, 2, 3).
     enum heif_chroma heif_chroma = mono                          ? heif_chroma_monochrome
                                    : chroma == de265_chroma_420 ? heif_chroma_420
                                    : chroma == de265_chroma_422 ? heif_chroma_422
                                                                  : heif_chroma_444;
-    struct heif_error e = heif_image_create(de265_get_image_width(picture, 0), de265_get_image_height(picture, 0),
+    struct heif_error e = HEIF(heif_image_create)(DE265(de265_get_image_width)(picture, 0), DE265(de265_get_image_height)(picture, 0),
                                             mono ? heif_colorspace_monochrome : heif_colorspace_YCbCr, heif_chroma, out);
     if (e.code) return e;
     static const enum heif_channel channels[3] = {heif_channel_Y, heif_channel_Cb, heif_channel_Cr};
-    int depth = de265_get_bits_per_pixel(picture, 0);
+    int depth = DE265(de265_get_bits_per_pixel)(picture, 0);
     for (int c = 0; c < (mono ? 1 : 3); c++) {
-        int w = de265_get_image_width(picture, c), h = de265_get_image_height(picture, c);
-        if (de265_get_bits_per_pixel(picture, c) != depth || w <= 0 || h <= 0) {
-            heif_image_release(*out);
+        int w = DE265(de265_get_image_width)(picture, c), h = DE265(de265_get_image_height)(picture, c);
+        if (DE265(de265_get_bits_per_pixel)(picture, c) != depth || w <= 0 || h <= 0) {
+            HEIF(heif_image_release)(*out);
             *out = NULL;
             return ch_hevc_error(heif_error_Unsupported_feature, heif_suberror_Unsupported_color_conversion,
                                  "planes of different depths or an empty plane");
         }
-        e = heif_image_add_plane(*out, channels[c], w, h, depth);
+        e = HEIF(heif_image_add_plane)(*out, channels[c], w, h, depth);
         if (e.code) {
-            heif_image_release(*out);
+            HEIF(heif_image_release)(*out);
             *out = NULL;
             return e;
         }
         int src_stride = 0, dst_stride = 0;
-        const uint8_t *src = de265_get_image_plane(picture, c, &src_stride);
-        uint8_t *dst = heif_image_get_plane(*out, channels[c], &dst_stride);
+        const uint8_t *src = DE265(de265_get_image_plane)(picture, c, &src_stride);
+        uint8_t *dst = HEIF(heif_image_get_plane)(*out, channels[c], &dst_stride);
         size_t row = (size_t)w * (size_t)((depth + 7) / 8);
         for (int y = 0; y < h; y++) memcpy(dst + (size_t)y * dst_stride, src + (size_t)y * src_stride, row);
     }
-    struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+    struct heif_color_profile_nclx *nclx = HEIF(heif_nclx_color_profile_alloc)();
     if (nclx) {
         // Values the VUI may hold but libheif does not know are left at its defaults.
-        heif_nclx_color_profile_set_color_primaries(nclx, (uint16_t)de265_get_image_colour_primaries(picture));
-        heif_nclx_color_profile_set_transfer_characteristics(nclx,
-                                                             (uint16_t)de265_get_image_transfer_characteristics(picture));
-        heif_nclx_color_profile_set_matrix_coefficients(nclx, (uint16_t)de265_get_image_matrix_coefficients(picture));
-        nclx->full_range_flag = (uint8_t)(de265_get_image_full_range_flag(picture) != 0);
-        heif_image_set_nclx_color_profile(*out, nclx);
-        heif_nclx_color_profile_free(nclx);
+        HEIF(heif_nclx_color_profile_set_color_primaries)(nclx, (uint16_t)DE265(de265_get_image_colour_primaries)(picture));
+        HEIF(heif_nclx_color_profile_set_transfer_characteristics)(nclx,
+                                                             (uint16_t)DE265(de265_get_image_transfer_characteristics)(picture));
+        HEIF(heif_nclx_color_profile_set_matrix_coefficients)(nclx, (uint16_t)DE265(de265_get_image_matrix_coefficients)(picture));
+        nclx->full_range_flag = (uint8_t)(DE265(de265_get_image_full_range_flag)(picture) != 0);
+        HEIF(heif_image_set_nclx_color_profile)(*out, nclx);
+        HEIF(heif_nclx_color_profile_free)(nclx);
     }
     return ch_hevc_ok;
 }
@@ -143,25 +144,25 @@ static struct heif_error ch_hevc_decode(void *decoder, struct heif_image **out) 
     ch_hevc *d = decoder;
     *out = NULL;
     int threads = d->pushed >= CH_HEVC_THREADED_BYTES ? d->threads : 1;
-    de265_error e = de265_start_worker_threads(d->ctx, threads);
-    if (!de265_isOK(e))
-        return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, de265_get_error_text(e));
-    de265_flush_data(d->ctx);
+    de265_error e = DE265(de265_start_worker_threads)(d->ctx, threads);
+    if (!DE265(de265_isOK)(e))
+        return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, DE265(de265_get_error_text)(e));
+    DE265(de265_flush_data)(d->ctx);
     int more = 0;
     do {
         more = 0;
-        e = de265_decode(d->ctx, &more);
+        e = DE265(de265_decode)(d->ctx, &more);
         if (e != DE265_OK) break;
-        const struct de265_image *picture = de265_get_next_picture(d->ctx);
+        const struct de265_image *picture = DE265(de265_get_next_picture)(d->ctx);
         if (picture) {
-            if (*out) heif_image_release(*out);  // a stream of several pictures: the last counts, as in libheif
+            if (*out) HEIF(heif_image_release)(*out);  // a stream of several pictures: the last counts, as in libheif
             struct heif_error copied = ch_hevc_picture(picture, out);
-            de265_release_next_picture(d->ctx);
+            DE265(de265_release_next_picture)(d->ctx);
             if (copied.code) return copied;
         }
     } while (more);
     if (!*out) {
-        const char *why = e == DE265_OK ? "no picture in the HEVC data" : de265_get_error_text(e);
+        const char *why = e == DE265_OK ? "no picture in the HEVC data" : DE265(de265_get_error_text)(e);
         return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, why);
     }
     return ch_hevc_ok;
@@ -188,5 +189,5 @@ static const struct heif_decoder_plugin ch_hevc_threaded = {
 };
 
 struct heif_error ch_register_hevc_decoder(struct heif_context *ctx, int threaded) {
-    return heif_register_decoder(ctx, threaded ? &ch_hevc_threaded : &ch_hevc_single);
+    return HEIF(heif_register_decoder)(ctx, threaded ? &ch_hevc_threaded : &ch_hevc_single);
 }

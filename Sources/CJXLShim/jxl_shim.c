@@ -4,6 +4,7 @@
 // libjxl 0.7 behaviour this file relies on are next to the code using it.
 #include "cjxl_shim.h"
 #include "cshim_support.h"
+#include "jxl_libraries.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,7 +26,7 @@
 static void *cx_runner_create(int threads) {
     if (threads <= 1) return NULL;
     if (threads > CX_MAX_THREADS) threads = CX_MAX_THREADS;
-    return JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
+    return JXL(JxlThreadParallelRunnerCreate)(NULL, (size_t)threads);
 }
 
 // ---------------------------------------------------------------- growable buffer
@@ -91,6 +92,7 @@ static int cx_fail(cx_decoder *d, int code, const char *format, ...) {
 }
 
 cx_decoder *cx_decoder_create(const uint8_t *data, size_t length) {
+    if (!cx_available(NULL, 0)) return NULL;
     cx_decoder *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->data = cs_copy(data, length);
@@ -100,8 +102,8 @@ cx_decoder *cx_decoder_create(const uint8_t *data, size_t length) {
 }
 
 static void cx_close_frames(cx_decoder *d) {
-    if (d->frames) JxlDecoderDestroy(d->frames);
-    if (d->frames_runner) JxlThreadParallelRunnerDestroy(d->frames_runner);
+    if (d->frames) JXL(JxlDecoderDestroy)(d->frames);
+    if (d->frames_runner) JXL(JxlThreadParallelRunnerDestroy)(d->frames_runner);
     d->frames = NULL;
     d->frames_runner = NULL;
     d->frames_returned = 0;
@@ -133,30 +135,30 @@ static int cx_is_srgb(const JxlColorEncoding *c) {
 static void cx_prefer_srgb(JxlDecoder *dec, const JxlBasicInfo *bi) {
     if (bi->uses_original_profile) return;
     JxlColorEncoding original;
-    if (JxlDecoderGetColorAsEncodedProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &original) ==
+    if (JXL(JxlDecoderGetColorAsEncodedProfile)(dec, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &original) ==
         JXL_DEC_SUCCESS)
         return;
     JxlColorEncoding srgb;
-    JxlColorEncodingSetToSRGB(&srgb, bi->num_color_channels == 1 ? JXL_TRUE : JXL_FALSE);
-    JxlDecoderSetPreferredColorProfile(dec, &srgb);  // a failure leaves libjxl's choice; the ICC tells it
+    JXL(JxlColorEncodingSetToSRGB)(&srgb, bi->num_color_channels == 1 ? JXL_TRUE : JXL_FALSE);
+    JXL(JxlDecoderSetPreferredColorProfile)(dec, &srgb);  // a failure leaves libjxl's choice; the ICC tells it
 }
 
 // The profile of the pixels libjxl will output; NULL when they are sRGB.
 static int cx_read_icc(cx_decoder *d, JxlDecoder *dec, const JxlBasicInfo *bi) {
     JxlColorEncoding data;
-    if (JxlDecoderGetColorAsEncodedProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &data) == JXL_DEC_SUCCESS &&
+    if (JXL(JxlDecoderGetColorAsEncodedProfile)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &data) == JXL_DEC_SUCCESS &&
         cx_is_srgb(&data))
         return CX_OK;
     if (bi->num_color_channels != 3) return CX_OK;  // grey: a grey profile does not describe RGBA rows
     size_t size = 0;
-    if (JxlDecoderGetICCProfileSize(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS || size == 0)
+    if (JXL(JxlDecoderGetICCProfileSize)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS || size == 0)
         return CX_OK;  // no profile can be made (e.g. unknown space): report none
     // The profile is part of the file (or generated from a few enum values), so
     // its size is bounded by the file size plus a small constant.
     if (size > d->length + 65536) return cx_fail(d, CX_ERR_CORRUPT, "implausible ICC profile size %zu", size);
     d->icc = malloc(size);
     if (!d->icc) return cx_fail(d, CX_ERR_NOMEM, "out of memory for the ICC profile");
-    if (JxlDecoderGetColorAsICCProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
+    if (JXL(JxlDecoderGetColorAsICCProfile)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
         free(d->icc);
         d->icc = NULL;
         return CX_OK;
@@ -181,7 +183,7 @@ static int cx_check_frames(cx_decoder *d, uint32_t count) {
 // buffer we set; when it runs out it returns JXL_DEC_BOX_NEED_MORE_OUTPUT and we
 // grow the buffer (to CX_MAX_METADATA at most) and hand it the free tail.
 static int cx_box_more(cx_decoder *d, JxlDecoder *dec, cx_buffer *b) {
-    size_t unused = JxlDecoderReleaseBoxBuffer(dec);
+    size_t unused = JXL(JxlDecoderReleaseBoxBuffer)(dec);
     b->size = b->capacity - unused;
     if (b->size >= CX_MAX_METADATA)
         return cx_fail(d, CX_ERR_LIMIT, "a metadata box decompresses to more than %u bytes", CX_MAX_METADATA);
@@ -189,13 +191,13 @@ static int cx_box_more(cx_decoder *d, JxlDecoder *dec, cx_buffer *b) {
     if (extra > CX_MAX_METADATA - b->size) extra = CX_MAX_METADATA - b->size;
     if (cx_buffer_reserve(b, extra, CX_MAX_METADATA) != 0)
         return cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
-    if (JxlDecoderSetBoxBuffer(dec, b->bytes + b->size, b->capacity - b->size) != JXL_DEC_SUCCESS)
+    if (JXL(JxlDecoderSetBoxBuffer)(dec, b->bytes + b->size, b->capacity - b->size) != JXL_DEC_SUCCESS)
         return cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
     return CX_OK;
 }
 
 static void cx_box_done(JxlDecoder *dec, cx_buffer *b) {
-    size_t unused = JxlDecoderReleaseBoxBuffer(dec);
+    size_t unused = JXL(JxlDecoderReleaseBoxBuffer)(dec);
     b->size = b->capacity - unused;
 }
 
@@ -225,19 +227,19 @@ static int cx_status_error(cx_decoder *d, JxlDecoderStatus status, const char *w
 // the headers again with the input left open: NEED_MORE_INPUT there means the
 // file is truncated. (Headers only, no pixels: cheap.)
 static int cx_classify_error(cx_decoder *d) {
-    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
     if (!dec) return CX_ERR_CORRUPT;
     int code = CX_ERR_CORRUPT;
-    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME) == JXL_DEC_SUCCESS &&
-        JxlDecoderSetInput(dec, d->data, d->length) == JXL_DEC_SUCCESS) {
+    if (JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME) == JXL_DEC_SUCCESS &&
+        JXL(JxlDecoderSetInput)(dec, d->data, d->length) == JXL_DEC_SUCCESS) {
         for (;;) {
-            JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+            JxlDecoderStatus status = JXL(JxlDecoderProcessInput)(dec);
             if (status == JXL_DEC_BASIC_INFO || status == JXL_DEC_COLOR_ENCODING || status == JXL_DEC_FRAME) continue;
             if (status == JXL_DEC_NEED_MORE_INPUT) code = CX_ERR_TRUNCATED;
             break;
         }
     }
-    JxlDecoderDestroy(dec);
+    JXL(JxlDecoderDestroy)(dec);
     return code;
 }
 
@@ -247,7 +249,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     memset(info, 0, sizeof *info);
     if (d->header_read) return cx_fail(d, CX_ERR_STATE, "the header was already read");
     if (d->length == 0) return cx_fail(d, CX_ERR_TRUNCATED, "the file is empty");
-    switch (JxlSignatureCheck(d->data, d->length)) {
+    switch (JXL(JxlSignatureCheck)(d->data, d->length)) {
     case JXL_SIG_CODESTREAM:
     case JXL_SIG_CONTAINER: break;
     case JXL_SIG_NOT_ENOUGH_BYTES: return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside the JPEG XL signature");
@@ -256,22 +258,22 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     d->max_pixels = max_pixels;
     d->max_frames = max_frames;
 
-    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
     if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
     // No JXL_DEC_FULL_IMAGE: libjxl 0.7 then skips each frame's sections by its
     // table of contents and never allocates pixel memory; the walk is linear in
     // the file size. Boxes after the codestream are reported too.
     int rc = CX_OK;
-    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME | JXL_DEC_BOX) !=
+    if (JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME | JXL_DEC_BOX) !=
             JXL_DEC_SUCCESS ||
-        JxlDecoderSetInput(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
-        JxlDecoderDestroy(dec);
+        JXL(JxlDecoderSetInput)(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
+        JXL(JxlDecoderDestroy)(dec);
         return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
     }
     // Without Brotli support this fails and "brob" boxes stay compressed: their
     // decompressed type is then unknown ("brob") and they are not reported.
-    JxlDecoderSetDecompressBoxes(dec, JXL_TRUE);
-    JxlDecoderCloseInput(dec);
+    JXL(JxlDecoderSetDecompressBoxes)(dec, JXL_TRUE);
+    JXL(JxlDecoderCloseInput)(dec);
 
     JxlBasicInfo bi;
     memset(&bi, 0, sizeof bi);
@@ -279,7 +281,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     uint32_t frames = 0;
     cx_buffer *box = NULL;  // the box being collected, if any
     for (;;) {
-        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        JxlDecoderStatus status = JXL(JxlDecoderProcessInput)(dec);
         if (status == JXL_DEC_BOX_NEED_MORE_OUTPUT && box) {
             if ((rc = cx_box_more(d, dec, box)) != CX_OK) break;
             continue;
@@ -291,7 +293,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
             box = NULL;
         }
         if (status == JXL_DEC_BASIC_INFO) {
-            if (JxlDecoderGetBasicInfo(dec, &bi) != JXL_DEC_SUCCESS) {
+            if (JXL(JxlDecoderGetBasicInfo)(dec, &bi) != JXL_DEC_SUCCESS) {
                 rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
                 break;
             }
@@ -325,7 +327,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
             frames++;
         } else if (status == JXL_DEC_BOX) {
             JxlBoxType type;
-            if (JxlDecoderGetBoxType(dec, type, JXL_TRUE) != JXL_DEC_SUCCESS) continue;
+            if (JXL(JxlDecoderGetBoxType)(dec, type, JXL_TRUE) != JXL_DEC_SUCCESS) continue;
             cx_buffer *target = NULL;
             if (memcmp(type, "Exif", 4) == 0 && !d->exif_box.bytes) target = &d->exif_box;
             else if (memcmp(type, "xml ", 4) == 0 && !d->xmp_box.bytes) target = &d->xmp_box;
@@ -334,7 +336,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
                 rc = cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
                 break;
             }
-            if (JxlDecoderSetBoxBuffer(dec, target->bytes, target->capacity) != JXL_DEC_SUCCESS) {
+            if (JXL(JxlDecoderSetBoxBuffer)(dec, target->bytes, target->capacity) != JXL_DEC_SUCCESS) {
                 rc = cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
                 break;
             }
@@ -347,7 +349,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
             break;
         }
     }
-    JxlDecoderDestroy(dec);
+    JXL(JxlDecoderDestroy)(dec);
     if (rc == CX_OK && (!have_basic || !have_color || frames == 0))
         rc = cx_fail(d, CX_ERR_TRUNCATED, "the file ends before the image does (truncated)");
     if (rc != CX_OK) {
@@ -415,20 +417,20 @@ static int cx_check_output(cx_decoder *d, const uint8_t *dst, size_t stride) {
 static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **runner_out) {
     *out = NULL;
     *runner_out = NULL;
-    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
     if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
     void *runner = cx_runner_create(threads);
     if (threads > 1 && !runner) {
-        JxlDecoderDestroy(dec);
+        JXL(JxlDecoderDestroy)(dec);
         return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl thread runner");
     }
-    if ((runner && JxlDecoderSetParallelRunner(dec, JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) ||
-        JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME |
+    if ((runner && JXL(JxlDecoderSetParallelRunner)(dec, JXL(JxlThreadParallelRunner), runner) != JXL_DEC_SUCCESS) ||
+        JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME |
                                            JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS ||
-        JxlDecoderSetUnpremultiplyAlpha(dec, JXL_TRUE) != JXL_DEC_SUCCESS ||
-        JxlDecoderSetInput(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
-        JxlDecoderDestroy(dec);
-        if (runner) JxlThreadParallelRunnerDestroy(runner);
+        JXL(JxlDecoderSetUnpremultiplyAlpha)(dec, JXL_TRUE) != JXL_DEC_SUCCESS ||
+        JXL(JxlDecoderSetInput)(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
+        JXL(JxlDecoderDestroy)(dec);
+        if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
         return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
     }
     // No JxlDecoderCloseInput here (optional without JXL_DEC_BOX): with the
@@ -453,17 +455,17 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
     JxlPixelFormat format = { 4, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
     int in_frame = 0;
     for (;;) {
-        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        JxlDecoderStatus status = JXL(JxlDecoderProcessInput)(dec);
         switch (status) {
         case JXL_DEC_BASIC_INFO: {
             JxlBasicInfo bi;
-            if (JxlDecoderGetBasicInfo(dec, &bi) != JXL_DEC_SUCCESS || bi.xsize != d->width || bi.ysize != d->height)
+            if (JXL(JxlDecoderGetBasicInfo)(dec, &bi) != JXL_DEC_SUCCESS || bi.xsize != d->width || bi.ysize != d->height)
                 return cx_fail(d, CX_ERR_CORRUPT, "the image header changed between passes");
             break;
         }
         case JXL_DEC_COLOR_ENCODING: {
             JxlBasicInfo bi;
-            if (JxlDecoderGetBasicInfo(dec, &bi) != JXL_DEC_SUCCESS)
+            if (JXL(JxlDecoderGetBasicInfo)(dec, &bi) != JXL_DEC_SUCCESS)
                 return cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
             cx_prefer_srgb(dec, &bi);  // as in read_header, so the pixels match the reported profile
             break;
@@ -474,7 +476,7 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
             if (*returned >= d->frame_count)
                 return cx_fail(d, CX_ERR_CORRUPT, "the file has more frames than its first reading found");
             JxlFrameHeader fh;
-            if (JxlDecoderGetFrameHeader(dec, &fh) != JXL_DEC_SUCCESS)
+            if (JXL(JxlDecoderGetFrameHeader)(dec, &fh) != JXL_DEC_SUCCESS)
                 return cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no frame header");
             if (delay_ms) *delay_ms = cx_delay_ms(d, fh.duration);
             in_frame = 1;
@@ -484,10 +486,10 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
             // Coalesced frames are always the full image size (checked against the
             // header above); the rows are caller memory, written by the callback.
             size_t need = 0;
-            if (JxlDecoderImageOutBufferSize(dec, &format, &need) != JXL_DEC_SUCCESS ||
+            if (JXL(JxlDecoderImageOutBufferSize)(dec, &format, &need) != JXL_DEC_SUCCESS ||
                 need != (size_t)d->width * d->height * 4)
                 return cx_fail(d, CX_ERR_CORRUPT, "the frame size does not match the image");
-            if (JxlDecoderSetImageOutCallback(dec, &format, cx_rows_callback, &rows) != JXL_DEC_SUCCESS)
+            if (JXL(JxlDecoderSetImageOutCallback)(dec, &format, cx_rows_callback, &rows) != JXL_DEC_SUCCESS)
                 return cx_fail(d, CX_ERR_STATE, "libjxl refused the output callback");
             break;
         }
@@ -513,8 +515,8 @@ int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int thread
     if ((rc = cx_open_pass(d, threads, &dec, &runner)) != CX_OK) return rc;
     uint32_t returned = 0;
     rc = cx_decode_frame(d, dec, &returned, dst, stride, NULL);
-    JxlDecoderDestroy(dec);
-    if (runner) JxlThreadParallelRunnerDestroy(runner);
+    JXL(JxlDecoderDestroy)(dec);
+    if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
     return rc;
 }
 
@@ -553,7 +555,7 @@ static float cx_distance(int quality) {
 }
 
 static int cx_enc_error(JxlEncoder *enc, const char *what, char *message, size_t size) {
-    JxlEncoderError e = JxlEncoderGetError(enc);
+    JxlEncoderError e = JXL(JxlEncoderGetError)(enc);
     switch (e) {
     case JXL_ENC_ERR_OOM:
         cs_format(message, size, "out of memory while %s", what);
@@ -585,7 +587,7 @@ typedef struct cx_settings {
 static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata *m, JxlEncoderFrameSettings **out,
                         char *message, size_t size) {
     JxlBasicInfo bi;
-    JxlEncoderInitBasicInfo(&bi);
+    JXL(JxlEncoderInitBasicInfo)(&bi);
     bi.xsize = s->width;
     bi.ysize = s->height;
     bi.bits_per_sample = 8;
@@ -605,18 +607,18 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
         bi.animation.have_timecodes = JXL_FALSE;
     }
     int has_boxes = m && (cx_has(m->exif, m->exif_length) || cx_has(m->xmp, m->xmp_length));
-    if (has_boxes && JxlEncoderUseBoxes(enc) != JXL_ENC_SUCCESS) return cx_enc_error(enc, "enabling boxes", message, size);
-    if (JxlEncoderSetBasicInfo(enc, &bi) != JXL_ENC_SUCCESS) return cx_enc_error(enc, "setting the header", message, size);
+    if (has_boxes && JXL(JxlEncoderUseBoxes)(enc) != JXL_ENC_SUCCESS) return cx_enc_error(enc, "enabling boxes", message, size);
+    if (JXL(JxlEncoderSetBasicInfo)(enc, &bi) != JXL_ENC_SUCCESS) return cx_enc_error(enc, "setting the header", message, size);
     // Beyond level 5 (262144 px per side, 2^28 px) the file must say level 10.
-    int level = JxlEncoderGetRequiredCodestreamLevel(enc);
+    int level = JXL(JxlEncoderGetRequiredCodestreamLevel)(enc);
     if (level < 0) {
         cs_format(message, size, "%ux%u is too large for JPEG XL", s->width, s->height);
         return CX_ERR_UNSUPPORTED;
     }
-    if (level == 10 && JxlEncoderSetCodestreamLevel(enc, 10) != JXL_ENC_SUCCESS)
+    if (level == 10 && JXL(JxlEncoderSetCodestreamLevel)(enc, 10) != JXL_ENC_SUCCESS)
         return cx_enc_error(enc, "setting codestream level 10", message, size);
     if (m && cx_has(m->icc, m->icc_length)) {
-        if (JxlEncoderSetICCProfile(enc, m->icc, m->icc_length) != JXL_ENC_SUCCESS) {
+        if (JXL(JxlEncoderSetICCProfile)(enc, m->icc, m->icc_length) != JXL_ENC_SUCCESS) {
             int rc = cx_enc_error(enc, "setting the ICC profile", message, size);
             if (rc == CX_ERR_STATE) rc = CX_ERR_UNSUPPORTED;  // 0.7 reports a bad profile as a generic error
             cs_format(message, size, "libjxl cannot use the ICC profile (%zu bytes)", m->icc_length);
@@ -624,8 +626,8 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
         }
     } else {
         JxlColorEncoding srgb;
-        JxlColorEncodingSetToSRGB(&srgb, JXL_FALSE);
-        if (JxlEncoderSetColorEncoding(enc, &srgb) != JXL_ENC_SUCCESS)
+        JXL(JxlColorEncodingSetToSRGB)(&srgb, JXL_FALSE);
+        if (JXL(JxlEncoderSetColorEncoding)(enc, &srgb) != JXL_ENC_SUCCESS)
             return cx_enc_error(enc, "setting the colour encoding", message, size);
     }
     if (has_boxes) {
@@ -641,28 +643,28 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
             }
             memset(payload, 0, 4);  // offset of the TIFF header: right after this field
             memcpy(payload + 4, m->exif, m->exif_length);
-            JxlEncoderStatus st = JxlEncoderAddBox(enc, "Exif", payload, m->exif_length + 4, JXL_FALSE);
+            JxlEncoderStatus st = JXL(JxlEncoderAddBox)(enc, "Exif", payload, m->exif_length + 4, JXL_FALSE);
             free(payload);
             if (st != JXL_ENC_SUCCESS) return cx_enc_error(enc, "adding the EXIF box", message, size);
         }
-        if (cx_has(m->xmp, m->xmp_length) && JxlEncoderAddBox(enc, "xml ", m->xmp, m->xmp_length, JXL_FALSE) != JXL_ENC_SUCCESS)
+        if (cx_has(m->xmp, m->xmp_length) && JXL(JxlEncoderAddBox)(enc, "xml ", m->xmp, m->xmp_length, JXL_FALSE) != JXL_ENC_SUCCESS)
             return cx_enc_error(enc, "adding the XMP box", message, size);
-        JxlEncoderCloseBoxes(enc);
+        JXL(JxlEncoderCloseBoxes)(enc);
     }
 
-    JxlEncoderFrameSettings *fs = JxlEncoderFrameSettingsCreate(enc, NULL);
+    JxlEncoderFrameSettings *fs = JXL(JxlEncoderFrameSettingsCreate)(enc, NULL);
     if (!fs) {
         cs_format(message, size, "out of memory for the frame settings");
         return CX_ERR_NOMEM;
     }
     int effort = s->effort < 1 ? 1 : s->effort > 9 ? 9 : s->effort;
-    if (JxlEncoderFrameSettingsSetOption(fs, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS)
+    if (JXL(JxlEncoderFrameSettingsSetOption)(fs, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS)
         return cx_enc_error(enc, "setting the effort", message, size);
     if (s->lossless) {
-        if (JxlEncoderSetFrameLossless(fs, JXL_TRUE) != JXL_ENC_SUCCESS ||
-            JxlEncoderFrameSettingsSetOption(fs, JXL_ENC_FRAME_SETTING_KEEP_INVISIBLE, 1) != JXL_ENC_SUCCESS)
+        if (JXL(JxlEncoderSetFrameLossless)(fs, JXL_TRUE) != JXL_ENC_SUCCESS ||
+            JXL(JxlEncoderFrameSettingsSetOption)(fs, JXL_ENC_FRAME_SETTING_KEEP_INVISIBLE, 1) != JXL_ENC_SUCCESS)
             return cx_enc_error(enc, "setting lossless mode", message, size);
-    } else if (JxlEncoderSetFrameDistance(fs, cx_distance(s->quality)) != JXL_ENC_SUCCESS) {
+    } else if (JXL(JxlEncoderSetFrameDistance)(fs, cx_distance(s->quality)) != JXL_ENC_SUCCESS) {
         return cx_enc_error(enc, "setting the distance", message, size);
     }
     *out = fs;
@@ -678,7 +680,7 @@ static int cx_enc_drain(JxlEncoder *enc, cx_buffer *file, char *message, size_t 
         }
         uint8_t *next = file->bytes + file->size;
         size_t avail = file->capacity - file->size;
-        JxlEncoderStatus st = JxlEncoderProcessOutput(enc, &next, &avail);
+        JxlEncoderStatus st = JXL(JxlEncoderProcessOutput)(enc, &next, &avail);
         file->size = (size_t)(next - file->bytes);
         if (st == JXL_ENC_NEED_MORE_OUTPUT) {
             if (cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
@@ -737,7 +739,7 @@ static int cx_add_frame(JxlEncoder *enc, JxlEncoderFrameSettings *fs, const cx_s
         return CX_ERR_NOMEM;
     }
     JxlPixelFormat format = { s->has_alpha ? 4 : 3, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
-    JxlEncoderStatus st = JxlEncoderAddImageFrame(fs, &format, packed, packed_size);  // libjxl copies
+    JxlEncoderStatus st = JXL(JxlEncoderAddImageFrame)(fs, &format, packed, packed_size);  // libjxl copies
     free(packed);
     if (st != JXL_ENC_SUCCESS) return cx_enc_error(enc, "adding the pixels", message, size);
     return CX_OK;
@@ -755,12 +757,13 @@ int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
+    if (!cx_available(message, message_size)) return CX_ERR_UNSUPPORTED;
     if (!cx_check_input(rgba, stride, width, height)) {
         cs_format(message, message_size, "invalid pixel buffer, size %ux%u or stride %zu", width, height, stride);
         return CX_ERR_STATE;
     }
     cx_settings s = { width, height, has_alpha ? 1 : 0, quality, lossless ? 1 : 0, effort, threads, 0, 0 };
-    JxlEncoder *enc = JxlEncoderCreate(NULL);
+    JxlEncoder *enc = JXL(JxlEncoderCreate)(NULL);
     if (!enc) {
         cs_format(message, message_size, "cannot create the libjxl encoder");
         return CX_ERR_NOMEM;
@@ -772,17 +775,17 @@ int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
     if (threads > 1 && !runner) {
         cs_format(message, message_size, "cannot create the libjxl thread runner");
         rc = CX_ERR_NOMEM;
-    } else if (runner && JxlEncoderSetParallelRunner(enc, JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) {
+    } else if (runner && JXL(JxlEncoderSetParallelRunner)(enc, JXL(JxlThreadParallelRunner), runner) != JXL_ENC_SUCCESS) {
         rc = cx_enc_error(enc, "setting the thread runner", message, message_size);
     }
     if (rc == CX_OK) rc = cx_enc_setup(enc, &s, metadata, &fs, message, message_size);
     if (rc == CX_OK) rc = cx_add_frame(enc, fs, &s, rgba, stride, message, message_size);
     if (rc == CX_OK) {
-        JxlEncoderCloseInput(enc);
+        JXL(JxlEncoderCloseInput)(enc);
         rc = cx_enc_drain(enc, &file, message, message_size);
     }
-    JxlEncoderDestroy(enc);
-    if (runner) JxlThreadParallelRunnerDestroy(runner);
+    JXL(JxlEncoderDestroy)(enc);
+    if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
     if (rc == CX_OK) rc = cx_write_file(fd, &file, message, message_size, error_number);
     cx_buffer_free(&file);
     return rc;
@@ -811,7 +814,7 @@ static int cx_anim_fail(cx_anim_encoder *e, int code, const char *format, ...) {
 
 cx_anim_encoder *cx_anim_encoder_create(uint32_t width, uint32_t height, int has_alpha, int loop_count, int quality,
                                         int lossless, int effort, int threads) {
-    if (width == 0 || height == 0 || (size_t)width > SIZE_MAX / 4 / height) return NULL;
+    if (width == 0 || height == 0 || (size_t)width > SIZE_MAX / 4 / height || !cx_available(NULL, 0)) return NULL;
     cx_anim_encoder *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     cx_settings s = { width, height, has_alpha ? 1 : 0, quality, lossless ? 1 : 0, effort, threads, 1,
@@ -873,7 +876,7 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metada
     e->finished = 1;
     e->message[0] = '\0';
     const cx_settings *s = &e->settings;
-    JxlEncoder *enc = JxlEncoderCreate(NULL);
+    JxlEncoder *enc = JXL(JxlEncoderCreate)(NULL);
     if (!enc) {
         cx_anim_free_frames(e);
         return cx_anim_fail(e, CX_ERR_NOMEM, "cannot create the libjxl encoder");
@@ -884,15 +887,15 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metada
     JxlEncoderFrameSettings *fs = NULL;
     if (s->threads > 1 && !runner) {
         rc = cx_anim_fail(e, CX_ERR_NOMEM, "cannot create the libjxl thread runner");
-    } else if (runner && JxlEncoderSetParallelRunner(enc, JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) {
+    } else if (runner && JXL(JxlEncoderSetParallelRunner)(enc, JXL(JxlThreadParallelRunner), runner) != JXL_ENC_SUCCESS) {
         rc = cx_enc_error(enc, "setting the thread runner", e->message, sizeof e->message);
     }
     if (rc == CX_OK) rc = cx_enc_setup(enc, s, metadata, &fs, e->message, sizeof e->message);
     for (size_t i = 0; rc == CX_OK && i < e->count; i++) {
         JxlFrameHeader fh;
-        JxlEncoderInitFrameHeader(&fh);
+        JXL(JxlEncoderInitFrameHeader)(&fh);
         fh.duration = e->delays[i];
-        if (JxlEncoderSetFrameHeader(fs, &fh) != JXL_ENC_SUCCESS) {
+        if (JXL(JxlEncoderSetFrameHeader)(fs, &fh) != JXL_ENC_SUCCESS) {
             rc = cx_enc_error(enc, "setting a frame header", e->message, sizeof e->message);
             break;
         }
@@ -900,12 +903,12 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metada
         free(e->frames[i]);
         e->frames[i] = NULL;
         if (rc != CX_OK) break;
-        if (i + 1 == e->count) JxlEncoderCloseInput(enc);
+        if (i + 1 == e->count) JXL(JxlEncoderCloseInput)(enc);
         // Encode this frame now so libjxl's float copy of it can go.
         rc = cx_enc_drain(enc, &file, e->message, sizeof e->message);
     }
-    JxlEncoderDestroy(enc);
-    if (runner) JxlThreadParallelRunnerDestroy(runner);
+    JXL(JxlEncoderDestroy)(enc);
+    if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
     cx_anim_free_frames(e);
     if (rc == CX_OK) rc = cx_write_file(fd, &file, e->message, sizeof e->message, error_number);
     cx_buffer_free(&file);

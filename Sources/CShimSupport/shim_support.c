@@ -1,4 +1,6 @@
 #include "cshim_support.h"
+#include <dlfcn.h>
+#include <pthread.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,4 +38,34 @@ void cs_format(char *buffer, size_t size, const char *format, ...) {
     va_start(args, format);
     cs_vformat(buffer, size, format, args);
     va_end(args);
+}
+
+int cs_library_load(cs_library *library) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (library->state == 0) {
+        void *handle = NULL;
+        const char *reason = "no file name to try";
+        for (const char *const *name = library->names; *name && !handle; name++) {
+            handle = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+            if (!handle) reason = dlerror();
+        }
+        library->state = handle ? 1 : -1;
+        if (!handle) cs_format(library->error, sizeof library->error, "%s", reason ? reason : "dlopen failed");
+        for (size_t i = 0; handle && library->symbols[i]; i++) {
+            dlerror();
+            void *address = dlsym(handle, library->symbols[i]);
+            if (!address) {
+                const char *why = dlerror();
+                cs_format(library->error, sizeof library->error, "%s: %s", library->symbols[i],
+                          why ? why : "not found");
+                library->state = -1;
+                break;
+            }
+            library->slots[i] = address;
+        }
+    }
+    int loaded = library->state == 1;
+    pthread_mutex_unlock(&lock);
+    return loaded;
 }

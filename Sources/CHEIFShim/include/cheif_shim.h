@@ -57,6 +57,10 @@ typedef struct ch_decoder ch_decoder;
 
 // Copies `length` bytes of HEIF/AVIF data. Returns NULL only when out of memory.
 ch_decoder *ch_decoder_create(const uint8_t *data, size_t length);
+// Whether libheif, libavif and libde265 are there: on Linux they are loaded when first
+// needed (dlopen), not at start. 1, or 0 with the reason in why[0..size) (why may be NULL).
+// The decoder and encoder makers return NULL when they are not.
+int ch_available(char *why, size_t size);
 void ch_decoder_destroy(ch_decoder *decoder);
 // Parses the container (libheif; for a file whose major brand is 'avis', libavif) and fills
 // `info`. No pixel memory is allocated: libheif's own per-dimension security limit is set

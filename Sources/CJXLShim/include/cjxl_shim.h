@@ -60,6 +60,10 @@ typedef struct cx_decoder cx_decoder;
 // Copies `length` bytes of JPEG XL data (bare codestream FF 0A, or the ISO BMFF
 // container starting with the "JXL " box). Returns NULL only when out of memory.
 cx_decoder *cx_decoder_create(const uint8_t *data, size_t length);
+// Whether libjxl and libjxl_threads are there: on Linux they are loaded when first needed
+// (dlopen), not at start. 1, or 0 with the reason in why[0..size) (why may be NULL). The
+// decoder and encoder makers return NULL when they are not.
+int cx_available(char *why, size_t size);
 void cx_decoder_destroy(cx_decoder *decoder);
 // Reads the headers and walks the whole file once WITHOUT decoding pixels
 // (libjxl skips frame data through the frame's table of contents), and fills

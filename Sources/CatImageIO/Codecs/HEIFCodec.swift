@@ -14,6 +14,15 @@ extension ImageFormat {
 /// effort; one frame (libheif 1.15 writes no sequence). libheif decodes a whole picture at
 /// once, so HEIF never streams in; rows stream out into libheif's own image.
 struct HEIFCodec: ImageCodec {
+    /// Why HEIC and AVIF cannot be read or written here (libheif, libavif or libde265 could
+    /// not be loaded: on Linux they are loaded when first needed), or nil.
+    static func missingLibraries() -> String? {
+        var why = [CChar](repeating: 0, count: 512)
+        guard ch_available(&why, why.count) == 0 else { return nil }
+        let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return "HEIC and AVIF need libheif, libavif and libde265, which could not be loaded (\(reason))"
+    }
+
     enum Kind: Sendable { case heic, avif }
     let kind: Kind
 
@@ -81,6 +90,7 @@ final class HEIFRowDecoder: WholePictureDecoder {
     var loopCount: Int? { info.frameCount > 1 ? 0 : nil }
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        if let missing = HEIFCodec.missingLibraries() { throw .unsupported(file: name, reason: missing) }
         guard let d = bytes.withUnsafeBufferPointer({ ch_decoder_create($0.baseAddress, $0.count) }) else {
             throw .outOfMemory(bytes: bytes.count)
         }
@@ -145,6 +155,7 @@ final class HEIFRowsEncoder: RowEncoder {
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, metadata: ImageMetadata,
         settings: ch_encode_options, format: String
     ) throws(ImageIOError) {
+        if let missing = HEIFCodec.missingLibraries() { throw .cannotCreate(path: path, reason: missing) }
         guard let e = ch_rows_encoder_create(UInt32(width), UInt32(height), hasAlpha ? 1 : 0) else {
             throw .outOfMemory(bytes: width * height * 4)
         }

@@ -11,6 +11,15 @@ extension ImageFormat {
 /// itself, so pixels come upright. libjxl decodes a whole picture at once, so JPEG XL
 /// never streams.
 struct JXLCodec: AnimationCodec {
+    /// Why JPEG XL cannot be read or written here (libjxl or libjxl_threads could not be
+    /// loaded: on Linux they are loaded when first needed), or nil.
+    static func missingLibraries() -> String? {
+        var why = [CChar](repeating: 0, count: 512)
+        guard cx_available(&why, why.count) == 0 else { return nil }
+        let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return "JPEG XL needs libjxl, which could not be loaded (\(reason))"
+    }
+
     var format: ImageFormat { .jxl }
     var displayName: String { "JPEG XL" }
     var fileExtensions: [String] { ["jxl"] }
@@ -39,6 +48,7 @@ struct JXLCodec: AnimationCodec {
         _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) {
         try checkSize(animation.width, animation.height, path: path)
+        if let missing = Self.missingLibraries() { throw .cannotCreate(path: path, reason: missing) }
         guard
             let encoder = cx_anim_encoder_create(
                 UInt32(animation.width), UInt32(animation.height), animation.hasAlpha ? 1 : 0,
@@ -89,6 +99,7 @@ final class JXLRowDecoder: WholePictureDecoder {
     private let threads: Int32
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
+        if let missing = JXLCodec.missingLibraries() { throw .unsupported(file: name, reason: missing) }
         guard let d = bytes.withUnsafeBufferPointer({ cx_decoder_create($0.baseAddress, $0.count) }) else {
             throw .outOfMemory(bytes: bytes.count)
         }

@@ -1,0 +1,52 @@
+// The table behind heif_libraries.h, and ch_available.
+#include "cheif_shim.h"
+#include "heif_libraries.h"
+
+#include <stdio.h>
+
+#if defined(__linux__)
+struct ch_libheif ch_libheif;
+struct ch_libavif ch_libavif;
+struct ch_libde265 ch_libde265;
+
+static const char *const ch_libheif_symbols[] = {CH_LIBHEIF_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const ch_libavif_symbols[] = {CH_LIBAVIF_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const ch_libde265_symbols[] = {CH_LIBDE265_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+
+// The file each was built against first (its ABI: libavif's structs are used directly),
+// then the development link, which names the same version on the machine that built it.
+static const char *const ch_libheif_names[] = {"libheif.so.1", "libheif.so", NULL};
+#if AVIF_VERSION_MAJOR >= 1
+#define CH_AVIF_SONAME "libavif.so.16"
+#elif AVIF_VERSION_MINOR >= 11
+#define CH_AVIF_SONAME "libavif.so.15"
+#elif AVIF_VERSION_MINOR >= 10
+#define CH_AVIF_SONAME "libavif.so.14"
+#else
+#define CH_AVIF_SONAME "libavif.so.13"
+#endif
+static const char *const ch_libavif_names[] = {CH_AVIF_SONAME, "libavif.so", NULL};
+static const char *const ch_libde265_names[] = {"libde265.so.0", "libde265.so", NULL};
+
+static cs_library ch_libraries[] = {
+    {ch_libheif_names, ch_libheif_symbols, (void **)&ch_libheif, 0, ""},
+    {ch_libavif_names, ch_libavif_symbols, (void **)&ch_libavif, 0, ""},
+    {ch_libde265_names, ch_libde265_symbols, (void **)&ch_libde265, 0, ""},
+};
+
+int ch_available(char *why, size_t size) {
+    for (size_t i = 0; i < sizeof ch_libraries / sizeof ch_libraries[0]; i++) {
+        if (!cs_library_load(&ch_libraries[i])) {
+            cs_format(why, size, "%s", ch_libraries[i].error);
+            return 0;
+        }
+    }
+    return 1;
+}
+#else
+int ch_available(char *why, size_t size) {
+    (void)why;
+    (void)size;
+    return 1;
+}
+#endif
