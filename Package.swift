@@ -46,7 +46,9 @@ let package = Package(
         // libde265 decodes HEVC for libheif on several threads (CHEIFShim/hevc_decoder.c).
         .systemLibrary(
             name: "CLibHEIF", pkgConfig: "libheif libavif libde265",
-            providers: [.apt(["libheif-dev", "libavif-dev", "libde265-dev"]), .brew(["libheif", "libavif", "libde265"])]),
+            providers: [
+                .apt(["libheif-dev", "libavif-dev", "libde265-dev"]), .brew(["libheif", "libavif", "libde265"]),
+            ]),
         .systemLibrary(
             name: "CLibTIFF", pkgConfig: "libtiff-4",
             providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
@@ -72,7 +74,8 @@ let package = Package(
             ]),
         .target(name: "CJPEGShim", dependencies: ["CLibJPEG", "CLibLCMS2", "CShimSupport"]),
         .target(
-            name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ", "CZlibNG", "CShimSupport"], cSettings: [.unsafeFlags(["-O3"])]),
+            name: "CPNGShim", dependencies: ["CLibPNG", "CLibZ", "CZlibNG", "CShimSupport"],
+            cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CWebPShim", dependencies: ["CLibWebP", "CShimSupport"]),
         // giflib ships no pkg-config file: gif_lib.h from the system's include path, -lgif.
         .target(
