@@ -378,8 +378,17 @@ static tmsize_t ct_mem_read(thandle_t h, void *buf, tmsize_t size) {
     if ((uint64_t)size < k) k = (size_t)size;
     if (m->p) {
         memcpy(buf, m->p + m->pos, k);
-    } else if (!ct_pread_all(m->fd, buf, k, m->pos)) {
-        return -1;  // the file is shorter than it was: libtiff reports a read error
+    } else {
+        // A file shorter than it was gives a short count, which libtiff reports as a read
+        // error. Never -1: libtiff 4.5 adds the count to its offset before it checks it.
+        size_t got = 0;
+        while (got < k) {
+            ssize_t r = pread(m->fd, (uint8_t *)buf + got, k - got, (off_t)(m->pos + got));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        k = got;
     }
     m->pos += k;
     return (tmsize_t)k;

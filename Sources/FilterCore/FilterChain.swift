@@ -109,6 +109,53 @@ public struct FilterChain: Sendable {
         return nil
     }
 
+    /// How large a copy gravities that read the picture look at: libvips's attention looks
+    /// at 32 x 32; the entropy's slices are an eighth of what goes.
+    public static let pictureSide = 512
+
+    /// Some crop's gravity reads the picture (`attention`, `entropy`): run
+    /// `resolvingGravity` before the chain.
+    public var readsPicture: Bool {
+        stages.contains { stage in
+            if case let .spatial(spatial) = stage, let crop = spatial as? CropStage { return crop.needsPicture }
+            return false
+        }
+    }
+
+    /// The chain with every crop whose gravity reads the picture placed. `picture` is the
+    /// input of `width` × `height` pixels, or a smaller copy of it (it is left as it is):
+    /// a copy at most `Self.pictureSide` pixels long runs the stages before each such crop
+    /// (scaled, as for a preview), the gravity's measure (`Interest`) chooses the window on
+    /// the picture that crop gets, and the place scales back to the full image. Any other
+    /// chain comes back as it is.
+    public func resolvingGravity(picture: PixelBuffer, width: Int, height: Int) throws -> FilterChain {
+        guard readsPicture else { return self }
+        var resolved: [FilterStage] = []
+        let side = picture.fittingSize(maxWidth: Self.pictureSide, maxHeight: Self.pictureSide)
+        var small = try picture.resampled(width: side.0, height: side.1, filter: .box, threads: 1)
+        var size = (width: width, height: height)
+        for var stage in stages {
+            let scale = Double(small.width) / Double(size.width)
+            if case let .spatial(spatial) = stage, let crop = spatial as? CropStage, crop.needsPicture,
+                let gravity = crop.gravity, crop.width <= size.width, crop.height <= size.height
+            {
+                func fit(_ v: Int, _ limit: Int) -> Int { min(max(1, Int((Double(v) * scale).rounded())), limit) }
+                let window = Interest.window(
+                    gravity, in: small, width: fit(crop.width, small.width), height: fit(crop.height, small.height))
+                func back(_ v: Int, _ room: Int) -> Int { min(max(0, Int((Double(v) / scale).rounded())), room) }
+                stage = .spatial(
+                    crop.placed(
+                        x: back(window.x, size.width - crop.width), y: back(window.y, size.height - crop.height)))
+            }
+            let step = FilterChain(filters: [], stages: [stage])
+            let next = try step.outputSize(width: size.width, height: size.height)
+            small = try step.scaled(by: scale).apply(to: small, threads: 1)
+            size = next
+            resolved.append(stage)
+        }
+        return FilterChain(filters: filters, stages: resolved)
+    }
+
     /// The size of the result for an input of `width` × `height` (see `sizes`).
     public func outputSize(width: Int, height: Int) throws(FilterError) -> (width: Int, height: Int) {
         let all = try sizes(width: width, height: height)
@@ -121,7 +168,8 @@ public struct FilterChain: Sendable {
         to image: PixelBuffer,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
     ) throws -> PixelBuffer {
-        try Executor.run(stages, source: image, destination: nil, kernels: FastKernels(threads: threads))
+        let placed = try resolvingGravity(picture: image, width: image.width, height: image.height)
+        return try Executor.run(placed.stages, source: image, destination: nil, kernels: FastKernels(threads: threads))
     }
 
     /// Runs the chain with the fast kernels from `source` into `destination` (which has the
@@ -140,6 +188,11 @@ public struct FilterChain: Sendable {
         toFrames frames: [PixelBuffer], threads: Int = ProcessInfo.processInfo.activeProcessorCount,
         progress: (@Sendable (Int) -> Void)? = nil
     ) throws -> [PixelBuffer] {
+        // One window for every frame, chosen on the first, so the animation does not jump.
+        if readsPicture, let first = frames.first {
+            return try resolvingGravity(picture: first, width: first.width, height: first.height)
+                .apply(toFrames: frames, threads: threads, progress: progress)
+        }
         if threads <= 1 || frames.count == 1 {
             return try frames.enumerated().map { i, frame in
                 defer { progress?(i + 1) }
@@ -176,7 +229,8 @@ public struct FilterChain: Sendable {
 
     /// The same with the plain scalar reference (for tests and `bench`).
     public func applyReference(to image: PixelBuffer) throws -> PixelBuffer {
-        try Executor.run(stages, source: image, destination: nil, kernels: Reference())
+        let placed = try resolvingGravity(picture: image, width: image.width, height: image.height)
+        return try Executor.run(placed.stages, source: image, destination: nil, kernels: Reference())
     }
 
     public func applyReference(from source: PixelBuffer, into destination: PixelBuffer) throws {

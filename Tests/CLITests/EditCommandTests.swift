@@ -195,6 +195,31 @@ struct EditCommandTests {
         #expect(plain.stdoutLines.last?.contains("\"crop\"") == false)
     }
 
+    /// attention and entropy read the picture: from a JPEG a 1/8 copy chooses the window and
+    /// the edit still streams; from a PNG the decoded image does. Either way the output is
+    /// exactly the input at the window the saved event reports.
+    @Test(arguments: ["crop:150x300:entropy", "crop:150x300:attention", "crop:200x100:entropy"])
+    func picturesGravitiesReportTheWindowTheyCut(_ filter: String) throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for input in [
+            Fixtures.packageRoot.appendingPathComponent("Resources/cats/chelsea.jpg").path,
+            Fixtures.path("photos/chelsea.png"),
+        ] {
+            let output = dir.path + "/o.png"
+            let result = try Catctl.run(["edit", "--json", "--filter", filter, input, output])
+            #expect(result.status == 0, "\(result.stderr)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdoutLines.last!.utf8)) as? [String: Any])
+            let crop = try #require(json["crop"] as? [String: Int], "\(result.stdoutText)")
+            let (x, y, w, h) = (crop["x"]!, crop["y"]!, crop["width"]!, crop["height"]!)
+            #expect(x >= 0 && y >= 0 && x + w <= 451 && y + h <= 300)
+            let source = try ImageDecoder.decode(InputFile.read(input), name: "in").pixels
+            let expected = try FilterChain(specs: ["crop:\(w)x\(h)+\(x)+\(y)"]).apply(to: source)
+            let written = try ImageDecoder.decode(InputFile.read(output), name: "out").pixels
+            #expect(written.packedRGBA() == expected.packedRGBA(), "\(filter) of \(input)")
+        }
+    }
+
     @Test func jsonErrorsAreTheLastLine() throws {
         let dir = try Fixtures.temporaryDirectory()
         for (args, code) in [

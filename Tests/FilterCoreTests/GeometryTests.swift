@@ -267,12 +267,62 @@ struct GravityTests {
             try FilterChain(specs: ["rotate:90", "crop:10x10:north"]).gravityWindow(width: 451, height: 300) == nil)
     }
 
+    /// A grey field with a patch of red noise (edges, saturation and grey levels) at `patchX`.
+    func field(patchX: Int) throws -> PixelBuffer {
+        let image = try PixelBuffer(width: 640, height: 200, hasAlpha: false)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(patchX)
+        func next() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        for y in 0..<200 {
+            let p = image.row(y)
+            for x in 0..<640 {
+                let inPatch = (patchX..<patchX + 80).contains(x) && (60..<140).contains(y)
+                p[4 * x] = inPatch ? 150 + next() % 106 : 128
+                p[4 * x + 1] = inPatch ? next() % 100 : 128
+                p[4 * x + 2] = inPatch ? next() % 100 : 128
+                p[4 * x + 3] = 255
+            }
+        }
+        return image
+    }
+
+    /// attention and entropy (libvips's measures) find the interesting part wherever it is,
+    /// the crop is exactly the window they report, and a smaller copy of the picture
+    /// chooses the same part.
+    @Test(arguments: ["attention", "entropy"])
+    func picturesGravitiesFindTheInterestingPart(_ gravity: String) throws {
+        for patchX in [20, 290, 540] {
+            let image = try field(patchX: patchX)
+            let chain = try FilterChain(specs: ["crop:160x200:\(gravity)"])
+            #expect(chain.readsPicture)
+            let placed = try chain.resolvingGravity(picture: image, width: 640, height: 200)
+            #expect(!placed.readsPicture)
+            let window = try #require(placed.gravityWindow(width: 640, height: 200))
+            #expect(window.x <= patchX && window.x + 160 >= patchX + 80, "\(gravity), patch at \(patchX): \(window)")
+            let explicit = try FilterChain(specs: ["crop:160x200+\(window.x)+0"])
+            #expect(try chain.apply(to: image.copy()).packedRGBA() == explicit.apply(to: image.copy()).packedRGBA())
+            let small = try image.resampled(width: 160, height: 50, filter: .box)
+            let fromSmall = try #require(
+                try chain.resolvingGravity(picture: small, width: 640, height: 200).gravityWindow(
+                    width: 640, height: 200))
+            #expect(fromSmall.x <= patchX && fromSmall.x + 160 >= patchX + 80, "from a quarter-size copy: \(fromSmall)")
+        }
+        // Through a cover: the window is reported in the input's pixels.
+        let image = try field(patchX: 540)
+        let cover = try FilterChain(specs: ["cover:100x100:\(gravity)"])
+            .resolvingGravity(picture: image, width: 640, height: 200)
+        let window = try #require(cover.gravityWindow(width: 640, height: 200))
+        #expect(window.width == 200 && window.height == 200 && window.x >= 420, "\(window)")
+    }
+
     @Test func badGravitiesNameTheValidOnes() {
         #expect(
             throws: FilterError.badValue(
                 filter: "cover", value: "10x10:middle",
                 reason: "unknown gravity 'middle'; use one of centre, north, south, east, west, northeast, northwest, "
-                    + "southeast, southwest")
+                    + "southeast, southwest, attention, entropy")
         ) { try Filter(parsing: "cover:10x10:middle") }
         #expect(throws: FilterError.self) { try Filter(parsing: "crop:10x10+1+2:north") }
     }

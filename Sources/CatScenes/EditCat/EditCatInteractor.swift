@@ -56,9 +56,13 @@ public struct EditOutcome: Sendable, Equatable {
     public let inputFrames: Int
     /// Pages the input had (a multi-page TIFF); the first was edited.
     public let inputPages: Int
+    /// Where a gravity that reads the picture (`attention`, `entropy`) placed the crop, in
+    /// the input's pixels; nil when there was none.
+    public let crop: EditCatCrop?
 
     public init(
-        width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1, inputPages: Int = 1
+        width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1, inputPages: Int = 1,
+        crop: EditCatCrop? = nil
     ) {
         self.width = width
         self.height = height
@@ -66,6 +70,7 @@ public struct EditOutcome: Sendable, Equatable {
         self.frames = frames
         self.inputFrames = inputFrames
         self.inputPages = inputPages
+        self.crop = crop
     }
 
     public var megapixels: Double { Double(width * height * frames) / 1_000_000 }
@@ -116,6 +121,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         let image: PixelBuffer, metadata: ImageMetadata
         var pages = 1
         var chain = chain
+        var window: EditCatCrop?
         switch input {
         case let .image(decoded):
             try OutputFile.checkCreatable(output, within: options.outputFolder)
@@ -152,12 +158,22 @@ public struct EditCatInteractor: EditCatInteractorInput {
             if reader.frameCount > 1 {
                 return try editAnimation(reader, to: output, chain: chain, options: options, progress: progress)
             }
+            if chain.readsPicture, reader.format.shrinksOnLoad {
+                // A copy at 1/8 (JPEG's DCT scaling: cheap) chooses the window, and the full
+                // decode still streams.
+                var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
+                small.scaleDenominator = 8
+                let copy = try ImageDecoder.decode(
+                    ImageReader(source: source, name: name, options: small), options: small)
+                chain = try chain.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)
+                window = Self.window(chain, width: upright.width, height: upright.height)
+            }
             if reader.width != reader.fullWidth,
                 let shrunk = chain.shrinkOnLoad(width: upright.width, height: upright.height)
             {
                 chain = shrunk.chain
             }
-            if StreamingPipeline.canStream(chain, reader) {
+            if StreamingPipeline.canStream(chain, reader), !chain.readsPicture {
                 let size = try chain.outputSize(width: reader.width, height: reader.height)
                 try ImageFile.stream(
                     to: output, within: options.outputFolder, width: size.width, height: size.height,
@@ -166,12 +182,16 @@ public struct EditCatInteractor: EditCatInteractorInput {
                     try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
                 }
                 return EditOutcome(
-                    width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount)
+                    width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount, crop: window)
             }
             decode.shrinkOnLoad = nil  // the reader has its scale already
             pages = reader.pageCount
             let decoded = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }
             (image, metadata) = (decoded.pixels, decoded.metadata)
+        }
+        if chain.readsPicture {
+            chain = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
+            window = Self.window(chain, width: image.width, height: image.height)
         }
         let filtered = try chain.apply(to: image, threads: threads)
         progress.report(Self.decodeShare + Self.filterShare)
@@ -180,7 +200,13 @@ public struct EditCatInteractor: EditCatInteractorInput {
         ) {
             progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
         }
-        return EditOutcome(width: filtered.width, height: filtered.height, streamed: false, inputPages: pages)
+        return EditOutcome(
+            width: filtered.width, height: filtered.height, streamed: false, inputPages: pages, crop: window)
+    }
+
+    /// Where the chain's gravity placed its crop, in the pixels of its input.
+    static func window(_ chain: FilterChain, width: Int, height: Int) -> EditCatCrop? {
+        chain.gravityWindow(width: width, height: height).map(EditCatCrop.init)
     }
 
     /// Every frame through the chain (several frames at once), then every frame written
@@ -191,6 +217,12 @@ public struct EditCatInteractor: EditCatInteractorInput {
     ) throws -> EditOutcome {
         var animation = try reader.readAnimation()
         progress.report(Self.decodeShare)
+        // One window for every frame, chosen on the first.
+        var chain = chain, window: EditCatCrop?
+        if chain.readsPicture, let first = animation.frames.first {
+            chain = try chain.resolvingGravity(picture: first, width: first.width, height: first.height)
+            window = Self.window(chain, width: first.width, height: first.height)
+        }
         let count = Double(animation.frames.count)
         let done = ProgressReporter.Shared(progress)
         animation.frames = try chain.apply(toFrames: animation.frames, threads: threads) { frames in
@@ -201,7 +233,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         progress.report(1)
         return EditOutcome(
             width: animation.width, height: animation.height, streamed: false, frames: written,
-            inputFrames: animation.frames.count)
+            inputFrames: animation.frames.count, crop: window)
     }
 
     @concurrent

@@ -44,7 +44,7 @@ enum EditRun {
         let outcome = try await work.value
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
-            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: crop)
+            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop ?? crop)
     }
 
     static func result(

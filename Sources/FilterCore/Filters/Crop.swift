@@ -24,9 +24,15 @@ extension FilterDefinition {
 }
 
 /// Where a crop without an offset sits in the image: libvips's and ImageMagick's compass
-/// points.
+/// points, or where the picture is most interesting by libvips's two measures
+/// (`attention`, `entropy`: `Interest.swift`), which the chain decides from the pixels
+/// (`FilterChain.resolvingGravity`).
 public enum Gravity: String, CaseIterable, Sendable {
     case centre, north, south, east, west, northeast, northwest, southeast, southwest
+    case attention, entropy
+
+    /// The place depends on the picture, not only on its size.
+    public var readsPicture: Bool { self == .attention || self == .entropy }
 
     /// "centre, north, ...", for help and messages.
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -41,7 +47,8 @@ public enum Gravity: String, CaseIterable, Sendable {
         return (String(text[..<colon]), gravity)
     }
 
-    /// The offset of `inner` pixels in `outer` along an axis: 0, the middle, or the far end.
+    /// The offset of `inner` pixels in `outer` along an axis: 0, the middle, or the far end
+    /// (the middle, too, for a gravity that reads the picture and has not been decided).
     func offset(_ outer: Int, _ inner: Int, horizontal: Bool) -> Int {
         let name = rawValue
         let low = horizontal ? name.hasSuffix("west") : name.hasPrefix("north")
@@ -63,6 +70,15 @@ struct CropStage: RectangleStage {
     /// A preview's crop (`scaled`): kept inside the image it gets, whose rounded size may
     /// be a pixel short of the scaled rectangle. A crop as typed never is: it must fit.
     var fitsImage = false
+
+    /// Placed by a gravity that reads the picture, not yet decided (`FilterChain.resolvingGravity`).
+    var needsPicture: Bool { x == nil && y == nil && gravity?.readsPicture == true }
+
+    /// The same crop at an offset its gravity chose; the gravity stays, so that the place
+    /// is reported (`FilterChain.gravityWindow`).
+    func placed(x: Int, y: Int) -> CropStage {
+        CropStage(width: width, height: height, x: x, y: y, gravity: gravity, spec: spec, fitsImage: fitsImage)
+    }
 
     func scaled(by factor: Double) -> any SpatialStage {
         CropStage(
