@@ -35,13 +35,7 @@ static cs_library ch_libraries[] = {
 };
 
 int ch_available(char *why, size_t size) {
-    for (size_t i = 0; i < sizeof ch_libraries / sizeof ch_libraries[0]; i++) {
-        if (!cs_library_load(&ch_libraries[i])) {
-            cs_format(why, size, "%s", ch_libraries[i].error);
-            return 0;
-        }
-    }
-    return 1;
+    return cs_libraries_load(ch_libraries, sizeof ch_libraries / sizeof ch_libraries[0], why, size);
 }
 #else
 int ch_available(char *why, size_t size) {

@@ -168,25 +168,15 @@ static struct heif_error ch_hevc_decode(void *decoder, struct heif_image **out) 
     return ch_hevc_ok;
 }
 
-static const struct heif_decoder_plugin ch_hevc_single = {
-    .plugin_api_version = 1,
-    .get_plugin_name = ch_hevc_name,
-    .does_support_format = ch_hevc_supports,
-    .new_decoder = ch_hevc_new_single,
-    .free_decoder = ch_hevc_free,
-    .push_data = ch_hevc_push,
-    .decode_image = ch_hevc_decode,
-};
-
-static const struct heif_decoder_plugin ch_hevc_threaded = {
-    .plugin_api_version = 1,
-    .get_plugin_name = ch_hevc_name,
-    .does_support_format = ch_hevc_supports,
-    .new_decoder = ch_hevc_new_threaded,
-    .free_decoder = ch_hevc_free,
-    .push_data = ch_hevc_push,
-    .decode_image = ch_hevc_decode,
-};
+// The two plugins differ only in how many workers a decoder starts.
+#define CH_HEVC_PLUGIN(maker)                                                                            \
+    {                                                                                                    \
+        .plugin_api_version = 1, .get_plugin_name = ch_hevc_name, .does_support_format = ch_hevc_supports, \
+        .new_decoder = maker, .free_decoder = ch_hevc_free, .push_data = ch_hevc_push,                    \
+        .decode_image = ch_hevc_decode,                                                                    \
+    }
+static const struct heif_decoder_plugin ch_hevc_single = CH_HEVC_PLUGIN(ch_hevc_new_single);
+static const struct heif_decoder_plugin ch_hevc_threaded = CH_HEVC_PLUGIN(ch_hevc_new_threaded);
 
 struct heif_error ch_register_hevc_decoder(struct heif_context *ctx, int threaded) {
     return HEIF(heif_register_decoder)(ctx, threaded ? &ch_hevc_threaded : &ch_hevc_single);

@@ -25,13 +25,7 @@ static cs_library cx_libraries[] = {
 };
 
 int cx_available(char *why, size_t size) {
-    for (size_t i = 0; i < sizeof cx_libraries / sizeof cx_libraries[0]; i++) {
-        if (!cs_library_load(&cx_libraries[i])) {
-            cs_format(why, size, "%s", cx_libraries[i].error);
-            return 0;
-        }
-    }
-    return 1;
+    return cs_libraries_load(cx_libraries, sizeof cx_libraries / sizeof cx_libraries[0], why, size);
 }
 #else
 int cx_available(char *why, size_t size) {

@@ -69,3 +69,13 @@ int cs_library_load(cs_library *library) {
     pthread_mutex_unlock(&lock);
     return loaded;
 }
+
+int cs_libraries_load(cs_library *libraries, size_t count, char *why, size_t size) {
+    for (size_t i = 0; i < count; i++) {
+        if (!cs_library_load(&libraries[i])) {
+            cs_format(why, size, "%s", libraries[i].error);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -35,6 +35,9 @@ typedef struct cs_library {
 // Loads `library` once (thread-safe; later calls answer at once). 1 when the library and
 // every symbol were found; else 0, and library->error holds dlerror's reason.
 int cs_library_load(cs_library *library);
+// Loads each of `count` libraries in turn; 1 when all are there, else 0 with the first
+// failure's reason in why[0..size) (why may be NULL).
+int cs_libraries_load(cs_library *libraries, size_t count, char *why, size_t size);
 
 // The X-macro helpers a shim's list uses: a table field typed as the function itself,
 // and the function's name.
