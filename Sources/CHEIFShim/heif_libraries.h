@@ -45,7 +45,7 @@
     X(de265_get_chroma_format) X(de265_get_error_text) X(de265_get_image_colour_primaries) \
     X(de265_get_image_full_range_flag) X(de265_get_image_height) X(de265_get_image_matrix_coefficients) \
     X(de265_get_image_plane) X(de265_get_image_transfer_characteristics) X(de265_get_image_width) \
-    X(de265_get_next_picture) X(de265_isOK) X(de265_new_decoder) X(de265_push_NAL) \
+    X(de265_get_next_picture) X(de265_isOK) X(de265_new_decoder) X(de265_push_NAL) X(de265_push_end_of_frame) \
     X(de265_release_next_picture) X(de265_start_worker_threads)
 
 #if defined(__linux__)

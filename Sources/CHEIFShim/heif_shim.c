@@ -22,6 +22,7 @@
 #include "cshim_support.h"
 #include "heif_libraries.h"
 #include "hevc_decoder.h"
+#include "hevc_sequence.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -175,6 +176,7 @@ struct ch_decoder {
 #ifndef CH_NO_LIBAVIF
     avifDecoder *avif;                 // AVIF sequences (libavif)
 #endif
+    ch_hevs *hevs;                     // HEIF image sequences (hevc_sequence.c)
     int header_read;
     uint32_t width, height, frame_count, frames_returned;
     uint8_t *icc, *exif, *xmp;         // owned copies
@@ -182,12 +184,23 @@ struct ch_decoder {
     char message[CH_MESSAGE_SIZE];
 };
 
+static void ch_trim(char *s);
+
+// A failure whose message is already in d->message.
+static int ch_failed(struct ch_decoder *d, int code);
+
 // libheif's messages end in a newline: make the message one line without trailing blanks.
 static void ch_trim(char *s) {
     for (char *p = s; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
     size_t n = strlen(s);
     while (n > 0 && s[n - 1] == ' ') s[--n] = '\0';
+}
+
+static int ch_failed(struct ch_decoder *d, int code) {
+    ch_trim(d->message);
+    d->code = code;
+    return code;
 }
 
 static int ch_fail(ch_decoder *d, int code, const char *format, ...) {
@@ -222,6 +235,7 @@ void ch_decoder_destroy(ch_decoder *d) {
 #ifndef CH_NO_LIBAVIF
     if (d->avif) AVIF(avifDecoderDestroy)(d->avif);
 #endif
+    ch_hevs_free(d->hevs);
     free(d->icc);
     free(d->exif);
     free(d->xmp);
@@ -469,7 +483,13 @@ static int ch_read_colour(ch_decoder *d, ch_info *info) {
         free(icc);
     }
     struct heif_color_profile_nclx *nclx = NULL;
-    if (HEIF(heif_image_handle_get_nclx_color_profile)(d->handle, &nclx).code == heif_error_Ok && nclx) {
+    struct heif_error got = HEIF(heif_image_handle_get_nclx_color_profile)(d->handle, &nclx);
+    if (got.code != heif_error_Ok && nclx) {
+        // libheif 1.15 can hand out the profile and an error together (found by fuzz-heif).
+        HEIF(heif_nclx_color_profile_free)(nclx);
+        nclx = NULL;
+    }
+    if (nclx) {
         float xy[8] = { nclx->color_primary_red_x, nclx->color_primary_red_y, nclx->color_primary_green_x,
                         nclx->color_primary_green_y, nclx->color_primary_blue_x, nclx->color_primary_blue_y,
                         nclx->color_primary_white_x, nclx->color_primary_white_y };
@@ -522,6 +542,31 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
 #else
         // fall through: libheif reads the still primary item if the file has one
 #endif
+    }
+
+    // A HEIF image sequence (msf1, hevs) is read as an animation from its HEVC track; one
+    // without such a track is read as its still image, as before.
+    if (major == CH_FOURCC('m', 's', 'f', '1') || major == CH_FOURCC('h', 'e', 'v', 's')) {
+        ch_hevs *sequence = NULL;
+        uint32_t w = 0, h = 0, frames = 0;
+        int rc = ch_hevs_open(d->data, d->length, max_pixels, max_frames, &sequence, &w, &h, &frames, d->message,
+                              sizeof d->message);
+        info->width = w;  // also when over the limit, so the caller can name the size
+        info->height = h;
+        if (rc != CH_OK) return ch_failed(d, rc);
+        if (sequence) {
+            d->hevs = sequence;
+            if ((rc = ch_check_limits(d, w, h, frames, max_pixels, max_frames)) != CH_OK) return rc;
+            d->width = w;
+            d->height = h;
+            d->frame_count = frames;
+            info->frame_count = frames;
+            info->animated = frames > 1;
+            info->format = CH_FORMAT_HEIC;
+            info->bit_depth = 8;
+            d->header_read = 1;
+            return CH_OK;
+        }
     }
 
     // libheif's limit is per dimension, on every item's 'ispe' while parsing and on a grid's
@@ -677,6 +722,14 @@ int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
         return rc;
     }
 #endif
+    if (d->hevs) {
+        int delay = 0;
+        ch_hevs_rewind(d->hevs);
+        rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->message, sizeof d->message);
+        ch_hevs_rewind(d->hevs);
+        d->frames_returned = 0;
+        return rc == CH_OK ? CH_OK : ch_failed(d, rc);
+    }
     return ch_decode_still(d, dst, stride, use_threads);
 }
 
@@ -693,6 +746,14 @@ int ch_decoder_next_frame(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
         return ch_avis_next(d, dst, stride, delay_ms);
     }
 #endif
+    if (d->hevs) {
+        int delay = 0;
+        rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->message, sizeof d->message);
+        if (rc != CH_OK) return ch_failed(d, rc);
+        if (delay_ms) *delay_ms = delay;
+        d->frames_returned++;
+        return CH_OK;
+    }
     rc = ch_decode_still(d, dst, stride, use_threads);
     if (rc == CH_OK) d->frames_returned++;
     return rc;

@@ -19,8 +19,9 @@ enum {
     CH_OK = 0,
     CH_ERR_CORRUPT = 1,      // not HEIF/AVIF, or the container/bitstream is malformed
     CH_ERR_TRUNCATED = 2,    // the data ends before the image does
-    CH_ERR_UNSUPPORTED = 3,  // valid file or request this build cannot handle (HEIC sequence
-                             // without a still image, a codec with no decoder/encoder, ...)
+    CH_ERR_UNSUPPORTED = 3,  // valid file or request this build cannot handle (a sequence
+                             // with neither an HEVC track nor a still image, a codec with no
+                             // decoder/encoder, ...)
     CH_ERR_NOMEM = 4,
     CH_ERR_IO = 5,           // a write to the output descriptor failed (see *error_number)
     CH_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
@@ -66,9 +67,9 @@ void ch_decoder_destroy(ch_decoder *decoder);
 // `info`. No pixel memory is allocated: libheif's own per-dimension security limit is set
 // from max_pixels before the file is read (a huge declared 'ispe' fails inside the parse),
 // then width*height (*frame_count) is checked against max_pixels and frame_count against
-// max_frames (0 is a limit, not "unlimited"): CH_ERR_LIMIT. A HEIC/HEIF image sequence
-// ('msf1'/'hevc' brands) is read as its still primary image when it has one, else
-// CH_ERR_UNSUPPORTED. The metadata pointers stay valid until ch_decoder_destroy. width,
+// max_frames (0 is a limit, not "unlimited"): CH_ERR_LIMIT. A HEIF image sequence
+// ('msf1'/'hevs' brands) with an HEVC track is read frame by frame (hevc_sequence.c); one
+// without such a track as its still primary image, else CH_ERR_UNSUPPORTED. The metadata pointers stay valid until ch_decoder_destroy. width,
 // height and frame_count are set as soon as they are known, also when a limit then fails.
 int ch_decoder_read_header(ch_decoder *decoder, uint64_t max_pixels, uint32_t max_frames, ch_info *info);
 // Decodes the primary image (for a sequence: the first frame, and next_frame is rewound) as

@@ -9,8 +9,8 @@ extension ImageFormat {
 /// (CHEIFShim), and AVIF sequences through libavif. Read: the primary image, grids
 /// assembled, irot/imir applied (an EXIF orientation inside HEIF is informational and is
 /// reset), 10- and 12-bit down to 8, alpha from its auxiliary image, the ICC profile (or
-/// one made from the nclx colour box), EXIF and XMP; an AVIF sequence reads as an
-/// animation. Written: lossy at a quality, or lossless (4:4:4, identity matrix), at an
+/// one made from the nclx colour box), EXIF and XMP; an AVIF sequence (libavif) or a HEIF
+/// image sequence (its HEVC track, CHEIFShim/hevc_sequence.c) reads as an animation. Written: lossy at a quality, or lossless (4:4:4, identity matrix), at an
 /// effort; one frame (libheif 1.15 writes no sequence). libheif decodes a whole picture at
 /// once, so HEIF never streams in; rows stream out into libheif's own image.
 struct HEIFCodec: ImageCodec {
@@ -86,7 +86,7 @@ final class HEIFRowDecoder: WholePictureDecoder {
     private let name: String
     private let threads: Int32
 
-    /// An AVIF sequence loops forever, as browsers play it.
+    /// A sequence loops forever, as browsers play one.
     var loopCount: Int? { info.frameCount > 1 ? 0 : nil }
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
