@@ -223,7 +223,89 @@ void ch_hevs_free(ch_hevs *s) {
     free(s);
 }
 
-// Pushes NAL units with `length`-byte sizes; 0 when one runs past the end.
+// Reads bits of an SPS's payload, emulation-prevention bytes (00 00 03) dropped.
+typedef struct ch_bits {
+    const uint8_t *p;
+    size_t n, at;  // bytes; the next bit is bit `bit` of byte `at`
+    int bit, zeros, bad;
+} ch_bits;
+
+static unsigned ch_bit(ch_bits *b) {
+    if (b->at >= b->n) {
+        b->bad = 1;
+        return 0;
+    }
+    if (b->bit == 0 && b->zeros >= 2 && b->p[b->at] == 3) {  // an emulation-prevention byte
+        b->zeros = 0;
+        b->at++;
+        if (b->at >= b->n) {
+            b->bad = 1;
+            return 0;
+        }
+    }
+    unsigned v = (b->p[b->at] >> (7 - b->bit)) & 1;
+    if (++b->bit == 8) {
+        b->zeros = b->p[b->at] == 0 ? b->zeros + 1 : 0;
+        b->bit = 0;
+        b->at++;
+    }
+    return v;
+}
+
+static uint32_t ch_bits_u(ch_bits *b, int count) {
+    uint32_t v = 0;
+    for (int i = 0; i < count; i++) v = v << 1 | ch_bit(b);
+    return v;
+}
+
+static uint32_t ch_bits_ue(ch_bits *b) {  // Exp-Golomb, at most 32 bits of value
+    int zeros = 0;
+    while (!ch_bit(b)) {
+        if (b->bad || ++zeros > 31) {
+            b->bad = 1;
+            return 0;
+        }
+    }
+    return (uint32_t)((1ull << zeros) - 1 + ch_bits_u(b, zeros));
+}
+
+// The picture size an SPS NAL unit declares (H.265 7.3.2.2, profile_tier_level 7.3.3):
+// 1, or 0 when the unit is cut short.
+static int ch_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *height) {
+    ch_bits b = {nal, n, 2, 0, 0, 0};  // after the 2-byte NAL header
+    ch_bits_u(&b, 4);                   // sps_video_parameter_set_id
+    unsigned sub_layers = ch_bits_u(&b, 3);
+    ch_bits_u(&b, 1);                   // sps_temporal_id_nesting_flag
+    ch_bits_u(&b, 32), ch_bits_u(&b, 32), ch_bits_u(&b, 32);  // general profile, flags and level: 96 bits
+    unsigned profile_present[8] = {0}, level_present[8] = {0};
+    for (unsigned i = 0; i < sub_layers; i++) {
+        profile_present[i] = ch_bit(&b);
+        level_present[i] = ch_bit(&b);
+    }
+    if (sub_layers > 0)
+        for (unsigned i = sub_layers; i < 8; i++) ch_bits_u(&b, 2);
+    for (unsigned i = 0; i < sub_layers; i++) {
+        if (profile_present[i]) ch_bits_u(&b, 32), ch_bits_u(&b, 32), ch_bits_u(&b, 24);  // 88 bits
+        if (level_present[i]) ch_bits_u(&b, 8);
+    }
+    ch_bits_ue(&b);  // sps_seq_parameter_set_id
+    if (ch_bits_ue(&b) == 3) ch_bit(&b);  // chroma_format_idc; separate_colour_plane_flag
+    *width = ch_bits_ue(&b);
+    *height = ch_bits_ue(&b);
+    return !b.bad;
+}
+
+// An SPS (NAL type 33) must declare the track's size, so that libde265 never allocates
+// for a larger picture than the limits were checked against. 1 when `nal` is fine.
+static int ch_sps_fits(const ch_hevs *s, const uint8_t *nal, size_t n) {
+    if (n < 2 || ((nal[0] >> 1) & 0x3f) != 33) return 1;
+    uint32_t w = 0, h = 0;
+    return ch_sps_size(nal, n, &w, &h) && w >= s->width && h >= s->height && w <= s->width + 64 &&
+           h <= s->height + 64;  // coded sizes round up to the coding block; the rest is cropped
+}
+
+// Pushes NAL units with `length`-byte sizes; 0 when one runs past the end or is an SPS of
+// another size.
 static int ch_push_nals(ch_hevs *s, const uint8_t *p, size_t n, int length) {
     size_t at = 0;
     while (at < n) {
@@ -231,7 +313,7 @@ static int ch_push_nals(ch_hevs *s, const uint8_t *p, size_t n, int length) {
         uint32_t size = 0;
         for (int i = 0; i < length; i++) size = size << 8 | p[at + (size_t)i];
         at += (size_t)length;
-        if (size > n - at) return 0;
+        if (size > n - at || !ch_sps_fits(s, p + at, size)) return 0;
         DE265(de265_push_NAL)(s->ctx, p + at, size, 0, NULL);
         at += size;
     }
@@ -251,7 +333,7 @@ static int ch_push_config(ch_hevs *s) {
             if (n - at < 2) return 0;
             size_t size = (size_t)p[at] << 8 | p[at + 1];
             at += 2;
-            if (size > n - at) return 0;
+            if (size > n - at || !ch_sps_fits(s, p + at, size)) return 0;
             DE265(de265_push_NAL)(s->ctx, p + at, size, 0, NULL);
             at += size;
         }
@@ -318,7 +400,9 @@ int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *del
         if (!s->ctx) return ch_seq_fail(why, size, CH_ERR_NOMEM, "out of memory");
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         DE265(de265_start_worker_threads)(s->ctx, threaded && cores > 1 ? (int)(cores > 8 ? 8 : cores) : 1);
-        if (!ch_push_config(s)) return ch_seq_fail(why, size, CH_ERR_CORRUPT, "a bad 'hvcC' parameter set");
+        if (!ch_push_config(s))
+            return ch_seq_fail(why, size, CH_ERR_CORRUPT,
+                               "a bad 'hvcC' parameter set (cut, or a picture size other than the track's)");
     }
     // Each call of de265_decode makes progress or asks for data; the bound only guards
     // against a decoder that does neither.
@@ -342,7 +426,7 @@ int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *del
             if (s->pushed < s->count) {
                 uint32_t i = s->pushed++;
                 if (!ch_push_nals(s, s->data + s->offsets[i], s->sizes[i], s->nal_length)) {
-                    cs_format(why, size, "frame %u's NAL units run past its end", i + 1);
+                    cs_format(why, size, "frame %u's NAL units run past its end or change the picture size", i + 1);
                     return CH_ERR_CORRUPT;
                 }
                 DE265(de265_push_end_of_frame)(s->ctx);

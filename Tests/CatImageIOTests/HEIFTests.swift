@@ -70,6 +70,11 @@ struct HEIFTests {
         #expect(throws: ImageIOError.self) {
             _ = try ImageReader(bytes: Fixtures.bytes("heif/seq.heic"), name: "s", options: DecodeOptions(maxFrames: 2))
         }
+        // An SPS declaring 160x120 in a track that says 32x24: refused before libde265
+        // allocates a picture for it.
+        #expect(throws: ImageIOError.self) {
+            _ = try ImageReader(bytes: Fixtures.bytes("heif/seq-sps-larger.heic"), name: "s").readAnimation()
+        }
         #expect(throws: ImageIOError.tooLarge(file: "s", width: 32, height: 24, limit: 700)) {
             _ = try ImageReader(
                 bytes: Fixtures.bytes("heif/seq.heic"), name: "s", options: DecodeOptions(maxPixels: 700))
