@@ -117,20 +117,24 @@ enum Interest {
         return pass(pass(values, horizontal: true), horizontal: false)
     }
 
-    /// Grey levels of a picture (Rec. 709 luma of the stored values), for the entropy.
+    /// Grey levels of a picture as libvips makes them from sRGB (`B_W`): the luminance of the
+    /// linear light, encoded with the sRGB curve again; for the entropy.
     struct Grey {
         let width: Int
         let levels: [UInt8]
 
         init(_ image: PixelBuffer) {
             width = image.width
+            let linear = (0...255).map { Colour.linear(UInt8($0)) }
             var levels = [UInt8](repeating: 0, count: image.width * image.height)
             for row in 0..<image.height {
                 let p = image.row(row)
                 for col in 0..<image.width {
                     let y =
-                        0.2126 * Double(p[4 * col]) + 0.7152 * Double(p[4 * col + 1]) + 0.0722 * Double(p[4 * col + 2])
-                    levels[row * image.width + col] = UInt8(min(255, y.rounded()))
+                        0.2126 * linear[Int(p[4 * col])] + 0.7152 * linear[Int(p[4 * col + 1])]
+                        + 0.0722 * linear[Int(p[4 * col + 2])]
+                    let encoded = y <= 0.0031308 ? 12.92 * y : 1.055 * pow(y, 1 / 2.4) - 0.055
+                    levels[row * image.width + col] = UInt8(min(255, max(0, (255 * encoded).rounded())))
                 }
             }
             self.levels = levels

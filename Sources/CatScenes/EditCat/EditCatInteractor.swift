@@ -159,10 +159,11 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 return try editAnimation(reader, to: output, chain: chain, options: options, progress: progress)
             }
             if chain.readsPicture, reader.format.shrinksOnLoad {
-                // A copy at 1/8 (JPEG's DCT scaling: cheap) chooses the window, and the full
-                // decode still streams.
+                // A copy from JPEG's DCT scaling (cheap), the smallest still as long as the
+                // picture gravities look at, chooses the window; the full decode still streams.
                 var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
-                small.scaleDenominator = 8
+                let side = max(upright.width, upright.height)
+                small.scaleDenominator = [8, 4, 2].first { side / $0 >= FilterChain.pictureSide } ?? 1
                 let copy = try ImageDecoder.decode(
                     ImageReader(source: source, name: name, options: small), options: small)
                 chain = try chain.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)
