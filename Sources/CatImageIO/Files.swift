@@ -115,11 +115,10 @@ public final class ImageSource: @unchecked Sendable {
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = out.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+            let n = out.withUnsafeMutableBytes {
+                SystemCalls.pread(fd, into: .init(rebasing: $0[done...]), at: offset + done)
             }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw .inputUnreadable(path: path, reason: errnoReason(errno)) }
+            if n < 0 { throw .inputUnreadable(path: path, reason: errnoReason(Int32(-n))) }
             if n == 0 { break }  // shorter than it was: the decoder sees a cut file
             done += n
         }

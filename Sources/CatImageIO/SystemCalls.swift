@@ -1,6 +1,6 @@
 import CatSupport
 
-/// The one place in Swift that calls read(2), write(2) and poll(2): each retries on EINTR
+/// The one place in Swift that calls read(2), pread(2), write(2) and poll(2): each retries on EINTR
 /// and reports errno, after swift-nio's `syscall()` wrapper (NIOPosix/System.swift). (The
 /// C shims have theirs: CShimSupport's `cs_write_all`.)
 package enum SystemCalls {
@@ -22,6 +22,15 @@ package enum SystemCalls {
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let n = CatSupport.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { return -Int(errno) }
+        }
+    }
+
+    /// One pread(2) at `offset` into `buffer`: the bytes read (0 at the end), or minus the errno.
+    package static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        while true {
+            let n = CatSupport.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
             if n >= 0 { return n }
             if errno != EINTR { return -Int(errno) }
         }

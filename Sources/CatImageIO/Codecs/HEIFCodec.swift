@@ -17,10 +17,8 @@ struct HEIFCodec: ImageCodec {
     /// Why HEIC and AVIF cannot be read or written here (libheif, libavif or libde265 could
     /// not be loaded: on Linux they are loaded when first needed), or nil.
     static func missingLibraries() -> String? {
-        var why = [CChar](repeating: 0, count: 512)
-        guard ch_available(&why, why.count) == 0 else { return nil }
-        let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return "HEIC and AVIF need libheif, libavif and libde265, which could not be loaded (\(reason))"
+        ShimCode.missingLibraries(
+            { ch_available($0, $1) }, format: "HEIC and AVIF", libraries: "libheif, libavif and libde265")
     }
 
     enum Kind: Sendable { case heic, avif }

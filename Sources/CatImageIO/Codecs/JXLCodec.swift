@@ -14,10 +14,7 @@ struct JXLCodec: AnimationCodec {
     /// Why JPEG XL cannot be read or written here (libjxl or libjxl_threads could not be
     /// loaded: on Linux they are loaded when first needed), or nil.
     static func missingLibraries() -> String? {
-        var why = [CChar](repeating: 0, count: 512)
-        guard cx_available(&why, why.count) == 0 else { return nil }
-        let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return "JPEG XL needs libjxl, which could not be loaded (\(reason))"
+        ShimCode.missingLibraries({ cx_available($0, $1) }, format: "JPEG XL", libraries: "libjxl")
     }
 
     var format: ImageFormat { .jxl }

@@ -6,6 +6,18 @@ enum ShimCode {
     static let ok: Int32 = 0, corrupt: Int32 = 1, truncated: Int32 = 2, unsupported: Int32 = 3
     static let noMemory: Int32 = 4, io: Int32 = 5, state: Int32 = 6, limit: Int32 = 7
 
+    /// Why a shim's libraries, loaded when first needed, are not there (`available` is the
+    /// shim's `*_available(why, size)`), as "`format` needs `libraries`, which could not be
+    /// loaded (reason)"; nil when they are.
+    static func missingLibraries(
+        _ available: (UnsafeMutablePointer<CChar>, Int) -> Int32, format: String, libraries: String
+    ) -> String? {
+        var why = [CChar](repeating: 0, count: 512)
+        guard why.withUnsafeMutableBufferPointer({ available($0.baseAddress!, $0.count) }) == 0 else { return nil }
+        let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return "\(format) needs \(libraries), which could not be loaded (\(reason))"
+    }
+
     /// A decoder's failure as the error users see.
     static func decodeError(_ code: Int32, message: String, name: String) -> ImageIOError {
         switch code {
