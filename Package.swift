@@ -120,11 +120,17 @@ let package = Package(
                 "CatSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim", "CTIFFShim",
                 "CFreeTypeShim",
             ]),
-        .target(name: "FilterCore", dependencies: ["CatImageIO", "CFilterKernels"]),
-        .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
-        .target(name: "CatScenes", dependencies: ["CatImageIO", "FilterCore", "CatNetwork"]),
         .target(
-            name: "TerminalUI", dependencies: ["CatScenes", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim"]),
+            name: "CCatCascades",
+            exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml"],
+            cSettings: [.unsafeFlags(["-Wno-c23-extensions"])]),
+        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades"]),
+        .target(name: "FilterCore", dependencies: ["CatImageIO", "CatFaces", "CFilterKernels"]),
+        .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
+        .target(name: "CatScenes", dependencies: ["CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
+        .target(
+            name: "TerminalUI",
+            dependencies: ["CatScenes", "CatFaces", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim"]),
         .executableTarget(
             name: "catctl",
             dependencies: [
@@ -135,6 +141,7 @@ let package = Package(
         // Fixture paths, random images, a process runner: shared by the test targets.
         .target(name: "TestSupport", dependencies: ["CatImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "CatSupportTests", dependencies: ["CatSupport"]),
+        .testTarget(name: "CatFacesTests", dependencies: ["CatFaces", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatImageIOTests", dependencies: ["CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),

@@ -37,6 +37,12 @@ public enum Router {
         BatchPresenter(view: view, interactor: interactor)
     }
 
+    public static func makeDetectCat(
+        view: any DetectCatView, interactor: any DetectCatInteractorInput
+    ) -> DetectCatPresenter {
+        DetectCatPresenter(view: view, interactor: interactor)
+    }
+
     /// What the providers accept as a cat picture: whatever the codec registry reads.
     public nonisolated static let catImageFormats = CatImageFormats(
         recognize: { ImageFormat.sniff($0)?.name }, fileExtensions: Set(ImageFormat.all.flatMap(\.fileExtensions)),

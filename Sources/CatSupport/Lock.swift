@@ -45,3 +45,15 @@ public final class Condition: @unchecked Sendable {
     public func signal() { pthread_cond_signal(condition) }
     public func broadcast() { pthread_cond_broadcast(condition) }
 }
+
+/// Values set from several threads at once, by index.
+public final class LockedArray<Element>: @unchecked Sendable {
+    private let lock = Lock()
+    private var storage: [Element?]
+    public init(count: Int) { storage = Array(repeating: nil, count: count) }
+    public subscript(i: Int) -> Element? {
+        get { lock.withLock { storage[i] } }
+        set { lock.withLock { storage[i] = newValue } }
+    }
+    public var values: [Element?] { lock.withLock { storage } }
+}

@@ -113,16 +113,20 @@ public struct FilterChain: Sendable {
     /// at 32 x 32; the entropy's slices are an eighth of what goes.
     public static let pictureSide = 512
 
-    /// Some crop's gravity reads the picture (`attention`, `entropy`): run
-    /// `resolvingGravity` before the chain.
+    /// Some crop's gravity reads the picture (`cat`, `attention`, `entropy`), or a caption
+    /// must keep off the cat's face: run `resolvingGravity` before the chain.
     public var readsPicture: Bool {
         stages.contains { stage in
             if case let .spatial(spatial) = stage, let crop = spatial as? CropStage { return crop.needsPicture }
+            if case let .spatial(spatial) = stage, let caption = spatial as? CaptionStage {
+                return caption.needsPicture
+            }
             return false
         }
     }
 
-    /// The chain with every crop whose gravity reads the picture placed. `picture` is the
+    /// The chain with every crop whose gravity reads the picture placed, and every caption
+    /// that keeps clear of faces on its side. `picture` is the
     /// input of `width` × `height` pixels, or a smaller copy of it (it is left as it is):
     /// a copy at most `Self.pictureSide` pixels long runs the stages before each such crop
     /// (scaled, as for a preview), the gravity's measure (`Interest`) chooses the window on
@@ -147,9 +151,16 @@ public struct FilterChain: Sendable {
                     crop.placed(
                         x: back(window.x, size.width - crop.width), y: back(window.y, size.height - crop.height)))
             }
+            if case let .spatial(spatial) = stage, let caption = spatial as? CaptionStage, caption.needsPicture {
+                stage = .spatial(
+                    try caption.placed(
+                        clearOf: Interest.cat(in: small).faces, width: small.width, height: small.height))
+            }
             let step = FilterChain(filters: [], stages: [stage])
             let next = try step.outputSize(width: size.width, height: size.height)
-            small = try step.scaled(by: scale).apply(to: small, threads: 1)
+            // Run as it is: a crop left unplaced (larger than the picture) must not be resolved again.
+            small = try Executor.run(
+                step.scaled(by: scale).stages, source: small, destination: nil, kernels: FastKernels(threads: 1))
             size = next
             resolved.append(stage)
         }

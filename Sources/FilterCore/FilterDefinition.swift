@@ -177,7 +177,7 @@ public enum FilterRegistry {
         .grayscale, .saturate, .hueRotate, .brightness, .contrast,
         .blur, .sharpen, .vignette, .convolve,
         .resize, .cover, .crop, .rotate, .flip, .flop,
-        .caption, .captionTop,
+        .caption, .captionTop, .captionBottom,
     ]
 
     public static var names: [String] { all.map(\.name) }

@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatSupport
 
@@ -5,11 +6,12 @@ import CatSupport
 /// `conversion/smartcrop.c`), for the `attention` and `entropy` gravities. Both read a
 /// picture of the image at the crop's input, usually a small copy of it
 /// (`FilterChain.resolvingGravity`); the window's place scales back to the full image.
-enum Interest {
+public enum Interest {
     /// The top left of a `width` × `height` window in `image` by `gravity`'s measure.
     static func window(_ gravity: Gravity, in image: PixelBuffer, width: Int, height: Int) -> (x: Int, y: Int) {
         let w = min(width, image.width), h = min(height, image.height)
         switch gravity {
+        case .cat: return cat(image, width: w, height: h)
         case .attention: return attention(image, width: w, height: h)
         case .entropy: return entropy(image, width: w, height: h)
         default:
@@ -17,6 +19,62 @@ enum Interest {
                 gravity.offset(image.width, w, horizontal: true), gravity.offset(image.height, h, horizontal: false)
             )
         }
+    }
+
+    /// Where the cat is in `image`, in its pixels: `CatFaceDetector` on a copy at most
+    /// `CatFaceDetector.side` pixels long.
+    public static func cat(in image: PixelBuffer) -> CatSubject {
+        let side = image.fittingSize(maxWidth: CatFaceDetector.side, maxHeight: CatFaceDetector.side)
+        let small =
+            side == (image.width, image.height)
+            ? image : (try? image.resampled(width: side.0, height: side.1, filter: .box, threads: 1)) ?? image
+        let found = CatFaceDetector.subject(in: GreyImage(small))
+        let factor = Double(image.width) / Double(small.width)
+        return CatSubject(faces: found.faces.map { $0.scaled(by: factor) }, hint: found.hint?.scaled(by: factor))
+    }
+
+    /// The `cat` gravity: the window around the faces found (`around`); with none, around
+    /// the window the cascades liked best (`CatSubject.hint`); with nothing at all,
+    /// libvips's entropy, never simply the centre.
+    static func cat(_ image: PixelBuffer, width: Int, height: Int) -> (x: Int, y: Int) {
+        let subject = cat(in: image)
+        let boxes = subject.faces.isEmpty ? subject.hint.map { [$0] } ?? [] : subject.faces
+        return around(boxes, imageWidth: image.width, imageHeight: image.height, width: width, height: height)
+            ?? entropy(image, width: width, height: height)
+    }
+
+    /// A `width` × `height` window in the image that holds every face if they fit together,
+    /// else the most certain one (the largest of equals): centred on them across, and with
+    /// their middle two fifths down (room for the cat's body below), moved as little as
+    /// needed to hold them and stay inside the image. nil without a face.
+    static func around(_ faces: [CatFace], imageWidth: Int, imageHeight: Int, width: Int, height: Int) -> (
+        x: Int, y: Int
+    )? {
+        guard var box = faces.first else { return nil }
+        for face in faces.dropFirst() {
+            let right = max(box.x + box.width, face.x + face.width),
+                bottom = max(box.y + box.height, face.y + face.height)
+            box.x = min(box.x, face.x)
+            box.y = min(box.y, face.y)
+            box.width = right - box.x
+            box.height = bottom - box.y
+        }
+        if box.width > width || box.height > height,
+            let best = faces.max(by: {
+                ($0.score, $0.width * $0.height) < ($1.score, $1.width * $1.height)
+            })
+        {
+            box = best
+        }
+        func place(_ start: Int, _ length: Int, _ window: Int, _ limit: Int, share: Double) -> Int {
+            var at = start + length / 2 - Int(Double(window) * share)
+            if length <= window { at = min(max(at, start + length - window), start) }
+            return min(max(0, at), limit - window)
+        }
+        return (
+            place(box.x, box.width, width, imageWidth, share: 0.5),
+            place(box.y, box.height, height, imageHeight, share: 0.4)
+        )
     }
 
     /// libvips's `entropy`: take slices off the window's sides, an eighth of what has to go

@@ -1,18 +1,6 @@
 import CatImageIO
 import CatSupport
 
-/// Values set from several threads at once, by index.
-final class LockedArray<Element>: @unchecked Sendable {
-    private let lock = Lock()
-    private var storage: [Element?]
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-    subscript(i: Int) -> Element? {
-        get { lock.withLock { storage[i] } }
-        set { lock.withLock { storage[i] = newValue } }
-    }
-    var values: [Element?] { lock.withLock { storage } }
-}
-
 /// The frames filtered so far, set from several threads.
 final class FrameResults: @unchecked Sendable {
     private let lock = Lock()

@@ -40,7 +40,7 @@ struct Catctl: AsyncParsableCommand {
               COLUMNS, LINES     the terminal's size when it cannot be asked
             """,
         version: version,
-        subcommands: [Load.self, Edit.self, Batch.self, Filters.self, Bench.self]
+        subcommands: [Load.self, Edit.self, Batch.self, Detect.self, Filters.self, Bench.self]
     )
 
     static func main() async {

@@ -275,7 +275,7 @@ struct EditCommandTests {
             })
         #expect(
             filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == [
-                "blur", "sharpen", "vignette", "convolve", "caption", "caption-top",
+                "blur", "sharpen", "vignette", "convolve", "caption", "caption-top", "caption-bottom",
             ])
         #expect(filters.first { $0["name"] as? String == "sepia" }?["default"] as? Double == 1)
         #expect(filters.first { $0["name"] as? String == "mono" }?["default"] is NSNull)

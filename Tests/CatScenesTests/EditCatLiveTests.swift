@@ -38,7 +38,7 @@ struct EditCatLiveTests {
         #expect((live.width, live.height, live.outputWidth, live.outputHeight) == (400, 300, 400, 300))
         // Values start where the gallery shows them; sizes are parts of this image.
         #expect(live.filters.contains("blur:3") && live.filters.contains("hue-rotate:90"))
-        #expect(live.filters.contains("resize:200") && live.filters.contains("crop:200x150"))
+        #expect(live.filters.contains("resize:200") && live.filters.contains("crop:200x150:cat"))
     }
 
     @Test func thePreviewIsTheChainOnThePreviewCopy() async throws {
@@ -56,7 +56,7 @@ struct EditCatLiveTests {
     @Test func highlightMovesRoundTheEndsAndValuesStep() async throws {
         let (presenter, view, _) = try await open()
         await presenter.moveHighlight(by: -1)
-        #expect(view.live?.highlightedSpec == "caption-top:TOP TEXT")
+        #expect(view.live?.highlightedSpec == "caption-bottom:BOTTOM TEXT")
         await presenter.moveHighlight(by: 2)
         #expect(view.live?.highlightedSpec == "sepia:1")
         let shown = view.calls.count
@@ -75,6 +75,16 @@ struct EditCatLiveTests {
         await presenter.highlight(at: 0)
         await presenter.changeValue(by: 1)  // mono takes no value
         #expect(view.live?.highlightedSpec == "mono")
+    }
+
+    /// `f`: the faces found on the preview go to the view, and away again.
+    @Test func facesAreShownOnAskingAndHiddenAgain() async throws {
+        let (presenter, view, _) = try await open()
+        #expect(view.live?.faces == nil)
+        await presenter.toggleFaces()
+        #expect(view.live?.faces == [], "noise holds no cat face")
+        await presenter.toggleFaces()
+        #expect(view.live?.faces == nil)
     }
 
     @Test func addAndRemoveStages() async throws {
@@ -196,7 +206,7 @@ struct PreviewChainTests {
         #expect(FilterRegistry.definition(named: "rotate")?.presets(width: 10, height: 10) == ["90", "180", "270"])
         #expect(
             FilterRegistry.definition(named: "crop")?.presets(width: 400, height: 300) == [
-                "50x37", "100x75", "200x150", "300x225",
+                "50x37:cat", "100x75:cat", "200x150:cat", "300x225:cat",
             ])
         #expect(FilterRegistry.definition(named: "caption")?.presets(width: 400, height: 300) == [])
         for definition in FilterRegistry.all {  // every preset is a valid spec

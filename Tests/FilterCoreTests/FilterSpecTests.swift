@@ -9,7 +9,7 @@ struct FilterSpecTests {
                 "mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant",
                 "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
                 "blur", "sharpen", "vignette", "convolve",
-                "resize", "cover", "crop", "rotate", "flip", "flop", "caption", "caption-top",
+                "resize", "cover", "crop", "rotate", "flip", "flop", "caption", "caption-top", "caption-bottom",
             ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
         #expect(FilterRegistry.photoEffects.map(\.name) == Array(FilterRegistry.names.prefix(9)))

@@ -1,8 +1,10 @@
+import CatFaces
 import CatImageIO
-import FilterCore
 import Foundation
 import TestSupport
 import Testing
+
+@testable import FilterCore
 
 /// The geometry stages against plain index arithmetic and a straightforward
 /// double-precision Lanczos-3, written here independently of the stages' own references.
@@ -322,8 +324,88 @@ struct GravityTests {
             throws: FilterError.badValue(
                 filter: "cover", value: "10x10:middle",
                 reason: "unknown gravity 'middle'; use one of centre, north, south, east, west, northeast, northwest, "
-                    + "southeast, southwest, attention, entropy")
+                    + "southeast, southwest, cat, attention, entropy")
         ) { try Filter(parsing: "cover:10x10:middle") }
         #expect(throws: FilterError.self) { try Filter(parsing: "crop:10x10+1+2:north") }
+    }
+
+    /// `cat` keeps the marked face of real photos in crops of every shape, and the crop is
+    /// the window it reports; a photo without a face falls back to a window chosen from
+    /// the picture (the cascades' best place, else entropy), not blindly the centre.
+    @Test func catGravityKeepsTheFace() throws {
+        // Photo, its marked face (Tests/Fixtures/cats/faces.json).
+        for (name, face) in [
+            ("01-sol-nascente-siamese.jpg", (540, 380, 460, 365)), ("03-ships-cat-tattoo.jpg", (1045, 340, 245, 222)),
+            ("04-tabby-white-closeup.jpg", (345, 135, 760, 675)),
+        ] {
+            let image = try Fixtures.decode("cats/\(name)").pixels
+            for (w, h) in [(image.height, image.height), (image.height * 9 / 16, image.height)] where face.2 <= w {
+                let chain = try FilterChain(specs: ["crop:\(w)x\(h):cat"])
+                let placed = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
+                let window = try #require(placed.gravityWindow(width: image.width, height: image.height))
+                let inside =
+                    max(0, min(window.x + w, face.0 + face.2) - max(window.x, face.0))
+                    * max(0, min(window.y + h, face.1 + face.3) - max(window.y, face.1))
+                #expect(Double(inside) >= 0.9 * Double(face.2 * face.3), "\(name) \(w)x\(h): \(window)")
+            }
+        }
+    }
+
+    @Test func catGravityPlacesTheWindowAroundTheFaces() {
+        let a = CatFace(x: 100, y: 100, width: 50, height: 50, score: 0.9)
+        let b = CatFace(x: 300, y: 120, width: 60, height: 60, score: 0.6)
+        // Both fit: centred across on the pair, their middle two fifths down.
+        let both = Interest.around([a, b], imageWidth: 1000, imageHeight: 600, width: 400, height: 300)
+        #expect(both?.x == 30 && both?.y == 20, "\(String(describing: both))")
+        // Too far apart for the window: the more certain face alone.
+        let one = Interest.around([b, a], imageWidth: 1000, imageHeight: 600, width: 150, height: 150)
+        #expect(one?.x == 50 && one?.y == 65, "\(String(describing: one))")
+        // Near an edge: the window stays inside the image.
+        let edge = Interest.around(
+            [CatFace(x: 950, y: 560, width: 40, height: 40, score: 1)], imageWidth: 1000, imageHeight: 600,
+            width: 300, height: 200)
+        #expect(edge?.x == 700 && edge?.y == 400)
+        #expect(Interest.around([], imageWidth: 10, imageHeight: 10, width: 5, height: 5) == nil)
+    }
+
+    @Test func captionsKeepOffTheFace() throws {
+        guard case let .spatial(stage) = try FilterChain(specs: ["caption:HELLO CAT"]).stages[0],
+            let caption = stage as? CaptionStage
+        else {
+            Issue.record("no caption stage")
+            return
+        }
+        #expect(caption.needsPicture)
+        let low = CatFace(x: 100, y: 520, width: 80, height: 70, score: 1)
+        let high = CatFace(x: 100, y: 40, width: 80, height: 70, score: 1)
+        #expect(try caption.placed(clearOf: [low], width: 640, height: 600).side == .top)
+        #expect(try caption.placed(clearOf: [high], width: 640, height: 600).side == .bottom)
+        #expect(try caption.placed(clearOf: [], width: 640, height: 600).side == .bottom)
+        for (spec, top) in [("caption-top:HI", true), ("caption-bottom:HI", false)] {
+            let chain = try FilterChain(specs: [spec])
+            #expect(!chain.readsPicture)
+            guard case let .spatial(forced) = chain.stages[0], let forced = forced as? CaptionStage else { continue }
+            #expect(forced.top == top)
+        }
+        // On a photo cut so that the cat's face reaches into the bottom caption's rows.
+        let image = try Fixtures.decode("cats/01-sol-nascente-siamese.jpg").pixels
+        let chain = try FilterChain(specs: ["crop:1000x600+300+250", "caption:HELLO CAT"])
+        let placed = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
+        guard case let .spatial(last) = placed.stages[1], let decided = last as? CaptionStage else {
+            Issue.record("no caption stage")
+            return
+        }
+        #expect(decided.side == .top)
+    }
+
+    /// A picture-read crop larger than the picture is refused, as any crop that does not
+    /// fit (it once resolved itself over and over, to a stack overflow).
+    @Test(arguments: ["cat", "entropy", "attention"])
+    func aPictureGravityCropTooLargeIsRefused(_ gravity: String) throws {
+        let image = try PixelBuffer.random(width: 60, height: 40, seed: 3)
+        #expect(throws: FilterError.self) { try FilterChain(specs: ["crop:100x100:\(gravity)"]).apply(to: image) }
+        #expect(throws: FilterError.self) {
+            try FilterChain(specs: ["crop:100x100:\(gravity)", "caption:HI"]).apply(to: image)
+        }
     }
 }

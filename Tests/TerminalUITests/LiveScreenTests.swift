@@ -200,7 +200,8 @@ struct LiveScreenTests {
         let keys = EditCatLiveScreen.keys(back: false)
         #expect(keys.binding(for: .char("h"))?.action == .previous && keys.binding(for: .right)?.action == .next)
         #expect(keys.binding(for: .ctrl("d"))?.action == .quit && keys.binding(for: .char("z")) == nil)
-        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 8)
-        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 9)
+        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 9)
+        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 10)
+        #expect(keys.binding(for: .char("f"))?.action == .faces)
     }
 }

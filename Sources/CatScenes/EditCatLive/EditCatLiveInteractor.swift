@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatSupport
 import FilterCore
@@ -18,6 +19,13 @@ public protocol EditCatLiveInteractorInput: EditCatUseCase {
     >]
     /// A name to suggest for saving: `path`, or `stem-2.ext`… when a file is there.
     func unusedName(_ path: String) async -> String
+    /// The cats' faces in `image` (a preview), in its pixels.
+    func catFaces(in image: PixelBuffer) async -> [CatFace]
+}
+
+extension EditCatLiveInteractorInput {
+    @concurrent
+    public func catFaces(in image: PixelBuffer) async -> [CatFace] { Interest.cat(in: image).faces }
 }
 
 /// The real live interactor: the codecs and the filter core off the main actor; a save

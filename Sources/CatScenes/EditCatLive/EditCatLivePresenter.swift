@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatSupport
 import FilterCore
@@ -21,6 +22,8 @@ final class LiveEdit {
     var chain: [String]
     /// Each filter's thumbnail for the current chain; nil: to be made.
     var thumbnails: [PixelBuffer?]
+    /// The cats' faces found on the preview are outlined on it (`f`).
+    var showFaces = false
 
     init(input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer) {
         self.input = input
@@ -139,6 +142,13 @@ public final class EditCatLivePresenter {
         await refresh()
     }
 
+    /// `f`: outlines the cats' faces found on the preview, or stops.
+    public func toggleFaces() async {
+        guard let live else { return }
+        live.showFaces.toggle()
+        await refresh()
+    }
+
     /// The view's picture sizes changed (the window was resized): new copies, new previews.
     public func resized() async {
         guard let live else { return }
@@ -253,6 +263,8 @@ public final class EditCatLivePresenter {
             case nil: break
             }
             let size = try? FilterChain(specs: shown).outputSize(width: live.width, height: live.height)
+            let faces = live.showFaces ? await interactor.catFaces(in: picture) : nil
+            guard self.live === live, live.preview === source else { continue }
             view.showLiveEdit(
                 EditCatLive(
                     input: live.request.input, format: live.format.name, width: live.width, height: live.height,
@@ -261,7 +273,7 @@ public final class EditCatLivePresenter {
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
-                    problem: problem ?? renderProblem))
+                    problem: problem ?? renderProblem, faces: faces))
         }
     }
 

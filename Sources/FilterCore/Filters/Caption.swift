@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatSupport
 
@@ -5,15 +6,31 @@ extension FilterDefinition {
     static let caption = FilterDefinition(
         name: "caption", valueName: "TEXT", kind: .spatial,
         description:
-            "Meme caption at the bottom: white, dark outline, sized to the width, wrapped (FreeType); "
-            + "at most 1000 characters",
+            "Meme caption: white, dark outline, sized to the width, wrapped (FreeType); at the bottom, or at "
+            + "the top when a cat's face is where the bottom caption would go; at most 1000 characters",
         showcase: "HELLO CAT",
-        parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, top: false, filter: "caption"))] })
+        parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, side: .clearOfFaces, filter: "caption"))]
+        })
 
     static let captionTop = FilterDefinition(
         name: "caption-top", valueName: "TEXT", kind: .spatial,
-        description: "The same caption at the top", showcase: "TOP TEXT",
-        parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, top: true, filter: "caption-top"))] })
+        description: "The same caption, always at the top", showcase: "TOP TEXT",
+        parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, side: .top, filter: "caption-top"))] })
+
+    static let captionBottom = FilterDefinition(
+        name: "caption-bottom", valueName: "TEXT", kind: .spatial,
+        description: "The same caption, always at the bottom", showcase: "BOTTOM TEXT",
+        parse: { text throws(FilterError) in
+            [.spatial(try CaptionStage(text, side: .bottom, filter: "caption-bottom"))]
+        })
+}
+
+/// Where a caption goes.
+enum CaptionSide: Sendable {
+    case top, bottom
+    /// At the bottom unless a cat's face is there, then at the top: decided on the picture
+    /// (`FilterChain.resolvingGravity`); drawn at the bottom until then.
+    case clearOfFaces
 }
 
 /// Text over the picture, meme style: white letters with a dark outline, as large as the
@@ -27,11 +44,28 @@ struct CaptionStage: SpatialStage {
     static let maxLength = 1000
 
     let text: String
-    let top: Bool
+    let side: CaptionSide
+    var top: Bool { side == .top }
     /// The mask of one image size, rendered once whatever the number of threads.
     let masks = MaskCache()
 
-    init(_ text: String, top: Bool, filter: String) throws(FilterError) {
+    /// The side still to be decided on the picture.
+    var needsPicture: Bool { side == .clearOfFaces }
+
+    private init(text: String, side: CaptionSide) {
+        self.text = text
+        self.side = side
+    }
+
+    /// This caption on the side that keeps it off `faces` of a `width` × `height` picture:
+    /// the top when one of them reaches into the bottom caption's band.
+    func placed(clearOf faces: [CatFace], width: Int, height: Int) throws(ImageIOError) -> CaptionStage {
+        let band = try CaptionMask(text, top: false, width: width, height: height)
+        let covered = faces.contains { $0.y < band.top + band.height && $0.y + $0.height > band.top }
+        return CaptionStage(text: text, side: covered ? .top : .bottom)
+    }
+
+    init(_ text: String, side: CaptionSide, filter: String) throws(FilterError) {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .badValue(filter: filter, value: text, reason: "the caption is empty") }
         let length = trimmed.unicodeScalars.count
@@ -41,7 +75,7 @@ struct CaptionStage: SpatialStage {
                 reason: "the caption has \(length) characters; at most \(Self.maxLength) fit")
         }
         self.text = trimmed
-        self.top = top
+        self.side = side
     }
 
     var inPlace: Bool { true }

@@ -7,8 +7,9 @@ extension FilterDefinition {
             "Cut out W x H pixels at X,Y from the top left (ImageMagick geometry), or where GRAVITY says "
             + "(\(Gravity.names); default centre)",
         showcase: "100x100",
+        // The live editor's steps keep the cat in the picture.
         presets: { width, height in
-            Geometry.fractions.map { "\(Geometry.part(width, $0))x\(Geometry.part(height, $0))" }
+            Geometry.fractions.map { "\(Geometry.part(width, $0))x\(Geometry.part(height, $0)):cat" }
         },
         parse: { text throws(FilterError) in
             let (size, gravity) = try Gravity.split(text, filter: "crop")
@@ -29,10 +30,10 @@ extension FilterDefinition {
 /// (`FilterChain.resolvingGravity`).
 public enum Gravity: String, CaseIterable, Sendable {
     case centre, north, south, east, west, northeast, northwest, southeast, southwest
-    case attention, entropy
+    case cat, attention, entropy
 
     /// The place depends on the picture, not only on its size.
-    public var readsPicture: Bool { self == .attention || self == .entropy }
+    public var readsPicture: Bool { self == .cat || self == .attention || self == .entropy }
 
     /// "centre, north, ...", for help and messages.
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

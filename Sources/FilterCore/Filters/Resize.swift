@@ -33,7 +33,7 @@ extension FilterDefinition {
         showcase: "160x160",
         presets: { width, height in
             Geometry.fractions.map {
-                let side = Geometry.part(min(width, height), $0); return "\(side)x\(side)"
+                let side = Geometry.part(min(width, height), $0); return "\(side)x\(side):cat"
             }
         },
         parse: { text throws(FilterError) in

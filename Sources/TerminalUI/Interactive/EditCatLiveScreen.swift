@@ -98,7 +98,9 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
 
     // MARK: Keys
 
-    enum Action: Equatable { case previous, next, up, down, add, remove, gallery, save, help, back, quit, interrupt }
+    enum Action: Equatable {
+        case previous, next, up, down, add, remove, gallery, faces, save, help, back, quit, interrupt
+    }
 
     /// The editor's keys; `back`: Esc goes back to Load Cat (the editor came from there).
     static func keys(back: Bool) -> KeyMap<Action> {
@@ -116,6 +118,9 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             KeyBinding(
                 [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", footer: "g gallery",
                 action: .gallery),
+            KeyBinding(
+                [.char("f")], "f", "outline the cats' faces found on the preview (f again: hide them)",
+                footer: "f faces", action: .faces),
             KeyBinding(
                 [.char("s")], "s", "save the chain at full size (a prompt: Enter writes, Ctrl-U clears, Esc cancels)",
                 footer: "s save", action: .save),
@@ -171,6 +176,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             act { await $0.addHighlighted() }
         case .remove: act { await $0.removeLast() }
         case .gallery: mode = mode == .gallery ? .editor : .gallery
+        case .faces: act { await $0.toggleFaces() }
         case .save: act { await $0.requestSave() }
         case .help: mode = .help
         case .back:
@@ -241,7 +247,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .editor:
             drawTitle(&frame)
             if let live {
-                frame.picture(live.preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
+                let preview = live.faces.map { FaceOutlines.draw($0, on: live.preview) } ?? live.preview
+                frame.picture(preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
                 if layout.tileRows > 0 {
                     strip(live, layout, tileRows: layout.tileRows).drawStrip(
                         count: layout.stripCount, top: host.rows - 2 - layout.tileRows, into: &frame)

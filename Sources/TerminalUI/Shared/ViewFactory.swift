@@ -38,6 +38,12 @@ public struct ViewFactory {
         return (load, editCat())
     }
 
+    public func detectCat() -> any DetectCatView {
+        json
+            ? DetectCatJSONView(console: console, wording: wording)
+            : DetectCatTerminalView(console: console, wording: wording)
+    }
+
     public func batch() -> any BatchView {
         json ? BatchJSONView(console: console, wording: wording) : BatchTerminalView(console: console, wording: wording)
     }

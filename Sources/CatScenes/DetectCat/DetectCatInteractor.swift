@@ -1,0 +1,33 @@
+import CatFaces
+import CatImageIO
+import CatSupport
+import FilterCore
+
+public protocol DetectCatInteractorInput: Sendable {
+    /// The cats' faces in the image at `path`.
+    func detect(_ path: String, maxPixels: Int, maxFrames: Int) async throws -> CatDetection
+}
+
+/// Decodes a copy no smaller than the detector reads (a JPEG at the DCT scale that keeps it
+/// at least `CatFaceDetector.side` long; other formats whole) and finds the faces on it
+/// (`Interest.cat`), then gives them in the full image's pixels.
+public struct DetectCatInteractor: DetectCatInteractorInput {
+    public init() {}
+
+    public func detect(_ path: String, maxPixels: Int, maxFrames: Int) async throws -> CatDetection {
+        var options = DecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames)
+        let probe = try ImageReader(source: try ImageSource.open(path), name: path, options: options)
+        let swaps = probe.orientation >= 5
+        let (width, height) = swaps ? (probe.fullHeight, probe.fullWidth) : (probe.fullWidth, probe.fullHeight)
+        var reader = probe
+        if probe.format.shrinksOnLoad {
+            let side = max(width, height)
+            options.scaleDenominator = [8, 4, 2].first { side / $0 >= CatFaceDetector.side } ?? 1
+            reader = try ImageReader(source: try ImageSource.open(path), name: path, options: options)
+        }
+        let picture = try ImageDecoder.decode(reader, options: options).pixels
+        let factor = Double(width) / Double(picture.width)
+        let faces = Interest.cat(in: picture).faces.map { $0.scaled(by: factor) }
+        return CatDetection(input: path, width: width, height: height, faces: faces)
+    }
+}

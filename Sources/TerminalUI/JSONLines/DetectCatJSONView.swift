@@ -1,0 +1,39 @@
+import CatFaces
+import CatScenes
+import CatSupport
+
+/// `detect --json`: one `detected` line per image, or an `error` line naming it (docs/CLI.md).
+@MainActor
+public final class DetectCatJSONView: DetectCatView {
+    private let json: JSONLineWriter
+    private let stderr: any TextSink
+    private let wording: FailureWording
+
+    public init(console: Console, wording: FailureWording = FailureWording()) {
+        json = JSONLineWriter(sink: console.stdout)
+        stderr = console.stderr
+        self.wording = wording
+    }
+
+    public func showDetection(_ detection: CatDetection) {
+        let faces: [JSONValue] = detection.faces.map { face in
+            .object([
+                ("x", .int(face.x)), ("y", .int(face.y)), ("width", .int(face.width)), ("height", .int(face.height)),
+                ("score", .double((face.score * 1000).rounded() / 1000)),
+            ])
+        }
+        json.emit([
+            ("event", .string("detected")), ("input", .string(detection.input)), ("width", .int(detection.width)),
+            ("height", .int(detection.height)), ("faces", .array(faces)),
+        ])
+    }
+
+    public func showError(_ failure: SceneFailure, input: String) {
+        let message = wording.message(failure)
+        stderr.write("catctl: \(ForeignText.visible(message))\n")
+        json.emit([
+            ("event", .string("error")), ("input", .string(input)), ("code", .int(Int(failure.status.rawValue))),
+            ("message", .string(message)),
+        ])
+    }
+}

@@ -1,0 +1,113 @@
+import CatImageIO
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CatFaces
+
+@Suite struct CascadeTests {
+    struct Case: Decodable {
+        let picture: String, cascade: String
+        let scaleFactor: Double, minNeighbours: Int, minSize: Int, maxSize: Int
+        let boxes: [[Int]]
+    }
+    struct Expected: Decodable {
+        let opencv: String
+        let cases: [Case]
+    }
+
+    static let expected: [Case] = {
+        let data = (try? Fixtures.bytes("cascades/expected.json")) ?? []
+        return (try? JSONDecoder().decode(Expected.self, from: Data(data)).cases) ?? []
+    }()
+
+    static func grey(_ name: String) throws -> GreyImage {
+        GreyImage(try Fixtures.decode("cascades/\(name)").pixels)
+    }
+
+    @Test func builtInCascadesRead() {
+        #expect(Cascade.lbp.stages.count == 20)
+        #expect(Cascade.lbp.features.count > 0 && Cascade.lbp.subsets.count == 8 * Cascade.lbp.stumps.count)
+        #expect(Cascade.haar.width == 24 && Cascade.haar.height == 24)
+        #expect(Cascade.haar.stumps.allSatisfy { $0.feature < Cascade.haar.features.count })
+    }
+
+    /// The same boxes as OpenCV 4.6's detectMultiScale (Debian's python3-opencv, made by
+    /// Tests/Fixtures/cascades/make_expected.py) for both cascades, five pictures and four
+    /// parameter sets, the raw windows (minNeighbours 0) among them.
+    @Test(arguments: expected.indices)
+    func sameBoxesAsOpenCV(index: Int) throws {
+        let c = Self.expected[index]
+        let cascade = c.cascade == "lbp" ? Cascade.lbp : Cascade.haar
+        let boxes = cascade.detect(
+            in: try Self.grey(c.picture), scaleFactor: c.scaleFactor, minNeighbours: c.minNeighbours,
+            minSize: c.minSize, maxSize: c.maxSize)
+        let ours = boxes.map { [$0.x, $0.y, $0.width, $0.height] }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(ours == c.boxes, "\(c.picture) \(c.cascade) \(c.scaleFactor) \(c.minNeighbours)")
+    }
+
+    @Test func expectedCasesAreThere() {
+        #expect(Self.expected.count == 40)
+        #expect(Self.expected.contains { !$0.boxes.isEmpty && $0.minNeighbours == 3 })
+    }
+}
+
+@Suite struct CatFaceDetectorTests {
+    /// The marked faces (faces.json) of two photos are found on their grey copies 384 px
+    /// long (as the detector reads them; made by OpenCV, Tests/Fixtures/cascades).
+    @Test(arguments: [
+        ("01-sol-nascente-siamese", 540, 380, 460, 365, 1600),
+        ("04-tabby-white-closeup", 345, 135, 760, 675, 1600),
+    ])
+    func findsTheMarkedFace(_ name: String, _ x: Int, _ y: Int, _ w: Int, _ h: Int, _ long: Int) throws {
+        let grey = try CascadeTests.grey("\(name).grey.png")
+        let k = Double(max(grey.width, grey.height)) / Double(long)
+        let mark = CatFace(x: x, y: y, width: w, height: h, score: 1).scaled(by: k)
+        let subject = CatFaceDetector.subject(in: grey)
+        #expect(subject.faces.count == 1, "\(subject.faces)")
+        #expect(
+            subject.faces.contains { $0.overlap(mark) >= 0.5 && $0.score > 0.5 && $0.score < 1 }, "\(subject.faces)")
+        #expect(subject.hint == nil)
+    }
+
+    /// Noise and a flat grey field hold no cat: no face, and nothing to hint at either.
+    @Test func noFaceWhereThereIsNoCat() {
+        var state: UInt64 = 42
+        let noise = (0..<(300 * 200)).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let random = CatFaceDetector.subject(in: GreyImage(width: 300, height: 200, pixels: noise))
+        #expect(random.faces.isEmpty)
+        let flat = CatFaceDetector.subject(
+            in: GreyImage(width: 300, height: 200, pixels: Array(repeating: 128, count: 60000)))
+        #expect(flat.faces.isEmpty && flat.hint == nil)
+        // Smaller than the cascades' window: nothing at all, and no crash.
+        #expect(
+            CatFaceDetector.subject(in: GreyImage(width: 10, height: 30, pixels: Array(repeating: 0, count: 300))).faces
+                .isEmpty)
+    }
+
+    @Test func equalisationAndResizeMatchOpenCV() throws {
+        // The fixtures' grey copies were equalised by OpenCV: equalising again maps each
+        // level present to itself or near it, and the histogram spans 0-255.
+        let grey = try CascadeTests.grey("01-sol-nascente-siamese.grey.png")
+        let again = grey.equalized()
+        #expect(again.pixels.min() == 0 && again.pixels.max() == 255)
+        // An exact halving is the 2 x 2 mean, rounded.
+        let half = GreyImage(width: 4, height: 2, pixels: [0, 1, 10, 20, 2, 3, 30, 41]).resized(width: 2, height: 1)
+        #expect(half.pixels == [2, 25])
+        // The same size is the same picture.
+        #expect(grey.resized(width: grey.width, height: grey.height).pixels == grey.pixels)
+    }
+
+    @Test func cascadeFilesThatAreNotCascadesAreRefused() {
+        #expect(throws: CascadeFile.FormatError.self) { try CascadeFile.cascade("<opencv_storage></opencv_storage>") }
+        #expect(throws: CascadeFile.FormatError.self) { try CascadeFile.cascade("<a><b>") }
+        #expect(throws: CascadeFile.FormatError.self) {
+            try CascadeFile.cascade(
+                "<opencv_storage><cascade><stageType>BOOST</stageType><featureType>HOG</featureType></cascade></opencv_storage>"
+            )
+        }
+    }
+}
