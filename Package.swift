@@ -122,7 +122,7 @@ let package = Package(
             ]),
         .target(
             name: "CCatCascades",
-            exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml"],
+            exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md"],
             cSettings: [.unsafeFlags(["-Wno-c23-extensions"])]),
         .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades"]),
         .target(name: "FilterCore", dependencies: ["CatImageIO", "CatFaces", "CFilterKernels"]),

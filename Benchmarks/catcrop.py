@@ -18,7 +18,8 @@ Methods:
                     saved event, for every gravity the binary given with --catctl accepts
 
 It also reports each cascade's recall and precision against the marks (a detection counts
-when its IoU with an unmatched mark is at least 0.3).
+when its IoU with an unmatched mark is at least 0.3), and with --catctl, those of
+`catctl detect`.
 
   python3 Benchmarks/catcrop.py [--catctl PATH] [--json OUT]
 
@@ -145,6 +146,12 @@ def main():
                                          check=True, capture_output=True, text=True).stdout)
     gravities = []
     if args.catctl:
+        lines = subprocess.run([args.catctl, "detect", "--json"] + paths, check=True, capture_output=True,
+                               text=True).stdout.splitlines()
+        for line in lines:
+            event = json.loads(line)
+            detected[event["input"]]["catctl-detect"] = [
+                [f["x"], f["y"], f["width"], f["height"]] for f in event["faces"]]
         probe = photos[0]
         for gravity in ["cat", "attention", "entropy"]:
             if catctl_offset(args.catctl, os.path.join(CATS, probe["file"]), 16, 16, gravity) is not None:
@@ -153,7 +160,8 @@ def main():
     methods = ["centre", "marks", "vips-attention", "vips-entropy"] + [f"cascade-{n}" for n in cascades] + [
         "cascade-all"] + [f"catctl-{g}" for g in gravities]
     score = {m: {s: [0, 0] for s in SHAPES} for m in methods}  # kept, possible
-    detection = {n: [0, 0, 0] for n in list(cascades) + ["all"]}  # matched marks, marks, detections
+    detectors = list(cascades) + ["all"] + (["catctl-detect"] if args.catctl else [])
+    detection = {n: [0, 0, 0] for n in detectors}  # matched marks, marks, detections
     record = []
     for photo in photos:
         path = os.path.join(CATS, photo["file"])

@@ -48,15 +48,15 @@ public struct Cascade: Sendable {
     }
 
     /// A box in the picture's pixels, and how many raw windows were grouped into it
-    /// (`neighbours`, 0 for raw windows), and the last stage's sum of the best of them.
+    /// (`neighbours`, 0 for a raw window).
     public struct Box: Equatable, Sendable {
         public var x: Int, y: Int, width: Int, height: Int
         public var neighbours: Int
     }
 
-    /// The raw windows every stage accepts (OpenCV's `detectMultiScaleNoGrouping`), each with
-    /// the last stage's sum, for the scales whose window lies between `minSize` and `maxSize`.
-    func windows(in image: GreyImage, scaleFactor: Double, minSize: Int, maxSize: Int) -> [(box: Box, score: Double)] {
+    /// The raw windows every stage accepts (OpenCV's `detectMultiScaleNoGrouping`), for the
+    /// scales whose window lies between `minSize` and `maxSize` (0: no largest size).
+    func windows(in image: GreyImage, scaleFactor: Double, minSize: Int, maxSize: Int) -> [Box] {
         guard image.width >= width, image.height >= height, scaleFactor > 1 else { return [] }
         // The scales, as OpenCV lists them: a float factor each, those whose window fits
         // the image, then those between the sizes (0: no largest size).
@@ -101,7 +101,7 @@ public struct Cascade: Sendable {
         // first scale's width / 32, and rows past the last stripe are not looked at.
         guard let first = scales.first else { return [] }
         let stripes = Int((Double(max(scaledSize(first).0 + 1 - width, 0)) / 32).rounded(.up))
-        var found: [(box: Box, score: Double)] = []
+        var found: [Box] = []
         for scale in scales {
             let (sw, sh) = scaledSize(scale)
             let columns = max(sw + 1 - width, 0), rows = max(sh + 1 - height, 0)
@@ -112,13 +112,12 @@ public struct Cascade: Sendable {
             let scaled = image.resized(width: sw, height: sh)
             let integral = Integral(scaled, squares: kind == .haar)
             let (boxWidth, boxHeight) = window(scale)
-            Evaluator(cascade: self, integral: integral).scan(columns: columns, rows: lastRow, step: step) {
-                x, y, score in
-                let box = Box(
-                    x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
-                    y: Int((Float(y) * scale).rounded(.toNearestOrEven)), width: boxWidth, height: boxHeight,
-                    neighbours: 0)
-                found.append((box, score))
+            Evaluator(cascade: self, integral: integral).scan(columns: columns, rows: lastRow, step: step) { x, y in
+                found.append(
+                    Box(
+                        x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
+                        y: Int((Float(y) * scale).rounded(.toNearestOrEven)), width: boxWidth, height: boxHeight,
+                        neighbours: 0))
             }
         }
         return found
@@ -130,7 +129,7 @@ public struct Cascade: Sendable {
         in image: GreyImage, scaleFactor: Double = 1.1, minNeighbours: Int = 3, minSize: Int = 0, maxSize: Int = 0
     ) -> [Box] {
         let raw = windows(in: image, scaleFactor: scaleFactor, minSize: minSize, maxSize: maxSize)
-        return Self.group(raw.map(\.box), threshold: minNeighbours, eps: 0.2)
+        return Self.group(raw, threshold: minNeighbours, eps: 0.2)
     }
 
     /// OpenCV's `groupRectangles`: windows that are similar (every side within eps times
@@ -237,10 +236,9 @@ private struct Evaluator {
         norm = (n[0], n[1], n[2], n[3])
     }
 
-    /// Every window whose every stage accepts it, in OpenCV's order, with the last stage's
-    /// sum: the rows `0..<rows` and columns `0..<columns` `step` apart; a window the first
+    /// Every window whose every stage accepts it, in OpenCV's order: the rows `0..<rows` and columns `0..<columns` `step` apart; a window the first
     /// stage rejects also skips the next place, as OpenCV does.
-    func scan(columns: Int, rows: Int, step: Int, found: (Int, Int, Double) -> Void) {
+    func scan(columns: Int, rows: Int, step: Int, found: (Int, Int) -> Void) {
         let haar = cascade.kind == .haar
         let area = Double((cascade.width - 2) * (cascade.height - 2))
         cascade.stages.withUnsafeBufferPointer { stages in
@@ -274,7 +272,7 @@ private struct Evaluator {
                                                 (result, sum) = Self.stages(
                                                     p, varianceNorm, haar, stages, stumps, subsets, weights, offsets)
                                             }
-                                            if result > 0 { found(x, y, sum) }
+                                            if result > 0 { found(x, y) }
                                             x += result == 0 ? 2 * step : step
                                         }
                                     }
@@ -303,20 +301,22 @@ private struct Evaluator {
             for s in stage.first..<stage.first + stage.count {
                 let stump = stumps[s]
                 if !haar {
+                    // The 4 x 4 corners of the 3 x 3 blocks, each read once.
                     let o = offsets.baseAddress! + 16 * stump.feature
-                    @inline(__always) func block(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int32 {
-                        p[o[a]] &- p[o[b]] &- p[o[c]] &+ p[o[d]]
-                    }
-                    let centre = block(5, 6, 9, 10)
+                    let c = (
+                        p[o[0]], p[o[1]], p[o[2]], p[o[3]], p[o[4]], p[o[5]], p[o[6]], p[o[7]], p[o[8]], p[o[9]],
+                        p[o[10]], p[o[11]], p[o[12]], p[o[13]], p[o[14]], p[o[15]]
+                    )
+                    let centre = c.5 &- c.6 &- c.9 &+ c.10
                     var code = 0
-                    if block(0, 1, 4, 5) >= centre { code |= 128 }
-                    if block(1, 2, 5, 6) >= centre { code |= 64 }
-                    if block(2, 3, 6, 7) >= centre { code |= 32 }
-                    if block(6, 7, 10, 11) >= centre { code |= 16 }
-                    if block(10, 11, 14, 15) >= centre { code |= 8 }
-                    if block(9, 10, 13, 14) >= centre { code |= 4 }
-                    if block(8, 9, 12, 13) >= centre { code |= 2 }
-                    if block(4, 5, 8, 9) >= centre { code |= 1 }
+                    if c.0 &- c.1 &- c.4 &+ c.5 >= centre { code |= 128 }
+                    if c.1 &- c.2 &- c.5 &+ c.6 >= centre { code |= 64 }
+                    if c.2 &- c.3 &- c.6 &+ c.7 >= centre { code |= 32 }
+                    if c.6 &- c.7 &- c.10 &+ c.11 >= centre { code |= 16 }
+                    if c.10 &- c.11 &- c.14 &+ c.15 >= centre { code |= 8 }
+                    if c.9 &- c.10 &- c.13 &+ c.14 >= centre { code |= 4 }
+                    if c.8 &- c.9 &- c.12 &+ c.13 >= centre { code |= 2 }
+                    if c.4 &- c.5 &- c.8 &+ c.9 >= centre { code |= 1 }
                     let word = subsets[8 * s + code >> 5]
                     sum += Double(word & (1 << UInt32(code & 31)) != 0 ? stump.left : stump.right)
                 } else {

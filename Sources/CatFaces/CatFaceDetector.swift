@@ -25,19 +25,6 @@ public struct CatFace: Equatable, Sendable {
     }
 }
 
-/// Where the cat is in a picture: the faces found, and when there are none, the window the
-/// cascades liked best though too few neighbours confirmed it (`hint`), the best subject
-/// estimate for a crop.
-public struct CatSubject: Equatable, Sendable {
-    public var faces: [CatFace]
-    public var hint: CatFace?
-
-    public init(faces: [CatFace], hint: CatFace?) {
-        self.faces = faces
-        self.hint = hint
-    }
-}
-
 /// Finds cats' faces with two of OpenCV's cat-face cascades (LBP and Haar, by Joseph Howse)
 /// run by our own evaluator (`Cascade`), on an equalised grey copy at most `side` pixels long.
 ///
@@ -55,34 +42,27 @@ public struct CatSubject: Equatable, Sendable {
 /// - with this evaluator, 320 px finds the same 23 faces as 384 px (one false box) in 0.7
 ///   of the time; 288 px finds 19, 256 px 16.
 /// The cascades see frontal faces; cats in profile, asleep or small are mostly missed.
-///
-/// When no face is confirmed, the raw window with the highest last-stage sum (`hint`) still
-/// points at a cat more often than the centre does; `Interest.cat` uses it as the fallback.
 public enum CatFaceDetector {
     /// The long side of the copy the cascades read.
     public static let side = 320
     public static let scaleFactor = 1.1
     public static let minNeighbours = 3
 
-    /// The cat in `picture` (best at most `side` pixels long), in its pixels.
-    public static func subject(in picture: GreyImage) -> CatSubject {
+    /// The cats' faces in `picture` (best at most `side` pixels long), in its pixels, the
+    /// most certain first.
+    public static func faces(in picture: GreyImage) -> [CatFace] {
         let grey = picture.equalized()
         let cascades = [Cascade.lbp, Cascade.haar]
-        let results = LockedArray<[(box: Cascade.Box, score: Double)]>(count: cascades.count)
+        let results = LockedArray<[Cascade.Box]>(count: cascades.count)
         DispatchQueue.concurrentPerform(iterations: cascades.count) { i in
-            let raw = cascades[i].windows(in: grey, scaleFactor: scaleFactor, minSize: 24, maxSize: 0)
-            results[i] = raw
+            results[i] = cascades[i].windows(in: grey, scaleFactor: scaleFactor, minSize: 24, maxSize: 0)
         }
         var faces: [CatFace] = []
-        var hint: (face: CatFace, score: Double)?
         for raw in results.values.map({ $0 ?? [] }) {
-            for box in Cascade.group(raw.map(\.box), threshold: minNeighbours, eps: 0.2) {
+            for box in Cascade.group(raw, threshold: minNeighbours, eps: 0.2) {
                 // More confirming windows, more certainty: n / (n + minNeighbours).
                 let score = Double(box.neighbours) / Double(box.neighbours + minNeighbours)
                 faces.append(CatFace(x: box.x, y: box.y, width: box.width, height: box.height, score: score))
-            }
-            for (box, sum) in raw where hint == nil || sum > hint!.score {
-                hint = (CatFace(x: box.x, y: box.y, width: box.width, height: box.height, score: 0), sum)
             }
         }
         // One box a face: the more certain of two that overlap.
@@ -90,6 +70,6 @@ public enum CatFaceDetector {
         for face in faces.sorted(by: { $0.score > $1.score }) where !kept.contains(where: { $0.overlap(face) >= 0.3 }) {
             kept.append(face)
         }
-        return CatSubject(faces: kept, hint: kept.isEmpty ? hint?.face : nil)
+        return kept
     }
 }

@@ -154,7 +154,7 @@ public struct FilterChain: Sendable {
             if case let .spatial(spatial) = stage, let caption = spatial as? CaptionStage, caption.needsPicture {
                 stage = .spatial(
                     try caption.placed(
-                        clearOf: Interest.cat(in: small).faces, width: small.width, height: small.height))
+                        clearOf: Interest.catFaces(in: small), width: small.width, height: small.height))
             }
             let step = FilterChain(filters: [], stages: [stage])
             let next = try step.outputSize(width: size.width, height: size.height)

@@ -10,7 +10,7 @@ public protocol DetectCatInteractorInput: Sendable {
 
 /// Decodes a copy no smaller than the detector reads (a JPEG at the DCT scale that keeps it
 /// at least `CatFaceDetector.side` long; other formats whole) and finds the faces on it
-/// (`Interest.cat`), then gives them in the full image's pixels.
+/// (`Interest.catFaces`), then gives them in the full image's pixels.
 public struct DetectCatInteractor: DetectCatInteractorInput {
     public init() {}
 
@@ -27,7 +27,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
         }
         let picture = try ImageDecoder.decode(reader, options: options).pixels
         let factor = Double(width) / Double(picture.width)
-        let faces = Interest.cat(in: picture).faces.map { $0.scaled(by: factor) }
+        let faces = Interest.catFaces(in: picture).map { $0.scaled(by: factor) }
         return CatDetection(input: path, width: width, height: height, faces: faces)
     }
 }
