@@ -22,10 +22,10 @@ for c in Sources/CZlibNG/*.c Sources/CZlibNG/arch/generic/*.c; do
   clang $cflags $zdefs -ISources/CZlibNG -ISources/CZlibNG/include -c "$c" -o "$o"
   objs+=("$o")
 done
-for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim; do
+for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim CCatCascades; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
-    clang $cflags -ffp-contract=off -Wno-psabi -ISources/$target/include -ISources/CShimSupport/include \
+    clang $cflags -ffp-contract=off -Wno-psabi -Wno-c23-extensions -ISources/$target/include -ISources/CShimSupport/include \
       -ISources/CZlibNG/include -c "$c" -o "$o"
     objs+=("$o")
   done
@@ -38,12 +38,12 @@ done
 swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
-for module in CatSupport CatImageIO FilterCore CatNetwork CatScenes TerminalUI; do
+for module in CatSupport CatImageIO CatFaces FilterCore CatNetwork CatScenes TerminalUI; do
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatNetwork -lCatImageIO -lCatSupport
+libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatNetwork -lCatImageIO -lCatSupport
       $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp libjxl libjxl_threads \
         libtiff-4 libheif libavif libde265 chafa) -lgif)
 # The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift).
