@@ -21,6 +21,13 @@ public struct DecodeOptions: Sendable {
     /// JPEG only, shrink-on-load: given the image's upright size (read from the headers),
     /// the DCT scale denominator to decode at; overrides `scaleDenominator`.
     public var shrinkOnLoad: (@Sendable (_ width: Int, _ height: Int) -> Int)?
+
+    /// The largest DCT scale denominator (8, 4 or 2; else 1) that leaves a picture whose long
+    /// side is `longSide` at least `side` pixels long: a copy for a measure that reads the
+    /// picture at that size.
+    public static func denominator(longSide: Int, keeping side: Int) -> Int {
+        [8, 4, 2].first { longSide / $0 >= side } ?? 1
+    }
     /// Apply the EXIF orientation of a JPEG, so the image comes out upright.
     public var applyOrientation: Bool
     public var maxProgressiveScans: Int

@@ -16,15 +16,12 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
 
     public func detect(_ path: String, maxPixels: Int, maxFrames: Int) async throws -> CatDetection {
         var options = DecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames)
-        let probe = try ImageReader(source: try ImageSource.open(path), name: path, options: options)
-        let swaps = probe.orientation >= 5
-        let (width, height) = swaps ? (probe.fullHeight, probe.fullWidth) : (probe.fullWidth, probe.fullHeight)
-        var reader = probe
-        if probe.format.shrinksOnLoad {
-            let side = max(width, height)
-            options.scaleDenominator = [8, 4, 2].first { side / $0 >= CatFaceDetector.side } ?? 1
-            reader = try ImageReader(source: try ImageSource.open(path), name: path, options: options)
+        options.shrinkOnLoad = { width, height in
+            DecodeOptions.denominator(longSide: max(width, height), keeping: CatFaceDetector.side)
         }
+        let reader = try ImageReader(source: try ImageSource.open(path), name: path, options: options)
+        let swaps = reader.orientation >= 5
+        let (width, height) = swaps ? (reader.fullHeight, reader.fullWidth) : (reader.fullWidth, reader.fullHeight)
         let picture = try ImageDecoder.decode(reader, options: options).pixels
         let factor = Double(width) / Double(picture.width)
         let faces = Interest.catFaces(in: picture).map { $0.scaled(by: factor) }

@@ -162,8 +162,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 // A copy from JPEG's DCT scaling (cheap), the smallest still as long as the
                 // picture gravities look at, chooses the window; the full decode still streams.
                 var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
-                let side = max(upright.width, upright.height)
-                small.scaleDenominator = [8, 4, 2].first { side / $0 >= FilterChain.pictureSide } ?? 1
+                small.scaleDenominator = DecodeOptions.denominator(
+                    longSide: max(upright.width, upright.height), keeping: FilterChain.pictureSide)
                 let copy = try ImageDecoder.decode(
                     ImageReader(source: source, name: name, options: small), options: small)
                 chain = try chain.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)

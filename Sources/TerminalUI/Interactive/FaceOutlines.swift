@@ -8,25 +8,13 @@ enum FaceOutlines {
     static func draw(_ faces: [CatFace], on picture: PixelBuffer) -> PixelBuffer {
         guard !faces.isEmpty, let copy = try? picture.copy() else { return picture }
         let line = max(2, max(copy.width, copy.height) / 150)
-        func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) {
-            let left = max(0, x0), right = min(copy.width, x1), top = max(0, y0), bottom = min(copy.height, y1)
-            guard left < right, top < bottom else { return }
-            for y in top..<bottom {
-                let row = copy.row(y)
-                for x in left..<right {
-                    row[4 * x] = 255
-                    row[4 * x + 1] = 214
-                    row[4 * x + 2] = 0
-                    row[4 * x + 3] = 255
-                }
-            }
-        }
+        let yellow: (UInt8, UInt8, UInt8) = (255, 214, 0)
         for face in faces {
             let (x, y, w, h) = (face.x, face.y, face.width, face.height)
-            fill(x, y, x + w, y + line)
-            fill(x, y + h - line, x + w, y + h)
-            fill(x, y, x + line, y + h)
-            fill(x + w - line, y, x + w, y + h)
+            copy.fill(x: x, y: y, width: w, height: line, color: yellow)
+            copy.fill(x: x, y: y + h - line, width: w, height: line, color: yellow)
+            copy.fill(x: x, y: y, width: line, height: h, color: yellow)
+            copy.fill(x: x + w - line, y: y, width: line, height: h, color: yellow)
         }
         return copy
     }
