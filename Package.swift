@@ -124,7 +124,7 @@ let package = Package(
             name: "CCatCascades",
             exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md"],
             cSettings: [.unsafeFlags(["-Wno-c23-extensions"])]),
-        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades"]),
+        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades", "CFilterKernels"]),
         .target(name: "FilterCore", dependencies: ["CatImageIO", "CatFaces", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
@@ -141,7 +141,7 @@ let package = Package(
         // Fixture paths, random images, a process runner: shared by the test targets.
         .target(name: "TestSupport", dependencies: ["CatImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "CatSupportTests", dependencies: ["CatSupport"]),
-        .testTarget(name: "CatFacesTests", dependencies: ["CatFaces", "CatImageIO", "TestSupport"]),
+        .testTarget(name: "CatFacesTests", dependencies: ["CatFaces", "CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "CatImageIOTests", dependencies: ["CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),

@@ -1,5 +1,7 @@
 import CCatCascades
+import CFilterKernels
 import CatSupport
+import Dispatch
 
 /// A boosted cascade of depth-1 weak classifiers over Haar or LBP features, evaluated on
 /// integral images: our own evaluator of OpenCV's cascade files. It gives the same boxes as
@@ -11,23 +13,21 @@ import CatSupport
 /// stages, and `groupRectangles`.
 public struct Cascade: Sendable {
     enum Kind: Sendable { case haar, lbp }
-    struct Stage: Sendable {
-        let first: Int, count: Int
-        let threshold: Float
-    }
-    struct Stump: Sendable {
-        let feature: Int
-        let threshold: Float
-        let left: Float, right: Float
+    /// The stages and their stumps (depth-1 trees), flat, as `ck_cascade_scan` reads them.
+    struct Stages: Sendable {
+        /// Stage k's stumps are `ends[k - 1]..<ends[k]`; it accepts a window when the sum
+        /// of their leaves is at least its threshold.
+        var ends: [Int32] = [], stageThresholds: [Float] = []
+        /// Per stump: the feature it reads, its threshold (Haar), its two leaves.
+        var features: [Int32] = [], thresholds: [Float] = [], left: [Float] = [], right: [Float] = []
+        /// LBP: 8 words (256 bits) a stump, the codes that go left.
+        var subsets: [UInt32] = []
     }
 
     let kind: Kind
     /// The window the cascade was trained on.
     let width: Int, height: Int
-    let stages: [Stage]
-    let stumps: [Stump]
-    /// LBP: 8 words (256 bits) a stump, the categories that go left.
-    let subsets: [UInt32]
+    let stages: Stages
     /// Each feature's rectangles, in window coordinates (LBP: one, the size of a block).
     let features: [[(x: Int, y: Int, width: Int, height: Int, weight: Float)]]
 
@@ -54,10 +54,18 @@ public struct Cascade: Sendable {
         public var neighbours: Int
     }
 
-    /// The raw windows every stage accepts (OpenCV's `detectMultiScaleNoGrouping`), for the
-    /// scales whose window lies between `minSize` and `maxSize` (0: no largest size).
-    func windows(in image: GreyImage, scaleFactor: Double, minSize: Int, maxSize: Int) -> [Box] {
-        guard image.width >= width, image.height >= height, scaleFactor > 1 else { return [] }
+    /// The raw windows every stage of each of `cascades` accepts (OpenCV's
+    /// `detectMultiScaleNoGrouping`, a list a cascade), for the scales whose window lies
+    /// between `minSize` and `maxSize` (0: no largest size). The cascades share a window
+    /// size, and so the scales: each scale's picture and integral images are made once for
+    /// all of them, and the scales run on every core.
+    static func windows(
+        _ cascades: [Cascade], in image: GreyImage, scaleFactor: Double, minSize: Int, maxSize: Int
+    ) -> [[Box]] {
+        guard let model = cascades.first else { return [] }
+        precondition(cascades.allSatisfy { $0.width == model.width && $0.height == model.height })
+        let (width, height) = (model.width, model.height)
+        guard image.width >= width, image.height >= height, scaleFactor > 1 else { return cascades.map { _ in [] } }
         // The scales, as OpenCV lists them: a float factor each, those whose window fits
         // the image, then those between the sizes (0: no largest size).
         let maxWidth = maxSize > 0 ? maxSize : image.width, maxHeight = maxSize > 0 ? maxSize : image.height
@@ -69,7 +77,7 @@ public struct Cascade: Sendable {
             all.append(Float(factor))
             factor *= scaleFactor
         }
-        func window(_ scale: Float) -> (Int, Int) {
+        @Sendable func window(_ scale: Float) -> (Int, Int) {
             (
                 Int((Float(width) * scale).rounded(.toNearestOrEven)),
                 Int((Float(height) * scale).rounded(.toNearestOrEven))
@@ -91,7 +99,7 @@ public struct Cascade: Sendable {
         {
             scales = [nearest]
         }
-        func scaledSize(_ scale: Float) -> (Int, Int) {
+        @Sendable func scaledSize(_ scale: Float) -> (Int, Int) {
             (
                 Int((Float(image.width) / scale).rounded(.toNearestOrEven)),
                 Int((Float(image.height) / scale).rounded(.toNearestOrEven))
@@ -99,28 +107,37 @@ public struct Cascade: Sendable {
         }
         // OpenCV splits the rows into stripes of a whole number of steps, as many as the
         // first scale's width / 32, and rows past the last stripe are not looked at.
-        guard let first = scales.first else { return [] }
+        guard let first = scales.first else { return cascades.map { _ in [] } }
         let stripes = Int((Double(max(scaledSize(first).0 + 1 - width, 0)) / 32).rounded(.up))
-        var found: [Box] = []
-        for scale in scales {
+        let haar = cascades.contains { $0.kind == .haar }
+        // Per scale, per cascade; the largest pictures (the first scales) start first.
+        let found = LockedArray<[[Box]]>(count: scales.count)
+        let chosen = scales
+        DispatchQueue.concurrentPerform(iterations: chosen.count) { index in
+            let scale = chosen[index]
             let (sw, sh) = scaledSize(scale)
             let columns = max(sw + 1 - width, 0), rows = max(sh + 1 - height, 0)
-            guard columns > 0, rows > 0 else { continue }
+            guard columns > 0, rows > 0 else { return }
             let step = scale >= 2 ? 1 : 2
             let stripe = max((rows / step + stripes - 1) / max(stripes, 1), 1) * step
             let lastRow = min(stripes * stripe, rows)
-            let scaled = image.resized(width: sw, height: sh)
-            let integral = Integral(scaled, squares: kind == .haar)
+            let integral = Integral(image.resized(width: sw, height: sh), squares: haar)
             let (boxWidth, boxHeight) = window(scale)
-            Evaluator(cascade: self, integral: integral).scan(columns: columns, rows: lastRow, step: step) { x, y in
-                found.append(
-                    Box(
-                        x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
-                        y: Int((Float(y) * scale).rounded(.toNearestOrEven)), width: boxWidth, height: boxHeight,
-                        neighbours: 0))
+            found[index] = cascades.map { cascade in
+                var boxes: [Box] = []
+                Evaluator(cascade: cascade, integral: integral).scan(columns: columns, rows: lastRow, step: step) {
+                    x, y in
+                    boxes.append(
+                        Box(
+                            x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
+                            y: Int((Float(y) * scale).rounded(.toNearestOrEven)), width: boxWidth,
+                            height: boxHeight, neighbours: 0))
+                }
+                return boxes
             }
         }
-        return found
+        let perScale = found.values.compactMap { $0 }
+        return cascades.indices.map { c in perScale.flatMap { $0[c] } }
     }
 
     /// OpenCV's `detectMultiScale`: the raw windows grouped, each group of more than
@@ -128,7 +145,7 @@ public struct Cascade: Sendable {
     public func detect(
         in image: GreyImage, scaleFactor: Double = 1.1, minNeighbours: Int = 3, minSize: Int = 0, maxSize: Int = 0
     ) -> [Box] {
-        let raw = windows(in: image, scaleFactor: scaleFactor, minSize: minSize, maxSize: maxSize)
+        let raw = Self.windows([self], in: image, scaleFactor: scaleFactor, minSize: minSize, maxSize: maxSize)[0]
         return Self.group(raw, threshold: minNeighbours, eps: 0.2)
     }
 
@@ -191,31 +208,32 @@ public struct Cascade: Sendable {
     }
 }
 
-/// The cascade at one scale: features as offsets into the integral images.
+/// The cascade at one scale: its features as offsets into that scale's integral images,
+/// evaluated by the SIMD kernel `ck_cascade_scan` (CFilterKernels).
 private struct Evaluator {
     let cascade: Cascade
     let integral: Integral
     /// Per feature: 4 offsets per rectangle (3 rectangles, Haar) or the 16 corners of the
     /// 3 x 3 blocks (LBP).
-    let offsets: [Int]
+    let offsets: [Int32]
     /// Haar: the rectangles' weights, 3 a feature.
     let weights: [Float]
     /// Haar: the window's inner rectangle that normalises the variance.
-    let norm: (Int, Int, Int, Int)
+    let norm: [Int32]
 
     init(cascade: Cascade, integral: Integral) {
         self.cascade = cascade
         self.integral = integral
         let step = integral.step
-        func corners(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> [Int] {
-            [x + step * y, x + w + step * y, x + step * (y + h), x + w + step * (y + h)]
+        func corners(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> [Int32] {
+            [x + step * y, x + w + step * y, x + step * (y + h), x + w + step * (y + h)].map { Int32($0) }
         }
-        var offsets: [Int] = [], weights: [Float] = []
+        var offsets: [Int32] = [], weights: [Float] = []
         for feature in cascade.features {
             if cascade.kind == .lbp {
                 let r = feature[0]
                 for row in 0..<4 {
-                    for col in 0..<4 { offsets.append(r.x + col * r.width + step * (r.y + row * r.height)) }
+                    for col in 0..<4 { offsets.append(Int32(r.x + col * r.width + step * (r.y + row * r.height))) }
                 }
             } else {
                 for k in 0..<3 {
@@ -232,48 +250,43 @@ private struct Evaluator {
         }
         self.offsets = offsets
         self.weights = weights
-        let n = corners(1, 1, cascade.width - 2, cascade.height - 2)
-        norm = (n[0], n[1], n[2], n[3])
+        norm = corners(1, 1, cascade.width - 2, cascade.height - 2)
     }
 
-    /// Every window whose every stage accepts it, in OpenCV's order: the rows `0..<rows` and columns `0..<columns` `step` apart; a window the first
-    /// stage rejects also skips the next place, as OpenCV does.
+    /// Every window whose every stage accepts it, in OpenCV's order: the rows `0..<rows`
+    /// and columns `0..<columns` `step` apart; a window the first stage rejects also skips
+    /// the next place, as OpenCV does.
     func scan(columns: Int, rows: Int, step: Int, found: (Int, Int) -> Void) {
-        let haar = cascade.kind == .haar
-        let area = Double((cascade.width - 2) * (cascade.height - 2))
-        cascade.stages.withUnsafeBufferPointer { stages in
-            cascade.stumps.withUnsafeBufferPointer { stumps in
-                cascade.subsets.withUnsafeBufferPointer { subsets in
-                    weights.withUnsafeBufferPointer { weights in
-                        offsets.withUnsafeBufferPointer { offsets in
-                            integral.sums.withUnsafeBufferPointer { sums in
-                                integral.squares.withUnsafeBufferPointer { squares in
-                                    for y in stride(from: 0, to: rows, by: step) {
-                                        var x = 0
-                                        while x < columns {
-                                            let origin = x + integral.step * y
-                                            let p = sums.baseAddress! + origin
-                                            var result = 1, sum = 0.0
-                                            var varianceNorm: Float = 1
-                                            if haar {
-                                                let q = squares.baseAddress! + origin
-                                                let total = p[norm.0] &- p[norm.1] &- p[norm.2] &+ p[norm.3]
-                                                let squared = UInt32(
-                                                    bitPattern: q[norm.0] &- q[norm.1] &- q[norm.2] &+ q[norm.3])
-                                                let nf = area * Double(squared) - Double(total) * Double(total)
-                                                if nf > 0 {
-                                                    varianceNorm = Float(1 / nf.squareRoot())
-                                                    if !(area * Double(varianceNorm) < 0.1) { result = -1 }
-                                                } else {
-                                                    result = -1
+        let stages = cascade.stages
+        let room = 2 * ((columns + step - 1) / step) * ((rows + step - 1) / step)
+        var places = [Int32](repeating: 0, count: room)
+        let count = stages.ends.withUnsafeBufferPointer { ends in
+            stages.stageThresholds.withUnsafeBufferPointer { stageThresholds in
+                stages.features.withUnsafeBufferPointer { features in
+                    stages.thresholds.withUnsafeBufferPointer { thresholds in
+                        stages.left.withUnsafeBufferPointer { left in
+                            stages.right.withUnsafeBufferPointer { right in
+                                stages.subsets.withUnsafeBufferPointer { subsets in
+                                    offsets.withUnsafeBufferPointer { offsets in
+                                        weights.withUnsafeBufferPointer { weights in
+                                            var c = ck_cascade(
+                                                kind: Int32(cascade.kind == .lbp ? CK_CASCADE_LBP : CK_CASCADE_HAAR),
+                                                stage_count: Int32(ends.count), stage_ends: ends.baseAddress,
+                                                stage_thresholds: stageThresholds.baseAddress,
+                                                stump_features: features.baseAddress,
+                                                stump_thresholds: thresholds.baseAddress,
+                                                stump_left: left.baseAddress, stump_right: right.baseAddress,
+                                                subsets: subsets.baseAddress, offsets: offsets.baseAddress,
+                                                weights: weights.baseAddress,
+                                                norm: (norm[0], norm[1], norm[2], norm[3]),
+                                                area: Double((cascade.width - 2) * (cascade.height - 2)))
+                                            return integral.sums.withUnsafeBufferPointer { sums in
+                                                integral.squares.withUnsafeBufferPointer { squares in
+                                                    ck_cascade_scan(
+                                                        &c, sums.baseAddress, squares.baseAddress, integral.step,
+                                                        Int32(columns), Int32(rows), Int32(step), &places)
                                                 }
                                             }
-                                            if result == 1 {
-                                                (result, sum) = Self.stages(
-                                                    p, varianceNorm, haar, stages, stumps, subsets, weights, offsets)
-                                            }
-                                            if result > 0 { found(x, y) }
-                                            x += result == 0 ? 2 * step : step
                                         }
                                     }
                                 }
@@ -283,57 +296,6 @@ private struct Evaluator {
                 }
             }
         }
-    }
-
-    /// 1 and the last stage's sum when every stage accepts the window at `p`; else minus the
-    /// stage that rejected it (0: the first).
-    @inline(__always)
-    private static func stages(
-        _ p: UnsafePointer<Int32>, _ varianceNorm: Float, _ haar: Bool,
-        _ stages: UnsafeBufferPointer<Cascade.Stage>, _ stumps: UnsafeBufferPointer<Cascade.Stump>,
-        _ subsets: UnsafeBufferPointer<UInt32>, _ weights: UnsafeBufferPointer<Float>,
-        _ offsets: UnsafeBufferPointer<Int>
-    ) -> (Int, Double) {
-        var sum = 0.0
-        for index in 0..<stages.count {
-            let stage = stages[index]
-            sum = 0
-            for s in stage.first..<stage.first + stage.count {
-                let stump = stumps[s]
-                if !haar {
-                    // The 4 x 4 corners of the 3 x 3 blocks, each read once.
-                    let o = offsets.baseAddress! + 16 * stump.feature
-                    let c = (
-                        p[o[0]], p[o[1]], p[o[2]], p[o[3]], p[o[4]], p[o[5]], p[o[6]], p[o[7]], p[o[8]], p[o[9]],
-                        p[o[10]], p[o[11]], p[o[12]], p[o[13]], p[o[14]], p[o[15]]
-                    )
-                    let centre = c.5 &- c.6 &- c.9 &+ c.10
-                    var code = 0
-                    if c.0 &- c.1 &- c.4 &+ c.5 >= centre { code |= 128 }
-                    if c.1 &- c.2 &- c.5 &+ c.6 >= centre { code |= 64 }
-                    if c.2 &- c.3 &- c.6 &+ c.7 >= centre { code |= 32 }
-                    if c.6 &- c.7 &- c.10 &+ c.11 >= centre { code |= 16 }
-                    if c.10 &- c.11 &- c.14 &+ c.15 >= centre { code |= 8 }
-                    if c.9 &- c.10 &- c.13 &+ c.14 >= centre { code |= 4 }
-                    if c.8 &- c.9 &- c.12 &+ c.13 >= centre { code |= 2 }
-                    if c.4 &- c.5 &- c.8 &+ c.9 >= centre { code |= 1 }
-                    let word = subsets[8 * s + code >> 5]
-                    sum += Double(word & (1 << UInt32(code & 31)) != 0 ? stump.left : stump.right)
-                } else {
-                    let o = offsets.baseAddress! + 12 * stump.feature
-                    let w = weights.baseAddress! + 3 * stump.feature
-                    @inline(__always) func rect(_ k: Int) -> Float {
-                        Float(p[o[4 * k]] &- p[o[4 * k + 1]] &- p[o[4 * k + 2]] &+ p[o[4 * k + 3]])
-                    }
-                    // Float, in OpenCV's order: the boxes must be the same.
-                    var value = w[0] * rect(0) + w[1] * rect(1)
-                    if w[2] != 0 { value += w[2] * rect(2) }
-                    value *= varianceNorm
-                    sum += Double(value < stump.threshold ? stump.left : stump.right)
-                }
-            }
-            if sum < Double(stage.threshold) { return (-index, sum) }
-        }
-        return (1, sum)
+        for i in 0..<count { found(Int(places[2 * i]), Int(places[2 * i + 1])) }
     }
 }

@@ -126,12 +126,10 @@ struct CascadeFile {
             return value
         }
 
-        var stages: [Cascade.Stage] = [], stumps: [Cascade.Stump] = [], subsets: [UInt32] = []
+        var stages = Cascade.Stages()
         for stageNode in try node.child("stages").children {
             let threshold = try real(stageNode.child("stageThreshold").words.first ?? "") - 1e-5
-            let weak = try stageNode.child("weakClassifiers").children
-            stages.append(Cascade.Stage(first: stumps.count, count: weak.count, threshold: threshold))
-            for tree in weak {
+            for tree in try stageNode.child("weakClassifiers").children {
                 let nodes = try tree.child("internalNodes").words
                 let leaves = try tree.child("leafValues").words
                 // A stump: left, right, feature, then 8 category words (LBP) or a threshold.
@@ -141,14 +139,16 @@ struct CascadeFile {
                 let feature = try integer(nodes[2])
                 if isLBP {
                     for word in nodes[3...] {
-                        subsets.append(UInt32(bitPattern: Int32(truncatingIfNeeded: try integer(word))))
+                        stages.subsets.append(UInt32(bitPattern: Int32(truncatingIfNeeded: try integer(word))))
                     }
                 }
-                stumps.append(
-                    Cascade.Stump(
-                        feature: feature, threshold: isLBP ? 0 : try real(nodes[3]), left: try real(leaves[0]),
-                        right: try real(leaves[1])))
+                stages.features.append(Int32(feature))
+                stages.thresholds.append(isLBP ? 0 : try real(nodes[3]))
+                stages.left.append(try real(leaves[0]))
+                stages.right.append(try real(leaves[1]))
             }
+            stages.ends.append(Int32(stages.features.count))
+            stages.stageThresholds.append(threshold)
         }
         var rects: [[(x: Int, y: Int, width: Int, height: Int, weight: Float)]] = []
         for feature in try node.child("features").children {
@@ -176,11 +176,9 @@ struct CascadeFile {
             guard (1...3).contains(parts.count) else { throw FormatError(description: "cascade: bad feature") }
             rects.append(parts)
         }
-        guard !stages.isEmpty, stumps.allSatisfy({ $0.feature >= 0 && $0.feature < rects.count }) else {
+        guard !stages.ends.isEmpty, stages.features.allSatisfy({ $0 >= 0 && $0 < rects.count }) else {
             throw FormatError(description: "cascade: a stump names a missing feature")
         }
-        return Cascade(
-            kind: isLBP ? .lbp : .haar, width: width, height: height, stages: stages, stumps: stumps,
-            subsets: subsets, features: rects)
+        return Cascade(kind: isLBP ? .lbp : .haar, width: width, height: height, stages: stages, features: rects)
     }
 }

@@ -52,13 +52,9 @@ public enum CatFaceDetector {
     /// most certain first.
     public static func faces(in picture: GreyImage) -> [CatFace] {
         let grey = picture.equalized()
-        let cascades = [Cascade.lbp, Cascade.haar]
-        let results = LockedArray<[Cascade.Box]>(count: cascades.count)
-        DispatchQueue.concurrentPerform(iterations: cascades.count) { i in
-            results[i] = cascades[i].windows(in: grey, scaleFactor: scaleFactor, minSize: 24, maxSize: 0)
-        }
+        let raw = Cascade.windows([.lbp, .haar], in: grey, scaleFactor: scaleFactor, minSize: 24, maxSize: 0)
         var faces: [CatFace] = []
-        for raw in results.values.map({ $0 ?? [] }) {
+        for raw in raw {
             for box in Cascade.group(raw, threshold: minNeighbours, eps: 0.2) {
                 // More confirming windows, more certainty: n / (n + minNeighbours).
                 let score = Double(box.neighbours) / Double(box.neighbours + minNeighbours)

@@ -1,3 +1,4 @@
+import CFilterKernels
 import CatImageIO
 import CatSupport
 
@@ -114,8 +115,10 @@ struct Integral {
 
     init(_ image: GreyImage, squares withSquares: Bool) {
         step = image.width + 1
-        var sums = [Int32](repeating: 0, count: step * (image.height + 1))
-        var squares = [Int32](repeating: 0, count: withSquares ? sums.count : 0)
+        // Padded: the kernel reads (and ignores) a little past the last window.
+        let count = step * (image.height + 1) + Int(CK_CASCADE_PAD)
+        var sums = [Int32](repeating: 0, count: count)
+        var squares = [Int32](repeating: 0, count: withSquares ? count : 0)
         for y in 0..<image.height {
             var line: Int32 = 0, lineSquares: Int32 = 0
             for x in 0..<image.width {

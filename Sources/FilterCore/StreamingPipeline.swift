@@ -49,8 +49,10 @@ public enum StreamingPipeline {
 
     /// `writer` has the chain's output size (`FilterChain.outputSize`). `progress`: the
     /// fraction of rows written so far, after each strip.
+    /// With `placing`, the rows wait at the first crop or caption that reads the picture
+    /// until `placing.pending` has placed it (`Deferred`); `chain` is `placing.chain`.
     public static func run(
-        reader: ImageReader, writer: ImageWriter, chain: FilterChain,
+        reader: ImageReader, writer: ImageWriter, chain: FilterChain, placing: Placing? = nil,
         progress: (Double) -> Void = { _ in }
     ) throws(ImageIOError) {
         guard reader.canStream, let plan = plan(chain) else { preconditionFailure("canStream first") }
@@ -81,9 +83,9 @@ public enum StreamingPipeline {
         }
         defer { spare.close() }
 
-        let first = try Stage.line(
+        let (first, deferred) = try Stage.line(
             plan, width: reader.value.width, height: reader.value.height, hasAlpha: reader.value.hasAlpha,
-            writer: writer)
+            writer: writer, placing: placing)
         while true {
             switch channel.receive() {
             case let .strip(strip, count):
@@ -93,6 +95,7 @@ public enum StreamingPipeline {
             case let .failed(error):
                 throw error
             case .end:
+                try deferred?.finish()
                 try writer.finish()
                 return
             }
@@ -110,6 +113,66 @@ public enum StreamingPipeline {
         let writer: ImageWriter
         init(_ writer: ImageWriter) { self.writer = writer }
         func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError) { try writer.write(strip, rows: 0..<rows) }
+    }
+
+    /// A chain whose crops and captions that read the picture are being placed on another
+    /// thread (`FilterChain.resolvingGravity` on a small copy): `pending` gives `chain`
+    /// resolved (or one with the same stages, before a shrink-on-load).
+    public struct Placing {
+        public let chain: FilterChain
+        public let pending: Pending<FilterChain>
+        public init(chain: FilterChain, pending: Pending<FilterChain>) { (self.chain, self.pending) = (chain, pending) }
+    }
+
+    /// The first stage that reads the picture, until it is placed: the rows that come
+    /// before then are kept (in memory, up to the whole image at that stage), then go on
+    /// through the placed stages (`make`), and every later row goes straight through.
+    /// Decoding and the stages before go on meanwhile, on the other cores.
+    final class Deferred: RowSink {
+        let pending: Pending<FilterChain>
+        let width: Int, height: Int, strip: Int, hasAlpha: Bool
+        let make: (FilterChain) throws(ImageIOError) -> any RowSink
+        private var target: (any RowSink)?
+        private var kept: PixelBuffer?
+        private var keptRows = 0
+
+        init(
+            pending: Pending<FilterChain>, width: Int, height: Int, strip: Int, hasAlpha: Bool,
+            make: @escaping (FilterChain) throws(ImageIOError) -> any RowSink
+        ) {
+            (self.pending, self.width, self.height, self.strip, self.hasAlpha, self.make) =
+                (pending, width, height, strip, hasAlpha, make)
+        }
+
+        func put(_ strip: PixelBuffer, rows count: Int) throws(ImageIOError) {
+            if target == nil, let result = pending.poll() { try start(result) }
+            if let target { return try target.put(strip, rows: count) }
+            if kept == nil { kept = try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha) }
+            guard let kept, keptRows + count <= height else { preconditionFailure("no more rows than the image has") }
+            for y in 0..<count { kept.row(keptRows + y).update(from: strip.row(y), count: width * 4) }
+            keptRows += count
+        }
+
+        /// Every row is in: waits for the placed chain if it is not there yet.
+        func finish() throws(ImageIOError) {
+            if target == nil { try start(pending.wait()) }
+        }
+
+        /// The placed stages take the kept rows, a strip at a time.
+        private func start(_ result: Result<FilterChain, any Error>) throws(ImageIOError) {
+            // The interactor reports the real error (`Pending.failure`); this only stops the line.
+            guard case let .success(chain) = result else { throw .unsupported(file: "", reason: "placing failed") }
+            let target = try make(chain)
+            self.target = target
+            if let kept {
+                for top in stride(from: 0, to: keptRows, by: strip) {
+                    let view = PixelBuffer(
+                        viewing: kept, x: 0, y: top, width: width, height: min(strip, keptRows - top))
+                    try target.put(view, rows: view.height)
+                }
+            }
+            kept = nil
+        }
     }
 
     /// Colour stages, then a spatial stage (or none), then colour stages, strip by strip.
@@ -131,10 +194,12 @@ public enum StreamingPipeline {
         private var outputRows = 0
 
         /// The stages of `plan` for an input of `width` x `height`, each feeding the next,
-        /// the last `writer`; returns the first.
+        /// the last `writer`; returns the first. With `placing`, the first stage that reads
+        /// the picture (a crop's gravity, a caption's side) and the ones after it are made
+        /// once the chain it resolves is there: rows wait for it in a `Deferred`.
         static func line(
-            _ plan: Plan, width: Int, height: Int, hasAlpha: Bool, writer: ImageWriter
-        ) throws(ImageIOError) -> Stage {
+            _ plan: Plan, width: Int, height: Int, hasAlpha: Bool, writer: ImageWriter, placing: Placing? = nil
+        ) throws(ImageIOError) -> (first: any RowSink, deferred: Deferred?) {
             // Each stage's input is the one before's output: its size, and the most rows it
             // hands on at once.
             var inputs = [(width: width, height: height, strip: stripRows)]
@@ -145,19 +210,38 @@ public enum StreamingPipeline {
                 inputs.append(
                     (size.width, size.height, passesRows ? input.strip : outputStrip(spatial, height: size.height)))
             }
-            // Built from the encoder back; a chain of colour stages alone is one stage.
-            var next: any RowSink = WriterSink(writer)
-            var first: Stage?
-            for (i, step) in plan.steps.enumerated().reversed() {
-                let stage = try Stage(
-                    before: i == 0 ? plan.before : [], spatial: step.spatial, after: step.after, width: inputs[i].width,
-                    height: inputs[i].height, strip: inputs[i].strip, hasAlpha: hasAlpha, next: next)
-                (first, next) = (stage, stage)
+            // Steps `range`, built from the last back; a chain of colour stages alone is one
+            // stage.
+            func stages(_ plan: Plan, _ range: Range<Int>, next last: any RowSink) throws(ImageIOError) -> any RowSink {
+                var next = last
+                for i in range.reversed() {
+                    let step = plan.steps[i]
+                    next = try Stage(
+                        before: i == 0 ? plan.before : [], spatial: step.spatial, after: step.after,
+                        width: inputs[i].width, height: inputs[i].height, strip: inputs[i].strip, hasAlpha: hasAlpha,
+                        next: next)
+                }
+                if plan.steps.isEmpty {
+                    return try Stage(
+                        before: plan.before, spatial: nil, after: [], width: width, height: height, strip: stripRows,
+                        hasAlpha: hasAlpha, next: next)
+                }
+                return next
             }
-            if let first { return first }
-            return try Stage(
-                before: plan.before, spatial: nil, after: [], width: width, height: height, strip: stripRows,
-                hasAlpha: hasAlpha, next: next)
+            let writerSink = WriterSink(writer)
+            guard let placing, let k = plan.steps.firstIndex(where: { FilterChain.readsPicture($0.spatial) }) else {
+                return (try stages(plan, 0..<plan.steps.count, next: writerSink), nil)
+            }
+            let deferred = Deferred(
+                pending: placing.pending, width: inputs[k].width, height: inputs[k].height, strip: inputs[k].strip,
+                hasAlpha: hasAlpha
+            ) { (resolved: FilterChain) throws(ImageIOError) -> any RowSink in
+                guard let placed = StreamingPipeline.plan(placing.chain.placing(from: resolved)),
+                    placed.steps.count == plan.steps.count
+                else { preconditionFailure("a placed crop or caption streams as the unplaced one") }
+                return try stages(placed, k..<placed.steps.count, next: writerSink)
+            }
+            return (k == 0 ? deferred : try stages(plan, 0..<k, next: deferred), deferred)
         }
 
         /// Output strips of at least 4 halos (each recomputes 2 halos of rows at its edges).

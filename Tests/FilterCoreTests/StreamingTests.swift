@@ -1,4 +1,5 @@
 import CatImageIO
+import CatSupport
 import FilterCore
 import Foundation
 import TestSupport
@@ -86,6 +87,77 @@ struct StreamingTests {
             StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "sharpen"]), plain), "two spatial stages")
         #expect(
             !StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "flip"]), plain), "a flip needs the end")
+    }
+
+    /// Crops and captions that read the picture stream while another thread places them
+    /// (`StreamingPipeline.Placing`): the rows wait at the first such stage, kept, until the
+    /// chain is placed, or flow straight through when it already is. Either way the bytes
+    /// are the whole-image path's, which places them from the same picture.
+    @Test(
+        "picture-read stages stream while placed",
+        arguments: [
+            ["cover:64x64:cat"], ["sepia", "crop:40x40:attention", "contrast:1.2"],
+            ["resize:90%", "crop:30x28:entropy", "blur:1"], ["resize:50", "caption:Hello cat"],
+            ["blur:2", "cover:50x80:cat", "caption:two placed", "vignette"],
+        ])
+    func placedWhileStreaming(_ specs: [String]) throws {
+        let bytes = try Fixtures.bytes("jpeg/chelsea-420.jpg")
+        let options = EncodeOptions(format: .png, threads: 2)
+        let expected = try wholeImage(bytes, specs, options)
+        let picture = try ImageDecoder.decode(bytes, name: "in").pixels
+        let chain = try FilterChain(specs: specs)
+        #expect(chain.readsPicture)
+        for placedFirst in [false, true] {
+            // Not placed first: the placing waits for the first strip to have gone in.
+            let started = Condition()
+            let go = LockedArray<Bool>(count: 1)
+            let pending = Pending { () throws -> FilterChain in
+                if !placedFirst {
+                    started.lock()
+                    while go[0] != true { started.wait() }
+                    started.unlock()
+                }
+                return try chain.resolvingGravity(picture: picture, width: picture.width, height: picture.height)
+            }
+            if placedFirst { _ = pending.wait() }
+            let reader = try ImageReader(bytes: bytes, name: "in")
+            #expect(StreamingPipeline.canStream(chain, reader))
+            let size = try chain.outputSize(width: reader.width, height: reader.height)
+            let streamed = try Fixtures.writtenBytes { fd in
+                let writer = try ImageWriter(
+                    fd: fd, path: "out", width: size.width, height: size.height, hasAlpha: reader.hasAlpha,
+                    options: options)
+                try StreamingPipeline.run(
+                    reader: reader, writer: writer, chain: chain,
+                    placing: StreamingPipeline.Placing(chain: chain, pending: pending)
+                ) { _ in
+                    started.lock()
+                    go[0] = true
+                    started.broadcast()
+                    started.unlock()
+                }
+            }
+            #expect(streamed == expected, "\(specs), placed \(placedFirst ? "before" : "while") streaming")
+        }
+    }
+
+    /// A placing that fails stops the stream; its own error is the one the caller reports.
+    @Test func failedPlacingStopsTheStream() throws {
+        struct Refused: Error {}
+        let bytes = try Fixtures.bytes("jpeg/chelsea-420.jpg")
+        let chain = try FilterChain(specs: ["crop:40x40:cat"])
+        let pending = Pending { () throws -> FilterChain in throw Refused() }
+        let reader = try ImageReader(bytes: bytes, name: "in")
+        #expect(throws: ImageIOError.self) {
+            _ = try Fixtures.writtenBytes { fd in
+                let writer = try ImageWriter(
+                    fd: fd, path: "out", width: 40, height: 40, hasAlpha: false, options: EncodeOptions(format: .png))
+                try StreamingPipeline.run(
+                    reader: reader, writer: writer, chain: chain,
+                    placing: StreamingPipeline.Placing(chain: chain, pending: pending))
+            }
+        }
+        #expect(pending.failure is Refused)
     }
 
     @Test func truncatedInputFailsTheStream() throws {

@@ -158,30 +158,53 @@ public struct EditCatInteractor: EditCatInteractorInput {
             if reader.frameCount > 1 {
                 return try editAnimation(reader, to: output, chain: chain, options: options, progress: progress)
             }
+            // A crop or caption that reads the picture is placed on a thread of its own from a
+            // copy by JPEG's DCT scaling (cheap), the smallest still as long as the picture
+            // gravities look at, while the full image decodes (and streams up to that stage).
+            var placing: StreamingPipeline.Placing?
             if chain.readsPicture, reader.format.shrinksOnLoad {
-                // A copy from JPEG's DCT scaling (cheap), the smallest still as long as the
-                // picture gravities look at, chooses the window; the full decode still streams.
                 var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
                 small.scaleDenominator = DecodeOptions.denominator(
-                    longSide: max(upright.width, upright.height), keeping: FilterChain.pictureSide)
-                let copy = try ImageDecoder.decode(
-                    ImageReader(source: source, name: name, options: small), options: small)
-                chain = try chain.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)
-                window = Self.window(chain, width: upright.width, height: upright.height)
+                    longSide: max(upright.width, upright.height), keeping: chain.pictureSide)
+                let (full, copyOptions) = (chain, small)
+                let pending = Pending { () throws -> FilterChain in
+                    let copy = try ImageDecoder.decode(
+                        ImageReader(source: source, name: name, options: copyOptions), options: copyOptions)
+                    return try full.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)
+                }
+                placing = StreamingPipeline.Placing(chain: chain, pending: pending)
+            }
+            /// The placed chain, and where its crop is, once the copy has placed it.
+            func placed() throws -> FilterChain {
+                guard let placing else { return chain }
+                let resolved = try placing.pending.wait().get()
+                window = Self.window(resolved, width: upright.width, height: upright.height)
+                return chain.placing(from: resolved)
             }
             if reader.width != reader.fullWidth,
                 let shrunk = chain.shrinkOnLoad(width: upright.width, height: upright.height)
             {
                 chain = shrunk.chain
             }
-            if StreamingPipeline.canStream(chain, reader), !chain.readsPicture {
+            if StreamingPipeline.canStream(chain, reader), !chain.readsPicture || placing != nil {
                 let size = try chain.outputSize(width: reader.width, height: reader.height)
-                try ImageFile.stream(
-                    to: output, within: options.outputFolder, width: size.width, height: size.height,
-                    hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode
-                ) { (writer: ImageWriter) throws(ImageIOError) in
-                    try StreamingPipeline.run(reader: reader, writer: writer, chain: chain, progress: progress.report)
+                let streaming = chain
+                do {
+                    try ImageFile.stream(
+                        to: output, within: options.outputFolder, width: size.width, height: size.height,
+                        hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode
+                    ) { (writer: ImageWriter) throws(ImageIOError) in
+                        try StreamingPipeline.run(
+                            reader: reader, writer: writer, chain: streaming,
+                            placing: placing.map { .init(chain: streaming, pending: $0.pending) },
+                            progress: progress.report)
+                    }
+                } catch {
+                    // The copy failed (its error is the one to report), which stopped the line.
+                    if let failure = placing?.pending.failure { throw failure }
+                    throw error
                 }
+                _ = try placed()
                 return EditOutcome(
                     width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount, crop: window)
             }
@@ -189,6 +212,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
             pages = reader.pageCount
             let decoded = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }
             (image, metadata) = (decoded.pixels, decoded.metadata)
+            chain = try placed()
         }
         if chain.readsPicture {
             chain = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
