@@ -7,7 +7,8 @@
 // Each kernel has a plain scalar reference in Swift (the colour chain's in
 // FilterCore/Reference.swift, each spatial stage's in its file under FilterCore/Filters/);
 // all builds compute exactly what the reference computes (no FMA contraction,
-// the same operation order, integer arithmetic where it is integer).
+// the same operation order, integer arithmetic where it is integer). The cascade scan's
+// reference is OpenCV itself: every build gives python3-opencv's boxes (CatFacesTests).
 #ifndef CFILTER_KERNELS_H
 #define CFILTER_KERNELS_H
 
