@@ -128,6 +128,20 @@ public struct FilterChain: Sendable {
         return wide ? 512 : CatFaceDetector.side
     }
 
+    /// How long a copy of an input of `width` × `height` `resolvingGravity` wants: one
+    /// whose picture is still `pictureSide` long where the first stage that reads it gets
+    /// it (a cover's resize before its crop makes it smaller), at most the input's size.
+    public func pictureCopySide(width: Int, height: Int) -> Int {
+        let long = max(width, height)
+        var size = (width: width, height: height)
+        for case let .spatial(stage) in stages {
+            if Self.readsPicture(stage) { break }
+            if !stage.isIdentity { size = stage.outputSize(width: size.width, height: size.height) }
+        }
+        let shrink = Double(long) / Double(max(1, max(size.width, size.height)))
+        return min(long, Int((Double(pictureSide) * max(1, shrink)).rounded(.up)))
+    }
+
     /// Some crop's gravity reads the picture (`cat`, `attention`, `entropy`), or a caption
     /// must keep off the cat's face: run `resolvingGravity` before the chain.
     public var readsPicture: Bool {
@@ -159,14 +173,15 @@ public struct FilterChain: Sendable {
     /// The chain with every crop whose gravity reads the picture placed, and every caption
     /// that keeps clear of faces on its side. `picture` is the
     /// input of `width` × `height` pixels, or a smaller copy of it (it is left as it is):
-    /// a copy at most `pictureSide` pixels long runs the stages before each such crop
+    /// a copy `pictureCopySide` long runs the stages before each such crop
     /// (scaled, as for a preview), the gravity's measure (`Interest`) chooses the window on
     /// the picture that crop gets, and the place scales back to the full image. Any other
     /// chain comes back as it is.
     public func resolvingGravity(picture: PixelBuffer, width: Int, height: Int) throws -> FilterChain {
         guard readsPicture else { return self }
         var resolved: [FilterStage] = []
-        let side = picture.fittingSize(maxWidth: pictureSide, maxHeight: pictureSide)
+        let copySide = pictureCopySide(width: width, height: height)
+        let side = picture.fittingSize(maxWidth: copySide, maxHeight: copySide)
         var small = try picture.resampled(width: side.0, height: side.1, filter: .box, threads: 1)
         var size = (width: width, height: height)
         for var stage in stages {

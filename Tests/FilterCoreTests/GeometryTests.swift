@@ -407,4 +407,19 @@ struct GravityTests {
             try FilterChain(specs: ["crop:100x100:\(gravity)", "caption:HI"]).apply(to: image)
         }
     }
+
+    /// The copy a gravity reads is as long as it needs where the crop gets it: 320 px for
+    /// the faces, 512 for attention and entropy, more before a cover's shrinking resize,
+    /// never more than the input.
+    @Test func pictureCopySides() throws {
+        #expect(try FilterChain(specs: ["crop:900x900:cat"]).pictureCopySide(width: 4000, height: 3000) == 320)
+        #expect(try FilterChain(specs: ["caption:HI"]).pictureCopySide(width: 4000, height: 3000) == 320)
+        #expect(try FilterChain(specs: ["crop:900x900:entropy"]).pictureCopySide(width: 4000, height: 3000) == 512)
+        // cover:1080x1920 resizes 4000x3000 to 2560x1920 before its crop: 320 there.
+        #expect(try FilterChain(specs: ["cover:1080x1920:cat"]).pictureCopySide(width: 4000, height: 3000) == 500)
+        #expect(
+            try FilterChain(specs: ["sepia", "resize:10%", "crop:40x40:cat"]).pictureCopySide(width: 800, height: 600)
+                == 800)
+        #expect(try FilterChain(specs: ["crop:10x10:cat"]).pictureCopySide(width: 200, height: 100) == 200)
+    }
 }

@@ -165,7 +165,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
             if chain.readsPicture, reader.format.shrinksOnLoad {
                 var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
                 small.scaleDenominator = DecodeOptions.denominator(
-                    longSide: max(upright.width, upright.height), keeping: chain.pictureSide)
+                    longSide: max(upright.width, upright.height),
+                    keeping: chain.pictureCopySide(width: upright.width, height: upright.height))
                 let (full, copyOptions) = (chain, small)
                 let pending = Pending { () throws -> FilterChain in
                     let copy = try ImageDecoder.decode(
