@@ -114,8 +114,7 @@ public struct FilterChain: Sendable {
     /// `attention` and `entropy` gravities (libvips's attention looks at 32 x 32; the
     /// entropy's slices are an eighth of what goes); for the `cat` gravity and captions
     /// alone the detector's 320 (`CatFaceDetector.side`): from a 12 MP JPEG a copy at DCT
-    /// scale 1/8, not 1/4, and less to shrink and scan (`crop:WxH:cat` on 12 MP: 107 against
-    /// 126 ms with 512, the centred crop 81). The `cat` fallback, attention without skin,
+    /// scale 1/8, not 1/4, and less to shrink and scan. The `cat` fallback, attention without skin,
     /// keeps the faces of as many photos at 320 as at 512 (`Benchmarks/catcrop.py`:
     /// 91/91/79 % at both).
     public var pictureSide: Int {
