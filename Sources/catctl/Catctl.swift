@@ -64,8 +64,7 @@ struct Catctl: AsyncParsableCommand {
                 let console = Console.standard()
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
                 if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
-                console.stderr.write("catctl: \(ForeignText.visible(message))\n")
-                JSONLineWriter(sink: console.stdout).emitError(code: code, message: message)
+                JSONLineWriter(console: console).emitError(code: code, message: message)
                 CatSupport.exit(code)
             }
             if code != 0 {

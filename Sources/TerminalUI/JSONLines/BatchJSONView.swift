@@ -5,13 +5,9 @@ import CatSupport
 @MainActor
 public final class BatchJSONView: BatchView {
     private let json: JSONLineWriter
-    private let stderr: any TextSink
-    private let wording: FailureWording
 
     public init(console: Console, wording: FailureWording = FailureWording()) {
-        json = JSONLineWriter(sink: console.stdout)
-        stderr = console.stderr
-        self.wording = wording
+        json = JSONLineWriter(console: console, wording: wording)
     }
 
     public func showFileResult(_ result: BatchFileResult) {
@@ -35,6 +31,6 @@ public final class BatchJSONView: BatchView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        json.emitFailure(failure, wording: wording, stderr: stderr)
+        json.emitFailure(failure)
     }
 }

@@ -6,13 +6,9 @@ import CatSupport
 @MainActor
 public final class DetectCatJSONView: DetectCatView {
     private let json: JSONLineWriter
-    private let stderr: any TextSink
-    private let wording: FailureWording
 
     public init(console: Console, wording: FailureWording = FailureWording()) {
-        json = JSONLineWriter(sink: console.stdout)
-        stderr = console.stderr
-        self.wording = wording
+        json = JSONLineWriter(console: console, wording: wording)
     }
 
     public func showDetection(_ detection: CatDetection) {
@@ -29,11 +25,6 @@ public final class DetectCatJSONView: DetectCatView {
     }
 
     public func showError(_ failure: SceneFailure, input: String) {
-        let message = wording.message(failure)
-        stderr.write("catctl: \(ForeignText.visible(message))\n")
-        json.emit([
-            ("event", .string("error")), ("input", .string(input)), ("code", .int(Int(failure.status.rawValue))),
-            ("message", .string(message)),
-        ])
+        json.emitFailure(failure, context: [("input", .string(input))])
     }
 }

@@ -5,13 +5,9 @@ import CatScenes
 @MainActor
 public final class EditCatJSONView: EditCatView {
     private let json: JSONLineWriter
-    private let stderr: any TextSink
-    private let wording: FailureWording
 
     public init(console: Console, wording: FailureWording = FailureWording()) {
-        json = JSONLineWriter(sink: console.stdout)
-        stderr = console.stderr
-        self.wording = wording
+        json = JSONLineWriter(console: console, wording: wording)
     }
 
     /// Not a line of its own: the last line (saved or error) says how it ended.
@@ -56,10 +52,10 @@ public final class EditCatJSONView: EditCatView {
                 ))
         }
         json.emit(fields)
-        for note in result.notes { stderr.write("note: \(ForeignText.visible(note))\n") }
+        for note in result.notes { json.note(note) }
     }
 
     public func showError(_ failure: SceneFailure) {
-        json.emitFailure(failure, wording: wording, stderr: stderr)
+        json.emitFailure(failure)
     }
 }

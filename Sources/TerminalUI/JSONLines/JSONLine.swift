@@ -71,24 +71,39 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// Writes one JSON object per line.
+/// Where every `--json` view writes: one JSON object per line on stdout, and on stderr the
+/// human sentence of a failure and any note, neutralised. Made once per view from its
+/// `Console`, so the four JSON views share their output and error wording.
 public struct JSONLineWriter: Sendable {
-    let sink: any TextSink
-    public init(sink: any TextSink) { self.sink = sink }
+    let stdout: any TextSink
+    let stderr: any TextSink
+    let wording: FailureWording
+
+    public init(console: Console, wording: FailureWording = FailureWording()) {
+        stdout = console.stdout
+        stderr = console.stderr
+        self.wording = wording
+    }
 
     public func emit(_ pairs: [(String, JSONValue)]) {
-        sink.write(JSONValue.object(pairs).encoded + "\n")
+        stdout.write(JSONValue.object(pairs).encoded + "\n")
     }
 
-    /// The `{"event":"error","code":..,"message":..}` line every command ends with on failure.
-    public func emitError(code: Int32, message: String) {
-        emit([("event", .string("error")), ("code", .int(Int(code))), ("message", .string(message))])
-    }
-
-    /// A scene's failure: the human sentence on stderr, the error line on stdout.
-    public func emitFailure(_ failure: SceneFailure, wording: FailureWording, stderr: any TextSink) {
-        let message = wording.message(failure)
+    /// The `{"event":"error",...,"code":..,"message":..}` line every command ends with on
+    /// failure (`context`, such as the input it names, between the event and the code), and
+    /// the message as a sentence on stderr.
+    public func emitError(code: Int32, message: String, context: [(String, JSONValue)] = []) {
         stderr.write("catctl: \(ForeignText.visible(message))\n")
-        emitError(code: failure.status.rawValue, message: message)
+        emit([("event", .string("error"))] + context + [("code", .int(Int(code))), ("message", .string(message))])
+    }
+
+    /// A scene's failure, worded with the command line's hints.
+    public func emitFailure(_ failure: SceneFailure, context: [(String, JSONValue)] = []) {
+        emitError(code: failure.status.rawValue, message: wording.message(failure), context: context)
+    }
+
+    /// A note for the person running the command, on stderr only.
+    public func note(_ text: String) {
+        stderr.write("note: \(ForeignText.visible(text))\n")
     }
 }

@@ -4,13 +4,9 @@ import CatScenes
 @MainActor
 public final class LoadCatJSONView: LoadCatView {
     private let json: JSONLineWriter
-    private let stderr: any TextSink
-    private let wording: FailureWording
 
     public init(console: Console, wording: FailureWording = FailureWording()) {
-        json = JSONLineWriter(sink: console.stdout)
-        stderr = console.stderr
-        self.wording = wording
+        json = JSONLineWriter(console: console, wording: wording)
     }
 
     // The lines are `cat` (found), then `loaded` or `error`: no steps, progress or picture.
@@ -39,6 +35,6 @@ public final class LoadCatJSONView: LoadCatView {
     }
 
     public func showError(_ failure: SceneFailure) {
-        json.emitFailure(failure, wording: wording, stderr: stderr)
+        json.emitFailure(failure)
     }
 }
