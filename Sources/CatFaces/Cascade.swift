@@ -110,6 +110,10 @@ public struct Cascade: Sendable {
         guard let first = scales.first else { return cascades.map { _ in [] } }
         let stripes = Int((Double(max(scaledSize(first).0 + 1 - width, 0)) / 32).rounded(.up))
         let haar = cascades.contains { $0.kind == .haar }
+        // Every scale's integral images have the first (largest) one's stride, so each
+        // cascade's offsets are made once.
+        let stride = scaledSize(first).0 + 1
+        let kernels = cascades.map { KernelCascade($0, stride: stride) }
         // Per scale, per cascade; the largest pictures (the first scales) start first.
         let found = LockedArray<[[Box]]>(count: scales.count)
         let chosen = scales
@@ -121,11 +125,11 @@ public struct Cascade: Sendable {
             let step = scale >= 2 ? 1 : 2
             let stripe = max((rows / step + stripes - 1) / max(stripes, 1), 1) * step
             let lastRow = min(stripes * stripe, rows)
-            let integral = Integral(image.resized(width: sw, height: sh), squares: haar)
+            let integral = Integral(image.resized(width: sw, height: sh), stride: stride, squares: haar)
             let (boxWidth, boxHeight) = window(scale)
-            found[index] = cascades.map { cascade in
+            found[index] = kernels.map { kernel in
                 var boxes: [Box] = []
-                Evaluator(cascade: cascade, integral: integral).scan(columns: columns, rows: lastRow, step: step) {
+                kernel.scan(integral, columns: columns, rows: lastRow, step: step) {
                     x, y in
                     boxes.append(
                         Box(
@@ -208,91 +212,70 @@ public struct Cascade: Sendable {
     }
 }
 
-/// The cascade at one scale: its features as offsets into that scale's integral images,
-/// evaluated by the SIMD kernel `ck_cascade_scan` (CFilterKernels).
-private struct Evaluator {
-    let cascade: Cascade
-    let integral: Integral
-    /// Per feature: 4 offsets per rectangle (3 rectangles, Haar) or the 16 corners of the
-    /// 3 x 3 blocks (LBP).
-    let offsets: [Int32]
-    /// Haar: the rectangles' weights, 3 a feature.
-    let weights: [Float]
-    /// Haar: the window's inner rectangle that normalises the variance.
-    let norm: [Int32]
+/// A cascade as `ck_cascade_scan` (CFilterKernels) reads it: its stages, and its features
+/// as offsets into integral images `stride` elements a row, in memory of its own that lives
+/// as long as this value. Made once a detection, for all its scales (their integral images
+/// share the stride).
+private final class KernelCascade: @unchecked Sendable {
+    private let kernel: ck_cascade
+    private let buffers: [UnsafeMutableRawPointer]
 
-    init(cascade: Cascade, integral: Integral) {
-        self.cascade = cascade
-        self.integral = integral
-        let step = integral.step
-        func corners(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> [Int32] {
-            [x + step * y, x + w + step * y, x + step * (y + h), x + w + step * (y + h)].map { Int32($0) }
+    init(_ cascade: Cascade, stride: Int) {
+        var owned: [UnsafeMutableRawPointer] = []
+        func copy<T>(_ values: [T]) -> UnsafePointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(values.count, 1))
+            _ = buffer.initialize(from: values)
+            owned.append(UnsafeMutableRawPointer(buffer.baseAddress!))
+            return UnsafePointer(buffer.baseAddress!)
         }
+        func corners(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> [Int32] {
+            [x + stride * y, x + w + stride * y, x + stride * (y + h), x + w + stride * (y + h)].map { Int32($0) }
+        }
+        // Per feature: 4 offsets per rectangle (3 rectangles and their weights, Haar) or
+        // the 16 corners of the 3 x 3 blocks (LBP).
         var offsets: [Int32] = [], weights: [Float] = []
         for feature in cascade.features {
             if cascade.kind == .lbp {
                 let r = feature[0]
                 for row in 0..<4 {
-                    for col in 0..<4 { offsets.append(Int32(r.x + col * r.width + step * (r.y + row * r.height))) }
+                    for col in 0..<4 { offsets.append(Int32(r.x + col * r.width + stride * (r.y + row * r.height))) }
                 }
             } else {
                 for k in 0..<3 {
-                    if k < feature.count {
-                        let r = feature[k]
-                        offsets += corners(r.x, r.y, r.width, r.height)
-                        weights.append(r.weight)
-                    } else {
-                        offsets += [0, 0, 0, 0]
-                        weights.append(0)
-                    }
+                    let r = k < feature.count ? feature[k] : (x: 0, y: 0, width: 0, height: 0, weight: 0)
+                    offsets += k < feature.count ? corners(r.x, r.y, r.width, r.height) : [0, 0, 0, 0]
+                    weights.append(r.weight)
                 }
             }
         }
-        self.offsets = offsets
-        self.weights = weights
-        norm = corners(1, 1, cascade.width - 2, cascade.height - 2)
+        let stages = cascade.stages
+        // The window's inner rectangle that normalises the variance (Haar).
+        let norm = corners(1, 1, cascade.width - 2, cascade.height - 2)
+        kernel = ck_cascade(
+            kind: Int32(cascade.kind == .lbp ? CK_CASCADE_LBP : CK_CASCADE_HAAR),
+            stage_count: Int32(stages.ends.count), stage_ends: copy(stages.ends),
+            stage_thresholds: copy(stages.stageThresholds), stump_features: copy(stages.features),
+            stump_thresholds: copy(stages.thresholds), stump_left: copy(stages.left),
+            stump_right: copy(stages.right), subsets: copy(stages.subsets), offsets: copy(offsets),
+            weights: copy(weights), norm: (norm[0], norm[1], norm[2], norm[3]),
+            area: Double((cascade.width - 2) * (cascade.height - 2)))
+        buffers = owned
     }
+
+    deinit { for buffer in buffers { buffer.deallocate() } }
 
     /// Every window whose every stage accepts it, in OpenCV's order: the rows `0..<rows`
     /// and columns `0..<columns` `step` apart; a window the first stage rejects also skips
     /// the next place, as OpenCV does.
-    func scan(columns: Int, rows: Int, step: Int, found: (Int, Int) -> Void) {
-        let stages = cascade.stages
+    func scan(_ integral: Integral, columns: Int, rows: Int, step: Int, found: (Int, Int) -> Void) {
         let room = 2 * ((columns + step - 1) / step) * ((rows + step - 1) / step)
         var places = [Int32](repeating: 0, count: room)
-        let count = stages.ends.withUnsafeBufferPointer { ends in
-            stages.stageThresholds.withUnsafeBufferPointer { stageThresholds in
-                stages.features.withUnsafeBufferPointer { features in
-                    stages.thresholds.withUnsafeBufferPointer { thresholds in
-                        stages.left.withUnsafeBufferPointer { left in
-                            stages.right.withUnsafeBufferPointer { right in
-                                stages.subsets.withUnsafeBufferPointer { subsets in
-                                    offsets.withUnsafeBufferPointer { offsets in
-                                        weights.withUnsafeBufferPointer { weights in
-                                            var c = ck_cascade(
-                                                kind: Int32(cascade.kind == .lbp ? CK_CASCADE_LBP : CK_CASCADE_HAAR),
-                                                stage_count: Int32(ends.count), stage_ends: ends.baseAddress,
-                                                stage_thresholds: stageThresholds.baseAddress,
-                                                stump_features: features.baseAddress,
-                                                stump_thresholds: thresholds.baseAddress,
-                                                stump_left: left.baseAddress, stump_right: right.baseAddress,
-                                                subsets: subsets.baseAddress, offsets: offsets.baseAddress,
-                                                weights: weights.baseAddress,
-                                                norm: (norm[0], norm[1], norm[2], norm[3]),
-                                                area: Double((cascade.width - 2) * (cascade.height - 2)))
-                                            return integral.sums.withUnsafeBufferPointer { sums in
-                                                integral.squares.withUnsafeBufferPointer { squares in
-                                                    ck_cascade_scan(
-                                                        &c, sums.baseAddress, squares.baseAddress, integral.step,
-                                                        Int32(columns), Int32(rows), Int32(step), &places)
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+        let count = integral.sums.withUnsafeBufferPointer { sums in
+            integral.squares.withUnsafeBufferPointer { squares in
+                withUnsafePointer(to: kernel) { kernel in
+                    ck_cascade_scan(
+                        kernel, sums.baseAddress, squares.baseAddress, integral.stride, Int32(columns), Int32(rows),
+                        Int32(step), &places)
                 }
             }
         }

@@ -109,12 +109,15 @@ public struct GreyImage: Sendable {
 /// of the squared levels, for Haar's variance) at (x, y) is the total above and left of it.
 /// Both are 32-bit and wrap, as OpenCV's: the differences over a window are exact.
 struct Integral {
-    let step: Int
+    let stride: Int
     var sums: [Int32]
     var squares: [Int32]
 
-    init(_ image: GreyImage, squares withSquares: Bool) {
-        step = image.width + 1
+    /// `stride` elements a row, at least the image's width + 1.
+    init(_ image: GreyImage, stride: Int, squares withSquares: Bool) {
+        precondition(stride > image.width)
+        self.stride = stride
+        let step = stride
         // Padded: the kernel reads (and ignores) a little past the last window.
         let count = step * (image.height + 1) + Int(CK_CASCADE_PAD)
         var sums = [Int32](repeating: 0, count: count)
