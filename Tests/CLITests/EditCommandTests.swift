@@ -177,19 +177,25 @@ struct EditCommandTests {
         #expect(result.stderr.contains("is 5917 pixels, over the limit of 5000 pixels"), "\(result.stderr)")
     }
 
-    /// A gravity's window is in the saved event, in the input's pixels; without one, no `crop`.
+    /// A gravity's window is in the saved event, in the input's pixels, whether the edit
+    /// streams (the JPEG, shrunk on load for the cover) or not; without one, no `crop`.
     @Test func jsonSavedCarriesTheGravitysWindow() throws {
         let dir = try Fixtures.temporaryDirectory()
         let photo = Fixtures.path("photos/chelsea.png")
-        for (filter, expected) in [
-            ("cover:100x100:east", ["x": 150, "y": 0, "width": 301, "height": 300]),
-            ("crop:40x30:southwest", ["x": 0, "y": 270, "width": 40, "height": 30]),
-        ] {
-            let result = try Catctl.run(["edit", "--json", "--filter", filter, photo, dir.path + "/o.png"])
-            #expect(result.status == 0, "\(result.stderr)")
-            let json = try #require(
-                try JSONSerialization.jsonObject(with: Data(result.stdoutLines.last!.utf8)) as? [String: Any])
-            #expect(json["crop"] as? [String: Int] == expected, "\(filter): \(result.stdoutText)")
+        let jpeg = Fixtures.packageRoot.appendingPathComponent("Resources/cats/chelsea.jpg").path
+        for input in [photo, jpeg] {
+            for (filter, expected) in [
+                ("cover:100x100:east", ["x": 150, "y": 0, "width": 301, "height": 300]),
+                ("crop:40x30:southwest", ["x": 0, "y": 270, "width": 40, "height": 30]),
+                ("resize:50% crop:40x30:north", ["x": 186, "y": 0, "width": 80, "height": 60]),
+            ] {
+                let filters = filter.split(separator: " ").flatMap { ["--filter", String($0)] }
+                let result = try Catctl.run(["edit", "--json"] + filters + [input, dir.path + "/o.png"])
+                #expect(result.status == 0, "\(result.stderr)")
+                let json = try #require(
+                    try JSONSerialization.jsonObject(with: Data(result.stdoutLines.last!.utf8)) as? [String: Any])
+                #expect(json["crop"] as? [String: Int] == expected, "\(filter) of \(input): \(result.stdoutText)")
+            }
         }
         let plain = try Catctl.run(["edit", "--json", "--filter", "cover:100x100", photo, dir.path + "/p.png"])
         #expect(plain.stdoutLines.last?.contains("\"crop\"") == false)

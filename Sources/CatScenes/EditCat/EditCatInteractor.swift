@@ -129,6 +129,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
             metadata = decoded.metadata
             events(.opened(format: decoded.format, width: image.width, height: image.height))
             try Self.checkResult(chain, width: image.width, height: image.height, options: options)
+            window = Self.window(chain, width: image.width, height: image.height)
         case .file, .bytes:
             let source: ImageSource, name: String
             switch input {
@@ -177,7 +178,10 @@ public struct EditCatInteractor: EditCatInteractorInput {
             }
             /// The placed chain, and where its crop is, once the copy has placed it.
             func placed() throws -> FilterChain {
-                guard let placing else { return chain }
+                guard let placing else {
+                    window = Self.window(original, width: upright.width, height: upright.height)
+                    return chain
+                }
                 let resolved = try placing.pending.wait().get()
                 window = Self.window(resolved, width: upright.width, height: upright.height)
                 return chain.placing(from: resolved)
@@ -245,7 +249,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         progress.report(Self.decodeShare)
         // One window for every frame, chosen on the first.
         var chain = chain, window: EditCatCrop?
-        if chain.readsPicture, let first = animation.frames.first {
+        if let first = animation.frames.first {
             chain = try chain.resolvingGravity(picture: first, width: first.width, height: first.height)
             window = Self.window(chain, width: first.width, height: first.height)
         }

@@ -26,12 +26,10 @@ enum EditRun {
                 events: { sink.yield($0) })
         }
         var label: String?
-        var crop: EditCatCrop?
         for await event in events {
             switch event {
             case let .opened(format, width, height):
                 opened(EditCatImageInfo(input: request.input, format: format.name, width: width, height: height))
-                crop = chain.gravityWindow(width: width, height: height).map(EditCatCrop.init)
                 if width * height >= EditCatPresenter.progressThreshold {
                     let mp = String(printf: "%.1f MP", Double(width * height) / 1_000_000)
                     label =
@@ -44,7 +42,7 @@ enum EditRun {
         let outcome = try await work.value
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
-            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop ?? crop)
+            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop)
     }
 
     static func result(
