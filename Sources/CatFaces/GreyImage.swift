@@ -117,9 +117,8 @@ struct Integral {
     init(_ image: GreyImage, stride: Int, squares withSquares: Bool) {
         precondition(stride > image.width)
         self.stride = stride
-        let step = stride
         // Padded: the kernel reads (and ignores) a little past the last window.
-        let count = step * (image.height + 1) + Int(CK_CASCADE_PAD)
+        let count = stride * (image.height + 1) + Int(CK_CASCADE_PAD)
         var sums = [Int32](repeating: 0, count: count)
         var squares = [Int32](repeating: 0, count: withSquares ? count : 0)
         for y in 0..<image.height {
@@ -127,10 +126,10 @@ struct Integral {
             for x in 0..<image.width {
                 let v = Int32(image.pixels[y * image.width + x])
                 line &+= v
-                sums[(y + 1) * step + x + 1] = sums[y * step + x + 1] &+ line
+                sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] &+ line
                 if withSquares {
                     lineSquares &+= v * v
-                    squares[(y + 1) * step + x + 1] = squares[y * step + x + 1] &+ lineSquares
+                    squares[(y + 1) * stride + x + 1] = squares[y * stride + x + 1] &+ lineSquares
                 }
             }
         }
