@@ -38,10 +38,12 @@ public struct Cascade: Sendable {
 
     private static func builtIn(_ text: (UnsafeMutablePointer<Int>) -> UnsafePointer<CChar>?) -> Cascade {
         var length = 0
-        guard let bytes = text(&length) else { fatalError("built-in cascade missing") }
-        // The files are part of the binary: one that does not read is a build error.
+        guard let text = text(&length) else { fatalError("built-in cascade missing") }
+        // The files are part of the binary (NUL-terminated): one that does not read is a build error.
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: length)
         do {
-            return try CascadeFile.cascade(String(cString: bytes))
+            return try CascadeFile(bytes: bytes).cascade()
         } catch {
             fatalError("built-in cascade: \(error)")
         }

@@ -10,10 +10,11 @@ struct CascadeFile {
         let description: String
     }
 
-    /// An element: its name, its text (the characters directly inside it) and its children.
+    /// An element: its name, the runs of text directly inside it that are not all
+    /// whitespace (as byte ranges of the file), and its children.
     final class Node {
         let name: String
-        var text = ""
+        var text: [Range<Int>] = []
         var children: [Node] = []
         init(name: String) { self.name = name }
 
@@ -23,115 +24,174 @@ struct CascadeFile {
             }
             return node
         }
-
-        /// The whitespace-separated words of the text.
-        var words: [Substring] {
-            text.utf8.split(whereSeparator: { $0 == 32 || $0 == 10 || $0 == 9 || $0 == 13 }).map {
-                Substring(String(decoding: $0, as: UTF8.self))
-            }
-        }
-
-        func int(_ name: String) throws(FormatError) -> Int {
-            guard let value = try child(name).words.first.flatMap({ Int($0) }) else {
-                throw FormatError(description: "cascade: <\(name)> is not a number")
-            }
-            return value
-        }
     }
 
-    /// The root element of `text`.
-    static func parse(_ text: String) throws(FormatError) -> Node {
-        let bytes = Array(text.utf8)
-        do {
-            let root = Node(name: "")
-            var open: [Node] = [root]
-            var i = 0
-            let n = bytes.count
-            func starts(_ s: StaticString) -> Bool {
-                let count = s.utf8CodeUnitCount
-                guard i + count <= n else { return false }
-                let p = s.utf8Start
-                for k in 0..<count where bytes[i + k] != p[k] { return false }
-                return true
+    /// The file's bytes, NUL-terminated (so `strtod` stops inside them), and the words and
+    /// numbers of its elements' text. Read straight from the bytes, with no string made a
+    /// word: the Haar cascade has some 30 000 numbers, and this is on the way to every
+    /// detection's first window.
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 10 || b == 9 || b == 13 }
+
+    /// The whitespace-separated words of a node's text.
+    func words(_ node: Node) -> [Range<Int>] {
+        var words: [Range<Int>] = []
+        for run in node.text {
+            var i = run.lowerBound
+            while i < run.upperBound {
+                while i < run.upperBound, Self.isSpace(bytes[i]) { i += 1 }
+                let start = i
+                while i < run.upperBound, !Self.isSpace(bytes[i]) { i += 1 }
+                if start < i { words.append(start..<i) }
             }
-            func skip(past s: StaticString) throws(FormatError) {
-                while i < n {
-                    if starts(s) {
-                        i += s.utf8CodeUnitCount
-                        return
-                    }
+        }
+        return words
+    }
+
+    func word(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+
+    /// A decimal integer, the whole word.
+    func integer(_ range: Range<Int>) throws(FormatError) -> Int {
+        var i = range.lowerBound
+        let negative = i < range.upperBound && bytes[i] == UInt8(ascii: "-")
+        if negative || (i < range.upperBound && bytes[i] == UInt8(ascii: "+")) { i += 1 }
+        guard i < range.upperBound, range.count <= 19 else {
+            throw FormatError(description: "cascade: '\(word(range))' is not a number")
+        }
+        var value = 0
+        while i < range.upperBound {
+            let digit = Int(bytes[i]) - 48
+            guard (0...9).contains(digit) else {
+                throw FormatError(description: "cascade: '\(word(range))' is not a number")
+            }
+            value = value * 10 + digit
+            i += 1
+        }
+        return negative ? -value : value
+    }
+
+    /// A real number, the whole word: read as a double (correctly rounded, as OpenCV's
+    /// reader does) and narrowed to float. `strtod` first; where it stops short (a locale
+    /// whose decimal point is not "."), Swift's own reading.
+    func real(_ range: Range<Int>) throws(FormatError) -> Float {
+        let start = UnsafeRawPointer(bytes.baseAddress! + range.lowerBound).assumingMemoryBound(to: CChar.self)
+        var end: UnsafeMutablePointer<CChar>?
+        let value = strtod(start, &end)
+        if !range.isEmpty, let end, end == UnsafeMutablePointer(mutating: start + range.count) {
+            return Float(value)
+        }
+        guard let value = Double(word(range)) else {
+            throw FormatError(description: "cascade: '\(word(range))' is not a number")
+        }
+        return Float(value)
+    }
+
+    /// The root element of the file.
+    func parse() throws(FormatError) -> Node {
+        let root = Node(name: "")
+        var open: [Node] = [root]
+        var i = 0
+        let n = bytes.count
+        func starts(_ s: StaticString) -> Bool {
+            let count = s.utf8CodeUnitCount
+            guard i + count <= n else { return false }
+            let p = s.utf8Start
+            for k in 0..<count where bytes[i + k] != p[k] { return false }
+            return true
+        }
+        func skip(past s: StaticString) throws(FormatError) {
+            while i < n {
+                if starts(s) {
+                    i += s.utf8CodeUnitCount
+                    return
+                }
+                i += 1
+            }
+            throw FormatError(description: "cascade: unterminated markup")
+        }
+        while i < n {
+            if bytes[i] != UInt8(ascii: "<") {
+                let start = i
+                var blank = true
+                while i < n, bytes[i] != UInt8(ascii: "<") {
+                    if blank, !Self.isSpace(bytes[i]) { blank = false }
                     i += 1
                 }
-                throw FormatError(description: "cascade: unterminated markup")
-            }
-            func string(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-            while i < n {
-                if bytes[i] != UInt8(ascii: "<") {
-                    let start = i
-                    while i < n, bytes[i] != UInt8(ascii: "<") { i += 1 }
-                    open[open.count - 1].text += string(start..<i)
-                } else if starts("<!--") {
-                    try skip(past: "-->")
-                } else if starts("<?") {
-                    try skip(past: "?>")
-                } else if starts("</") {
-                    let start = i + 2
-                    try skip(past: ">")
-                    let name = string(start..<i - 1)
-                    guard open.count > 1, open[open.count - 1].name == name else {
-                        throw FormatError(description: "cascade: unexpected </\(name)>")
-                    }
-                    open.removeLast()
-                } else {
-                    let start = i + 1
-                    try skip(past: ">")
-                    var tag = string(start..<i - 1)
-                    let empty = tag.hasSuffix("/")
-                    if empty { tag.removeLast() }
-                    let node = Node(name: String(tag.split(separator: " ").first ?? ""))
-                    open[open.count - 1].children.append(node)
-                    if !empty { open.append(node) }
+                if !blank { open[open.count - 1].text.append(start..<i) }
+            } else if starts("<!--") {
+                try skip(past: "-->")
+            } else if starts("<?") {
+                try skip(past: "?>")
+            } else if starts("</") {
+                let start = i + 2
+                try skip(past: ">")
+                let name = word(start..<i - 1)
+                guard open.count > 1, open[open.count - 1].name == name else {
+                    throw FormatError(description: "cascade: unexpected </\(name)>")
                 }
+                open.removeLast()
+            } else {
+                let start = i + 1
+                try skip(past: ">")
+                var end = i - 1
+                let empty = end > start && bytes[end - 1] == UInt8(ascii: "/")
+                if empty { end -= 1 }
+                var nameEnd = start
+                while nameEnd < end, !Self.isSpace(bytes[nameEnd]) { nameEnd += 1 }
+                let node = Node(name: word(start..<nameEnd))
+                open[open.count - 1].children.append(node)
+                if !empty { open.append(node) }
             }
-            guard open.count == 1 else {
-                throw FormatError(description: "cascade: unclosed <\(open[open.count - 1].name)>")
-            }
-            return root
         }
+        guard open.count == 1 else {
+            throw FormatError(description: "cascade: unclosed <\(open[open.count - 1].name)>")
+        }
+        return root
     }
 
     /// The cascade in `text`.
     static func cascade(_ text: String) throws(FormatError) -> Cascade {
-        let root = try parse(text)
+        let bytes = Array(text.utf8) + [0]
+        let result = bytes.withUnsafeBufferPointer { all in
+            Result { () throws(FormatError) -> Cascade in
+                try CascadeFile(bytes: UnsafeBufferPointer(rebasing: all.dropLast())).cascade()
+            }
+        }
+        return try result.get()
+    }
+
+    /// The cascade in the file.
+    func cascade() throws(FormatError) -> Cascade {
+        let root = try parse()
         guard let storage = root.children.first, let node = storage.children.first else {
             throw FormatError(description: "cascade: empty file")
         }
-        guard try node.child("stageType").words.first == "BOOST" else {
+        guard try words(node.child("stageType")).first.map(word) == "BOOST" else {
             throw FormatError(description: "cascade: only boosted cascades are read")
         }
-        let type = try node.child("featureType").words.first
+        let type = try words(node.child("featureType")).first.map(word)
         let isLBP = type == "LBP"
         guard isLBP || type == "HAAR" else { throw FormatError(description: "cascade: unknown feature type") }
-        let width = try node.int("width"), height = try node.int("height")
+        func int(_ node: Node, _ name: String) throws(FormatError) -> Int {
+            guard let first = try words(node.child(name)).first else {
+                throw FormatError(description: "cascade: <\(name)> is not a number")
+            }
+            return try integer(first)
+        }
+        let width = try int(node, "width"), height = try int(node, "height")
         guard (1...64).contains(width), (1...64).contains(height) else {
             throw FormatError(description: "cascade: window \(width)x\(height) out of range")
         }
-        // OpenCV reads numbers as double and narrows them to float.
-        func real(_ word: Substring) throws(FormatError) -> Float {
-            guard let value = Double(word) else { throw FormatError(description: "cascade: '\(word)' is not a number") }
-            return Float(value)
-        }
-        func integer(_ word: Substring) throws(FormatError) -> Int {
-            guard let value = Int(word) else { throw FormatError(description: "cascade: '\(word)' is not a number") }
-            return value
-        }
-
         var stages = Cascade.Stages()
         for stageNode in try node.child("stages").children {
-            let threshold = try real(stageNode.child("stageThreshold").words.first ?? "") - 1e-5
+            guard let thresholdWord = try words(stageNode.child("stageThreshold")).first else {
+                throw FormatError(description: "cascade: a stage has no threshold")
+            }
+            let threshold = try real(thresholdWord) - 1e-5
             for tree in try stageNode.child("weakClassifiers").children {
-                let nodes = try tree.child("internalNodes").words
-                let leaves = try tree.child("leafValues").words
+                let nodes = try words(tree.child("internalNodes"))
+                let leaves = try words(tree.child("leafValues"))
                 // A stump: left, right, feature, then 8 category words (LBP) or a threshold.
                 guard nodes.count == (isLBP ? 11 : 4), leaves.count == 2 else {
                     throw FormatError(description: "cascade: only depth-1 trees (stumps) are read")
@@ -154,11 +214,11 @@ struct CascadeFile {
         for feature in try node.child("features").children {
             var parts: [(x: Int, y: Int, width: Int, height: Int, weight: Float)] = []
             let boxes = isLBP ? [try feature.child("rect")] : try feature.child("rects").children
-            if !isLBP, try feature.int("tilted") != 0 {
+            if !isLBP, try int(feature, "tilted") != 0 {
                 throw FormatError(description: "cascade: tilted Haar features are not read")
             }
             for box in boxes {
-                let w = box.words
+                let w = words(box)
                 guard w.count == (isLBP ? 4 : 5) else {
                     throw FormatError(description: "cascade: bad feature rectangle")
                 }

@@ -105,6 +105,42 @@ import Testing
         #expect(grey.resized(width: grey.width, height: grey.height).pixels == grey.pixels)
     }
 
+    /// The reader takes its numbers straight from the bytes: integers with a sign, reals
+    /// read as doubles and narrowed to float (OpenCV's way), in any layout of whitespace,
+    /// comments and attributes.
+    @Test func cascadeNumbersAreReadAsOpenCVReadsThem() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <opencv_storage>
+            <cascade type_id="opencv-cascade-classifier"><stageType>BOOST</stageType>
+              <featureType>HAAR</featureType><height>24</height><width>24</width>
+              <stages>
+                <!-- stage 0 -->
+                <_><stageThreshold>-1.4836560487747192e+00</stageThreshold>
+                  <weakClassifiers><_><internalNodes>
+                    0 -1 1 +4.0411222726106644e-02</internalNodes>
+                    <leafValues>-8.7143093347549438e-01 0.7</leafValues></_></weakClassifiers></_></stages>
+              <features>
+                <_><rects><_>2 3 10 4 -1.</_><_>2 5 10 2 2.</_></rects><tilted>0</tilted></_>
+                <_><rects><_>0 0 24 24 -1.</_></rects><tilted>0</tilted></_></features></cascade>
+            </opencv_storage>
+            """
+        let cascade = try CascadeFile.cascade(text)
+        #expect(cascade.kind == .haar && cascade.width == 24 && cascade.height == 24)
+        #expect(cascade.stages.stageThresholds == [Float(-1.4836560487747192e+00 as Double) - 1e-5])
+        #expect(cascade.stages.features == [1] && cascade.stages.ends == [1])
+        #expect(cascade.stages.thresholds == [Float(4.0411222726106644e-02 as Double)])
+        #expect(cascade.stages.left == [Float(-8.7143093347549438e-01 as Double)] && cascade.stages.right == [0.7])
+        #expect(cascade.features[0].map { [$0.x, $0.y, $0.width, $0.height] } == [[2, 3, 10, 4], [2, 5, 10, 2]])
+        #expect(cascade.features[0].map(\.weight) == [-1, 2])
+        #expect(throws: CascadeFile.FormatError.self) {
+            try CascadeFile.cascade(text.replacingOccurrences(of: "0.7", with: "0.7x"))
+        }
+        #expect(throws: CascadeFile.FormatError.self) {
+            try CascadeFile.cascade(text.replacingOccurrences(of: "0 -1 1", with: "0 -1 1.5"))
+        }
+    }
+
     @Test func cascadeFilesThatAreNotCascadesAreRefused() {
         #expect(throws: CascadeFile.FormatError.self) { try CascadeFile.cascade("<opencv_storage></opencv_storage>") }
         #expect(throws: CascadeFile.FormatError.self) { try CascadeFile.cascade("<a><b>") }
