@@ -26,11 +26,16 @@ struct CascadeFile {
         }
     }
 
-    /// The file's bytes, NUL-terminated (so `strtod` stops inside them), and the words and
-    /// numbers of its elements' text. Read straight from the bytes, with no string made a
-    /// word: the Haar cascade has some 30 000 numbers, and this is on the way to every
-    /// detection's first window.
+    /// The file's bytes, with a NUL after them (so `strtod` stops inside them). Words and
+    /// numbers are read straight from them, with no string made a word: the Haar cascade
+    /// has some 30 000 numbers, and reading it is on the way to every detection's first window.
     let bytes: UnsafeBufferPointer<UInt8>
+
+    /// `bytes` must be followed by a NUL, as the built-in files' C arrays are.
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.baseAddress.map { $0[bytes.count] == 0 } ?? false, "cascade text without its NUL")
+        self.bytes = bytes
+    }
 
     static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 10 || b == 9 || b == 13 }
 
@@ -56,7 +61,8 @@ struct CascadeFile {
         var i = range.lowerBound
         let negative = i < range.upperBound && bytes[i] == UInt8(ascii: "-")
         if negative || (i < range.upperBound && bytes[i] == UInt8(ascii: "+")) { i += 1 }
-        guard i < range.upperBound, range.count <= 19 else {
+        // At most 18 digits: no overflow.
+        guard i < range.upperBound, range.upperBound - i <= 18 else {
             throw FormatError(description: "cascade: '\(word(range))' is not a number")
         }
         var value = 0
@@ -196,13 +202,15 @@ struct CascadeFile {
                 guard nodes.count == (isLBP ? 11 : 4), leaves.count == 2 else {
                     throw FormatError(description: "cascade: only depth-1 trees (stumps) are read")
                 }
-                let feature = try integer(nodes[2])
+                guard let feature = Int32(exactly: try integer(nodes[2])) else {
+                    throw FormatError(description: "cascade: a stump names a missing feature")
+                }
                 if isLBP {
                     for word in nodes[3...] {
                         stages.subsets.append(UInt32(bitPattern: Int32(truncatingIfNeeded: try integer(word))))
                     }
                 }
-                stages.features.append(Int32(feature))
+                stages.features.append(feature)
                 stages.thresholds.append(isLBP ? 0 : try real(nodes[3]))
                 stages.left.append(try real(leaves[0]))
                 stages.right.append(try real(leaves[1]))

@@ -105,7 +105,8 @@ public struct GreyImage: Sendable {
     }
 }
 
-/// The summed-area tables of a picture, one row and column larger: `sums` (and `squares`
+/// The summed-area tables of a picture, one row larger and `stride` wide (at least one
+/// column more than the picture, so that every scale can share one): `sums` (and `squares`
 /// of the squared levels, for Haar's variance) at (x, y) is the total above and left of it.
 /// Both are 32-bit and wrap, as OpenCV's: the differences over a window are exact.
 struct Integral {

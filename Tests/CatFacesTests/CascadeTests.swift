@@ -136,8 +136,10 @@ import Testing
         #expect(throws: CascadeFile.FormatError.self) {
             try CascadeFile.cascade(text.replacingOccurrences(of: "0.7", with: "0.7x"))
         }
-        #expect(throws: CascadeFile.FormatError.self) {
-            try CascadeFile.cascade(text.replacingOccurrences(of: "0 -1 1", with: "0 -1 1.5"))
+        for feature in ["1.5", "9999999999999999999", "99999999999"] {
+            #expect(throws: CascadeFile.FormatError.self) {
+                try CascadeFile.cascade(text.replacingOccurrences(of: "0 -1 1", with: "0 -1 \(feature)"))
+            }
         }
     }
 

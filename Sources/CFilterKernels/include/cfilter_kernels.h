@@ -38,9 +38,9 @@ const char *ck_isa_name(int isa);
 // The largest convolution kernel side ck_convolve_rows takes (5x5).
 #define CK_CONVOLVE_MAX 5
 
-// A boosted cascade of decision stumps over Haar or LBP features at one scale (its offsets
-// are in elements of that scale's integral image): what ck_cascade_scan evaluates. Made by
-// CatFaces/Cascade.swift from OpenCV's cascade files.
+// A boosted cascade of decision stumps over Haar or LBP features (its offsets are in
+// elements of integral images `stride` wide, which every scale shares): what
+// ck_cascade_scan evaluates. Made by CatFaces/Cascade.swift from OpenCV's cascade files.
 enum { CK_CASCADE_HAAR = 0, CK_CASCADE_LBP = 1 };
 typedef struct {
     int kind;                        // CK_CASCADE_HAAR or CK_CASCADE_LBP

@@ -56,7 +56,7 @@ public struct EditOutcome: Sendable, Equatable {
     public let inputFrames: Int
     /// Pages the input had (a multi-page TIFF); the first was edited.
     public let inputPages: Int
-    /// Where a gravity that reads the picture (`attention`, `entropy`) placed the crop, in
+    /// Where a gravity (a compass point, `cat`, `attention`, `entropy`) placed the crop, in
     /// the input's pixels; nil when there was none.
     public let crop: EditCatCrop?
 
@@ -176,7 +176,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 }
                 placing = StreamingPipeline.Placing(chain: chain, pending: pending)
             }
-            /// The placed chain, and where its crop is, once the copy has placed it.
+            /// The placed chain, and where its crop is, once the copy has placed it (with no
+            /// copy, the chain itself and its compass window).
             func placed() throws -> FilterChain {
                 guard let placing else {
                     window = Self.window(original, width: upright.width, height: upright.height)

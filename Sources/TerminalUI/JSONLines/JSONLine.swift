@@ -72,8 +72,9 @@ public indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// Where every `--json` view writes: one JSON object per line on stdout, and on stderr the
-/// human sentence of a failure and any note, neutralised. Made once per view from its
-/// `Console`, so the four JSON views share their output and error wording.
+/// human sentence of a failure and any note, neutralised. Made from a `Console` by each of
+/// the four JSON views, and by the command line's usage-error path, so all share their
+/// output and error wording.
 public struct JSONLineWriter: Sendable {
     let stdout: any TextSink
     let stderr: any TextSink
