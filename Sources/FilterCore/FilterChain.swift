@@ -116,7 +116,7 @@ public struct FilterChain: Sendable {
     /// alone the detector's 320 (`CatFaceDetector.side`): from a 12 MP JPEG a copy at DCT
     /// scale 1/8, not 1/4, and less to shrink and scan. The `cat` fallback, attention without skin,
     /// keeps the faces of as many photos at 320 as at 512 (`Benchmarks/catcrop.py`:
-    /// 91/91/79 % at both).
+    /// 91/91/79 % at both, on the first 50 photos).
     public var pictureSide: Int {
         let wide = stages.contains { stage in
             guard case let .spatial(spatial) = stage, let crop = spatial as? CropStage, crop.needsPicture else {

@@ -37,7 +37,8 @@ public enum Interest {
     /// saturation: a subject, not a person), never simply the centre.
     ///
     /// The fallback, measured with `Benchmarks/catcrop.py` (faces kept in square, 4:5 and
-    /// 9:16 windows, the faces found first): attention without skin 91/91/79 %; with it
+    /// 9:16 windows, the faces found first; on the first 50 photos, the 55 give
+    /// 90/90/79 % for the choice): attention without skin 91/91/79 %; with it
     /// 89/89/81 %; entropy 93/84/76 %; the window the cascades rated best though too few
     /// windows confirmed it, then entropy, 93/84/76 %; the centre 89/89/76 %.
     static func cat(_ image: PixelBuffer, width: Int, height: Int) -> (x: Int, y: Int) {

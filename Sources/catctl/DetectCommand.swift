@@ -12,7 +12,7 @@ struct Detect: AsyncParsableCommand {
             "y":..,"width":..,"height":..,"score":..}]}. The score (0-1) grows with the number of \
             overlapping windows that found the face. The detector is OpenCV's LBP and Haar \
             cat-face cascades (Joseph Howse), built in and run by catctl itself on a copy \
-            320 px long: it finds frontal faces, about half of all faces in real photos, and \
+            320 px long: it finds frontal faces, some 4 in 10 of all faces in real photos, and \
             hardly anything else. An image that cannot be read is reported and the rest are \
             still read; the exit status is then that of the first failure.
 
