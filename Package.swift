@@ -117,8 +117,8 @@ let package = Package(
         .target(
             name: "CatImageIO",
             dependencies: [
-                "CatSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim", "CTIFFShim",
-                "CFreeTypeShim",
+                "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
+                "CTIFFShim", "CFreeTypeShim",
             ]),
         .target(
             name: "CCatCascades",

@@ -1,4 +1,7 @@
 import CatImageIO
+import CatSupport
+
+let bombMode = getenv("CATCTL_FUZZ_LIMITS").map { String(cString: $0) == "default" } ?? false
 
 /// What every decoder's libFuzzer target does with bytes that start like its format: the
 /// whole-image decode, rows a strip at a time, and every frame; compiled beside each
@@ -7,7 +10,10 @@ func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int, format: ImageFormat)
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard ImageFormat.sniff(bytes) == format else { return -1 }  // not kept in the corpus
     let name = "fuzz.\(format.name)"
-    let options = DecodeOptions(maxPixels: 2_000_000, maxFrames: 64)
+    // Small limits keep the runs fast; CATCTL_FUZZ_LIMITS=default is the bomb mode (Fuzz/run.sh):
+    // the real default limits, under libFuzzer's -rss_limit_mb and -timeout, where a file
+    // that costs far more than its size can show.
+    let options = bombMode ? DecodeOptions() : DecodeOptions(maxPixels: 2_000_000, maxFrames: 64)
     _ = try? ImageDecoder.decode(bytes, name: name, options: options)
     if let reader = try? ImageReader(bytes: bytes, name: name, options: options),
         let strip = try? PixelBuffer(width: reader.width, height: 5, hasAlpha: reader.hasAlpha)

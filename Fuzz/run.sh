@@ -4,7 +4,12 @@
 # Fuzz/crashes/<target>/ (commit them as fixtures with a regression test).
 #   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: jpeg png gif webp jxl heif tiff metadata json filter-spec
 #                                          neutraliser
-# Exits non-zero when a target found a crash, a leak or a timeout.
+# Then the decoders' bomb mode, for BOMB_SECONDS each (CATCTL_FUZZ_BOMB_SECONDS, default
+# SECONDS): the real default limits (CATCTL_FUZZ_LIMITS=default), -rss_limit_mb=1024 and
+# -timeout=5, seeded with the hostile fixtures too, so that a file costing far more
+# memory or time than its size is found (at the small limits of the first pass none can
+# show). CATCTL_FUZZ_BOMB_SECONDS=0 skips it; Fuzz/run.sh 0 TARGET... runs only it.
+# Exits non-zero when a target found a crash, a leak, a timeout or a memory bomb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -32,8 +37,11 @@ seed() {  # target -> seed folder
   esac
   echo "$dir"
 }
+bomb_seconds=${CATCTL_FUZZ_BOMB_SECONDS:-$seconds}
+[ "$seconds" != 0 ] || bomb_seconds=${CATCTL_FUZZ_BOMB_SECONDS:-60}
 status=0
 for t in "${targets[@]}"; do
+  [ "$seconds" != 0 ] || continue
   corpus="$out/corpus-$t"
   crashes="$PWD/Fuzz/crashes/$t"
   mkdir -p "$corpus" "$crashes"
@@ -46,5 +54,25 @@ for t in "${targets[@]}"; do
     status=1
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$out/fuzz-$t.log" | tail -3 >&2 || true
+done
+
+# Bomb mode: the decoders at the real limits, with the hostile fixtures among the seeds.
+for t in "${targets[@]}"; do
+  case $t in jpeg | png | gif | webp | jxl | heif | tiff) ;; *) continue ;; esac
+  [ "$bomb_seconds" != 0 ] || continue
+  corpus="$out/corpus-$t"
+  crashes="$PWD/Fuzz/crashes/$t-bombs"
+  mkdir -p "$corpus" "$crashes"
+  seeds=$(seed "$t")
+  cp Tests/Fixtures/hostile/* "$seeds/" 2>/dev/null || true
+  rm -f "$seeds"/*.py
+  echo "fuzzing $t at the default limits (bomb mode) for ${bomb_seconds}s" >&2
+  if ! CATCTL_FUZZ_LIMITS=default SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$out/fuzz-$t" \
+      -max_total_time="$bomb_seconds" -timeout=5 -rss_limit_mb=1024 -malloc_limit_mb=1024 -max_len=1048576 \
+      -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "$seeds" > "$out/fuzz-$t-bombs.log" 2>&1; then
+    echo "fuzz-$t (bomb mode) FAILED: see $out/fuzz-$t-bombs.log and $crashes/" >&2
+    status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$out/fuzz-$t-bombs.log" | tail -3 >&2 || true
 done
 exit $status

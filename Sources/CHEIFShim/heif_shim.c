@@ -23,6 +23,7 @@
 #include "heif_libraries.h"
 #include "hevc_decoder.h"
 #include "hevc_sequence.h"
+#include "heif_scan.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -180,6 +181,8 @@ struct ch_decoder {
     int header_read;
     uint32_t width, height, frame_count, frames_returned;
     uint8_t *icc, *exif, *xmp;         // owned copies
+    uint64_t icc_dropped, exif_dropped, xmp_dropped;  // over the metadata budget (ch_info)
+    unsigned codecs;                   // CH_CODEC_* allowed
     int code;
     char message[CH_MESSAGE_SIZE];
 };
@@ -224,8 +227,13 @@ ch_decoder *ch_decoder_create(const uint8_t *data, size_t length) {
     d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
     d->length = length;
+    d->codecs = CH_CODEC_HEVC | CH_CODEC_AV1;
     HEIF(heif_init)(NULL);  // reference counted; built-in plugins need nothing else
     return d;
+}
+
+void ch_decoder_allow_codecs(ch_decoder *d, unsigned codecs) {
+    if (d) d->codecs = codecs;
 }
 
 void ch_decoder_destroy(ch_decoder *d) {
@@ -321,8 +329,10 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     // the AV1 bitstream's own size cannot make the codec allocate more than max_pixels.
     uint64_t limit = max_pixels < AVIF_DEFAULT_IMAGE_SIZE_LIMIT ? max_pixels : AVIF_DEFAULT_IMAGE_SIZE_LIMIT;
     a->imageSizeLimit = limit ? (uint32_t)limit : 1;  // 0 means "reserved"; our own check catches it
-    a->imageCountLimit = 0;  // we compare imageCount with max_frames ourselves (a LIMIT, not CORRUPT);
-                             // the sample table is bounded by the file, which is in memory
+    // The pre-scan counted every track's samples against max_frames already; libavif's own
+    // count limit then cannot trip on a file that passed. 0 would mean "unlimited" (a sample
+    // table of overlapping chunks made 1e9 samples, 54 GB): never 0.
+    a->imageCountLimit = max_frames ? max_frames : 1;
     a->strictFlags = AVIF_STRICT_DISABLED;  // as browsers: accept files with minor spec violations
     if (AVIF(avifDecoderSetSource)(a, AVIF_DECODER_SOURCE_TRACKS) != AVIF_RESULT_OK)
         return ch_fail(d, CH_ERR_STATE, "libavif: cannot select the tracks");
@@ -331,6 +341,8 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     r = AVIF(avifDecoderParse)(a);
     if (r != AVIF_RESULT_OK) {
         // libavif refuses sizes over imageSizeLimit while parsing: that is our limit.
+        if (strstr(a->diag.error, "imageCountLimit"))
+            return ch_fail(d, CH_ERR_LIMIT, "the sequence has more than %u frames (the limit)", max_frames);
         if (strstr(a->diag.error, "imageSizeLimit") || strstr(a->diag.error, "too large"))
             return ch_fail(d, CH_ERR_LIMIT, "the image is larger than the limit of %llu pixels (%s)",
                            (unsigned long long)max_pixels, a->diag.error);
@@ -367,14 +379,24 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
         d->icc = ch_nclx_icc((int)im->colorPrimaries, (int)im->transferCharacteristics, xy, &n);
         if (d->icc) { info->icc = d->icc; info->icc_length = n; info->icc_synthesized = 1; }
     }
+    if (im->icc.size > CS_METADATA_BUDGET) {  // left out (with a note), not the image
+        free(d->icc);
+        d->icc = NULL;
+        info->icc = NULL;
+        info->icc_length = 0;
+        info->icc_synthesized = 0;
+        info->icc_dropped = d->icc_dropped = im->icc.size;
+    }
     size_t n = 0;
-    const uint8_t *tiff = ch_exif_tiff(im->exif.data, im->exif.size, &n);
+    const uint8_t *tiff = im->exif.size > CS_METADATA_BUDGET ? NULL : ch_exif_tiff(im->exif.data, im->exif.size, &n);
+    if (im->exif.size > CS_METADATA_BUDGET) info->exif_dropped = d->exif_dropped = im->exif.size;
+    if (im->xmp.size > CS_METADATA_BUDGET) info->xmp_dropped = d->xmp_dropped = im->xmp.size;
     if (tiff) {
         if (!(d->exif = ch_dup(tiff, n))) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
         info->exif = d->exif;
         info->exif_length = n;
     }
-    if (im->xmp.size > 0) {
+    if (im->xmp.size > 0 && im->xmp.size <= CS_METADATA_BUDGET) {
         if (!(d->xmp = ch_dup(im->xmp.data, im->xmp.size))) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
         info->xmp = d->xmp;
         info->xmp_length = im->xmp.size;
@@ -442,6 +464,11 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
         if ((is_exif && d->exif) || (is_xmp && d->xmp) || (!is_exif && !is_xmp)) continue;  // first of each
         size_t n = HEIF(heif_image_handle_get_metadata_size)(d->handle, ids[i]);
         if (n == 0) continue;
+        if (n > CS_METADATA_BUDGET) {  // left out, with a note; the image is still read
+            if (is_exif) info->exif_dropped = d->exif_dropped = n;
+            else info->xmp_dropped = d->xmp_dropped = n;
+            continue;
+        }
         uint8_t *bytes = malloc(n);
         if (!bytes) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
         struct heif_error e = HEIF(heif_image_handle_get_metadata)(d->handle, ids[i], bytes);
@@ -470,6 +497,10 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
 
 static int ch_read_colour(ch_decoder *d, ch_info *info) {
     size_t n = HEIF(heif_image_handle_get_raw_color_profile_size)(d->handle);
+    if (n > CS_METADATA_BUDGET) {  // left out, with a note: no nclx stand-in either
+        info->icc_dropped = d->icc_dropped = n;
+        return CH_OK;
+    }
     if (n > 0) {
         uint8_t *icc = malloc(n);
         if (!icc) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
@@ -518,6 +549,7 @@ static struct heif_error ch_open_context(ch_decoder *d, int side_limit) {
 }
 
 int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames, ch_info *info) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (!d) return CH_ERR_NOMEM;
     if (!info) return ch_fail(d, CH_ERR_STATE, "no info structure");
     memset(info, 0, sizeof *info);
@@ -529,6 +561,19 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
         return ch_fail(d, CH_ERR_CORRUPT, "not a HEIF/AVIF file");
     }
     if (d->length > INT_MAX) return ch_fail(d, CH_ERR_LIMIT, "files over 2 GiB are not read");
+
+    ch_scan_result scan;
+    int scanned =
+        ch_scan_file(d->data, d->length, max_pixels, max_frames, d->codecs, &scan, d->message, sizeof d->message);
+    if (scanned != CH_OK) {
+        info->width = scan.width;  // so the caller can name what is over the limit
+        info->height = scan.height;
+        info->frame_count = scan.frames;
+        return ch_failed(d, scanned);
+    }
+    d->icc_dropped = info->icc_dropped = scan.icc_dropped;
+    d->exif_dropped = info->exif_dropped = scan.exif_dropped;
+    d->xmp_dropped = info->xmp_dropped = scan.xmp_dropped;
 
     uint32_t major = 0;
     int has_avif = 0, has_avis = 0;
@@ -602,22 +647,10 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     // The coded picture ('ispe', before a 'clap' crop) is what gets allocated.
     if (rc == CH_OK) rc = ch_check_limits(d, (uint32_t)iw, (uint32_t)ih, 1, max_pixels, max_frames);
     if (rc != CH_OK) return rc;
-    // A grid's or overlay's canvas size is in its own payload, not tied to its 'ispe' by
-    // libheif 1.15: read the file again with the per-side limit at the declared size, so a
-    // canvas larger than declared fails (LIMIT) instead of being allocated. Parsing is cheap.
-    // Coded tiles may be larger than the picture (x265 codes at least 64x64, so libheif
-    // writes a small HEIC as a 1x1 grid of a padded tile): allow a CTU-sized margin.
-    int declared = (iw > ih ? iw : ih) + 128;
-    if ((uint64_t)declared < side) {
-        HEIF(heif_image_handle_release)(d->handle);
-        d->handle = NULL;
-        e = ch_open_context(d, declared);  // libheif refuses canvas sides >= the limit
-        if (e.code != heif_error_Ok) return ch_fail_heif(d, e, "cannot read the HEIF file again");
-        e = HEIF(heif_context_get_primary_image_handle)(d->ctx, &d->handle);
-        if (e.code != heif_error_Ok) return ch_fail_heif(d, e, "no primary image");
-        if (HEIF(heif_image_handle_get_width)(d->handle) != w || HEIF(heif_image_handle_get_height)(d->handle) != h)
-            return ch_fail(d, CH_ERR_CORRUPT, "the primary image changed size on a second read");
-    }
+    // A grid's or overlay's canvas and its tiles were checked by the pre-scan (ch_scan_file):
+    // libheif 1.15 ties neither to 'ispe'. (Before, the file was read again with libheif's
+    // per-side limit at the primary's size, which refused files whose thumbnail or other
+    // image was larger than the primary.)
 
     d->width = (uint32_t)w;
     d->height = (uint32_t)h;
@@ -707,6 +740,7 @@ static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_t
 }
 
 int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (!d) return CH_ERR_NOMEM;
     int rc = ch_check_output(d, dst, stride);
     if (rc != CH_OK) return rc;
@@ -734,6 +768,7 @@ int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
 }
 
 int ch_decoder_next_frame(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads, int *delay_ms) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (!d) return CH_ERR_NOMEM;
     if (delay_ms) *delay_ms = 0;
     int rc = ch_check_output(d, dst, stride);
@@ -877,6 +912,7 @@ static const char *const ch_x265_presets[10] = { "ultrafast", "superfast", "very
 
 int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *o, const ch_metadata *m,
                            char *message, size_t message_size, int *error_number) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
     if (!e || !o) { cs_format(message, message_size, "no encoder or options"); return CH_ERR_STATE; }

@@ -15,7 +15,7 @@
     X(JxlDecoderGetBasicInfo) X(JxlDecoderGetBoxType) X(JxlDecoderGetColorAsEncodedProfile) \
     X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderGetFrameHeader) X(JxlDecoderGetICCProfileSize) \
     X(JxlDecoderImageOutBufferSize) X(JxlDecoderProcessInput) X(JxlDecoderReleaseBoxBuffer) \
-    X(JxlDecoderSetBoxBuffer) X(JxlDecoderSetDecompressBoxes) X(JxlDecoderSetImageOutCallback) \
+    X(JxlDecoderSetBoxBuffer) X(JxlDecoderSetCoalescing) X(JxlDecoderSetDecompressBoxes) X(JxlDecoderSetImageOutCallback) \
     X(JxlDecoderSetInput) X(JxlDecoderSetParallelRunner) X(JxlDecoderSetPreferredColorProfile) \
     X(JxlDecoderSetUnpremultiplyAlpha) X(JxlDecoderSubscribeEvents) X(JxlEncoderAddBox) \
     X(JxlEncoderAddImageFrame) X(JxlEncoderCloseBoxes) X(JxlEncoderCloseInput) X(JxlEncoderCreate) \

@@ -73,6 +73,7 @@ struct cx_decoder {
     uint32_t tps_numerator, tps_denominator;
     uint8_t *icc;   size_t icc_length;
     cx_buffer exif_box, xmp_box;  // raw box payloads (exif still with its 4-byte offset)
+    uint64_t icc_dropped, exif_dropped, xmp_dropped;  // over the metadata budget: left out
     const uint8_t *exif; size_t exif_length;  // into exif_box
     // next_frame state
     JxlDecoder *frames;           // decoding pass used by next_frame
@@ -153,9 +154,12 @@ static int cx_read_icc(cx_decoder *d, JxlDecoder *dec, const JxlBasicInfo *bi) {
     size_t size = 0;
     if (JXL(JxlDecoderGetICCProfileSize)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS || size == 0)
         return CX_OK;  // no profile can be made (e.g. unknown space): report none
-    // The profile is part of the file (or generated from a few enum values), so
-    // its size is bounded by the file size plus a small constant.
-    if (size > d->length + 65536) return cx_fail(d, CX_ERR_CORRUPT, "implausible ICC profile size %zu", size);
+    // Real print profiles are 0.5-3 MB (stored compressed in the codestream): the one
+    // metadata budget decides, and a profile over it is left out, not the image.
+    if (size > CS_METADATA_BUDGET) {
+        d->icc_dropped = size;
+        return CX_OK;
+    }
     d->icc = malloc(size);
     if (!d->icc) return cx_fail(d, CX_ERR_NOMEM, "out of memory for the ICC profile");
     if (JXL(JxlDecoderGetColorAsICCProfile)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
@@ -179,17 +183,20 @@ static int cx_check_frames(cx_decoder *d, uint32_t count) {
     return CX_OK;
 }
 
+// A box over the metadata budget: the walk starts again without it (libjxl 0.7 cannot
+// drop a box it is writing out).
+enum { CX_OVER_BUDGET = -1 };
+
 // Box output: libjxl writes the current box's (decompressed) payload into the
 // buffer we set; when it runs out it returns JXL_DEC_BOX_NEED_MORE_OUTPUT and we
-// grow the buffer (to CX_MAX_METADATA at most) and hand it the free tail.
+// grow the buffer (to the budget at most) and hand it the free tail.
 static int cx_box_more(cx_decoder *d, JxlDecoder *dec, cx_buffer *b) {
     size_t unused = JXL(JxlDecoderReleaseBoxBuffer)(dec);
     b->size = b->capacity - unused;
-    if (b->size >= CX_MAX_METADATA)
-        return cx_fail(d, CX_ERR_LIMIT, "a metadata box decompresses to more than %u bytes", CX_MAX_METADATA);
+    if (b->size >= CS_METADATA_BUDGET) return CX_OVER_BUDGET;
     size_t extra = b->capacity / 2 + 4096;
-    if (extra > CX_MAX_METADATA - b->size) extra = CX_MAX_METADATA - b->size;
-    if (cx_buffer_reserve(b, extra, CX_MAX_METADATA) != 0)
+    if (extra > CS_METADATA_BUDGET - b->size) extra = CS_METADATA_BUDGET - b->size;
+    if (cx_buffer_reserve(b, extra, CS_METADATA_BUDGET) != 0)
         return cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
     if (JXL(JxlDecoderSetBoxBuffer)(dec, b->bytes + b->size, b->capacity - b->size) != JXL_DEC_SUCCESS)
         return cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
@@ -243,29 +250,47 @@ static int cx_classify_error(cx_decoder *d) {
     return code;
 }
 
-int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_frames, cx_info *info) {
-    if (!d) return CX_ERR_NOMEM;
-    if (!info) return cx_fail(d, CX_ERR_STATE, "no info structure");
-    memset(info, 0, sizeof *info);
-    if (d->header_read) return cx_fail(d, CX_ERR_STATE, "the header was already read");
-    if (d->length == 0) return cx_fail(d, CX_ERR_TRUNCATED, "the file is empty");
-    switch (JXL(JxlSignatureCheck)(d->data, d->length)) {
-    case JXL_SIG_CODESTREAM:
-    case JXL_SIG_CONTAINER: break;
-    case JXL_SIG_NOT_ENOUGH_BYTES: return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside the JPEG XL signature");
-    default: return cx_fail(d, CX_ERR_CORRUPT, "not a JPEG XL file");
+// The container's boxes, before libjxl reads them: every size inside its parent, a bounded
+// count, and an uncompressed Exif or xml box over the budget marked to be left out.
+static int cx_scan_container(cx_decoder *d) {
+    cs_span file = {d->data, d->length};
+    size_t at = 0, boxes = 0;
+    cs_box box;
+    int got;
+    while ((got = cs_box_next(file, &at, &box)) == 1) {
+        if (++boxes > 100000) return cx_fail(d, CX_ERR_LIMIT, "more than 100000 boxes in the container");
+        int exif = box.type == CS_FOURCC('E', 'x', 'i', 'f'), xmp = box.type == CS_FOURCC('x', 'm', 'l', ' ');
+        if (box.body.n > CS_METADATA_BUDGET && exif && !d->exif_dropped) d->exif_dropped = box.body.n;
+        if (box.body.n > CS_METADATA_BUDGET && xmp && !d->xmp_dropped) d->xmp_dropped = box.body.n;
     }
-    d->max_pixels = max_pixels;
-    d->max_frames = max_frames;
+    if (got < 0) {
+        // A box cut by the end of the file is a truncation; one larger than its parent otherwise.
+        size_t left = d->length - at;
+        uint32_t size = left >= 4 ? (uint32_t)d->data[at] << 24 | (uint32_t)d->data[at + 1] << 16 |
+                                        (uint32_t)d->data[at + 2] << 8 | d->data[at + 3]
+                                  : 0;
+        if (left < 8 || size > left) return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside a box (truncated)");
+        return cx_fail(d, CX_ERR_CORRUPT, "a malformed box in the container");
+    }
+    return CX_OK;
+}
 
+// One walk over the headers (see read_header). CX_OVER_BUDGET: a metadata box grew past
+// the budget; it is marked as dropped and the caller walks again.
+static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *shown) {
+    uint64_t max_pixels = d->max_pixels;
+    uint32_t max_frames = d->max_frames;
     JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
     if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
     // No JXL_DEC_FULL_IMAGE: libjxl 0.7 then skips each frame's sections by its
     // table of contents and never allocates pixel memory; the walk is linear in
-    // the file size. Boxes after the codestream are reported too.
+    // the file size. Boxes after the codestream are reported too. Not coalescing,
+    // libjxl reports every regular frame (layers, zero-duration frames), each
+    // decoded when the pixels are: all are counted.
     int rc = CX_OK;
     if (JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME | JXL_DEC_BOX) !=
             JXL_DEC_SUCCESS ||
+        JXL(JxlDecoderSetCoalescing)(dec, JXL_FALSE) != JXL_DEC_SUCCESS ||
         JXL(JxlDecoderSetInput)(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
         JXL(JxlDecoderDestroy)(dec);
         return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
@@ -275,15 +300,19 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     JXL(JxlDecoderSetDecompressBoxes)(dec, JXL_TRUE);
     JXL(JxlDecoderCloseInput)(dec);
 
-    JxlBasicInfo bi;
-    memset(&bi, 0, sizeof bi);
+    memset(bi, 0, sizeof *bi);
     int have_basic = 0, have_color = 0;
-    uint32_t frames = 0;
+    uint32_t frames = 0, all_frames = 0;
+    uint64_t all_area = 0;
     cx_buffer *box = NULL;  // the box being collected, if any
     for (;;) {
         JxlDecoderStatus status = JXL(JxlDecoderProcessInput)(dec);
         if (status == JXL_DEC_BOX_NEED_MORE_OUTPUT && box) {
-            if ((rc = cx_box_more(d, dec, box)) != CX_OK) break;
+            if ((rc = cx_box_more(d, dec, box)) == CX_OVER_BUDGET) {
+                if (box == &d->exif_box) d->exif_dropped = box->size;
+                else d->xmp_dropped = box->size;
+            }
+            if (rc != CX_OK) break;
             continue;
         }
         if (box && (status == JXL_DEC_BOX || status == JXL_DEC_SUCCESS || status == JXL_DEC_BASIC_INFO ||
@@ -293,25 +322,25 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
             box = NULL;
         }
         if (status == JXL_DEC_BASIC_INFO) {
-            if (JXL(JxlDecoderGetBasicInfo)(dec, &bi) != JXL_DEC_SUCCESS) {
+            if (JXL(JxlDecoderGetBasicInfo)(dec, bi) != JXL_DEC_SUCCESS) {
                 rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
                 break;
             }
             // With orientation applied (the default) libjxl reports xsize/ysize
             // of the returned pixels (swapped for orientations 5..8).
-            d->width = bi.xsize;
-            d->height = bi.ysize;
-            info->width = bi.xsize;  // also when the size is over the limit, for the caller's message
-            info->height = bi.ysize;
+            d->width = bi->xsize;
+            d->height = bi->ysize;
+            info->width = bi->xsize;  // also when the size is over the limit, for the caller's message
+            info->height = bi->ysize;
             have_basic = 1;
-            if (bi.xsize == 0 || bi.ysize == 0) {
+            if (bi->xsize == 0 || bi->ysize == 0) {
                 rc = cx_fail(d, CX_ERR_CORRUPT, "the image has no pixels");
                 break;
             }
-            uint64_t area = (uint64_t)bi.xsize * bi.ysize;
+            uint64_t area = (uint64_t)bi->xsize * bi->ysize;
             if (area > max_pixels) {
-                rc = cx_fail(d, CX_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", bi.xsize,
-                             bi.ysize, (unsigned long long)area, (unsigned long long)max_pixels);
+                rc = cx_fail(d, CX_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", bi->xsize,
+                             bi->ysize, (unsigned long long)area, (unsigned long long)max_pixels);
                 break;
             }
             if (max_frames == 0) {
@@ -319,20 +348,45 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
                 break;
             }
         } else if (status == JXL_DEC_COLOR_ENCODING) {
-            cx_prefer_srgb(dec, &bi);
-            if ((rc = cx_read_icc(d, dec, &bi)) != CX_OK) break;
+            cx_prefer_srgb(dec, bi);
+            if ((rc = cx_read_icc(d, dec, bi)) != CX_OK) break;
             have_color = 1;
         } else if (status == JXL_DEC_FRAME) {
-            if ((rc = cx_check_frames(d, frames + 1)) != CX_OK) break;
-            frames++;
+            JxlFrameHeader fh;
+            if (JXL(JxlDecoderGetFrameHeader)(dec, &fh) != JXL_DEC_SUCCESS) {
+                rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no frame header");
+                break;
+            }
+            // A layer's own size (it may be larger than the canvas, or placed off it).
+            uint64_t area = (uint64_t)fh.layer_info.xsize * fh.layer_info.ysize;
+            all_frames++;
+            all_area = area > UINT64_MAX - all_area ? UINT64_MAX : all_area + area;
+            if (all_frames > max_frames) {
+                rc = cx_fail(d, CX_ERR_LIMIT,
+                             "the file has more than %u frames (the limit), counting layers and frames of no duration",
+                             max_frames);
+                break;
+            }
+            if (all_area > max_pixels) {
+                rc = cx_fail(d, CX_ERR_LIMIT,
+                             "the frames' areas add up to more than the limit of %llu pixels (layers and frames of "
+                             "no duration counted)",
+                             (unsigned long long)max_pixels);
+                break;
+            }
+            // Shown: what a coalescing decoder returns (a frame with a duration, or the last).
+            if (fh.duration > 0 || fh.is_last) {
+                if ((rc = cx_check_frames(d, frames + 1)) != CX_OK) break;
+                frames++;
+            }
         } else if (status == JXL_DEC_BOX) {
             JxlBoxType type;
             if (JXL(JxlDecoderGetBoxType)(dec, type, JXL_TRUE) != JXL_DEC_SUCCESS) continue;
             cx_buffer *target = NULL;
-            if (memcmp(type, "Exif", 4) == 0 && !d->exif_box.bytes) target = &d->exif_box;
-            else if (memcmp(type, "xml ", 4) == 0 && !d->xmp_box.bytes) target = &d->xmp_box;
+            if (memcmp(type, "Exif", 4) == 0 && !d->exif_box.bytes && !d->exif_dropped) target = &d->exif_box;
+            else if (memcmp(type, "xml ", 4) == 0 && !d->xmp_box.bytes && !d->xmp_dropped) target = &d->xmp_box;
             if (!target) continue;  // no buffer: libjxl skips the box's contents
-            if (cx_buffer_reserve(target, 4096, CX_MAX_METADATA) != 0) {
+            if (cx_buffer_reserve(target, 4096, CS_METADATA_BUDGET) != 0) {
                 rc = cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
                 break;
             }
@@ -352,6 +406,44 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     JXL(JxlDecoderDestroy)(dec);
     if (rc == CX_OK && (!have_basic || !have_color || frames == 0))
         rc = cx_fail(d, CX_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+    *shown = frames;
+    return rc;
+}
+
+int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_frames, cx_info *info) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
+    if (!d) return CX_ERR_NOMEM;
+    if (!info) return cx_fail(d, CX_ERR_STATE, "no info structure");
+    memset(info, 0, sizeof *info);
+    if (d->header_read) return cx_fail(d, CX_ERR_STATE, "the header was already read");
+    if (d->length == 0) return cx_fail(d, CX_ERR_TRUNCATED, "the file is empty");
+    switch (JXL(JxlSignatureCheck)(d->data, d->length)) {
+    case JXL_SIG_CODESTREAM: break;
+    case JXL_SIG_CONTAINER: {
+        int rc = cx_scan_container(d);
+        if (rc != CX_OK) return rc;
+        break;
+    }
+    case JXL_SIG_NOT_ENOUGH_BYTES: return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside the JPEG XL signature");
+    default: return cx_fail(d, CX_ERR_CORRUPT, "not a JPEG XL file");
+    }
+    d->max_pixels = max_pixels;
+    d->max_frames = max_frames;
+
+    JxlBasicInfo bi;
+    uint32_t frames = 0;
+    int rc;
+    // At most twice more: each walk that finds a box over the budget marks it as dropped.
+    for (int walk = 0;; walk++) {
+        rc = cx_walk(d, info, &bi, &frames);
+        if (rc != CX_OVER_BUDGET || walk == 2) break;
+        free(d->icc);
+        d->icc = NULL;
+        d->icc_length = 0;
+        cx_buffer_free(&d->exif_box);
+        cx_buffer_free(&d->xmp_box);
+    }
+    if (rc == CX_OVER_BUDGET) rc = cx_fail(d, CX_ERR_CORRUPT, "metadata boxes keep growing past the budget");
     if (rc != CX_OK) {
         free(d->icc);
         d->icc = NULL;
@@ -385,6 +477,9 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
         info->xmp = d->xmp_box.bytes;
         info->xmp_length = d->xmp_box.size;
     }
+    info->icc_dropped = d->icc_dropped;
+    info->exif_dropped = d->exif_dropped;
+    info->xmp_dropped = d->xmp_dropped;
     return CX_OK;
 }
 
@@ -506,6 +601,7 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
 }
 
 int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int threads) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (!d) return CX_ERR_NOMEM;
     int rc = cx_check_output(d, dst, stride);
     if (rc != CX_OK) return rc;
@@ -521,6 +617,7 @@ int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int thread
 }
 
 int cx_decoder_next_frame(cx_decoder *d, uint8_t *dst, size_t stride, int threads, int *delay_ms) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (!d) return CX_ERR_NOMEM;
     if (delay_ms) *delay_ms = 0;
     int rc = cx_check_output(d, dst, stride);
@@ -755,6 +852,7 @@ static int cx_check_input(const uint8_t *rgba, size_t stride, uint32_t width, ui
 int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
                     int quality, int lossless, int effort, int threads, const cx_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
     if (!cx_available(message, message_size)) return CX_ERR_UNSUPPORTED;
@@ -841,6 +939,7 @@ void cx_anim_encoder_destroy(cx_anim_encoder *e) {
 const char *cx_anim_encoder_message(const cx_anim_encoder *e) { return e ? e->message : "out of memory"; }
 
 int cx_anim_encoder_add(cx_anim_encoder *e, const uint8_t *rgba, size_t stride, int delay_ms) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (!e) return CX_ERR_NOMEM;
     if (e->finished) return cx_anim_fail(e, CX_ERR_STATE, "the animation was already finished");
     if (!cx_check_input(rgba, stride, e->settings.width, e->settings.height))
@@ -869,6 +968,7 @@ int cx_anim_encoder_add(cx_anim_encoder *e, const uint8_t *rgba, size_t stride, 
 }
 
 int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metadata, int *error_number) {
+    CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (error_number) *error_number = 0;
     if (!e) return CX_ERR_NOMEM;
     if (e->finished) return cx_anim_fail(e, CX_ERR_STATE, "the animation was already finished");

@@ -39,7 +39,7 @@ static void cp_warning_fn(png_structp png, png_const_charp message) {
 // ---------------------------------------------------------------- decoder
 
 // Bytes of text (XMP and comment) that one file may have copied or inflated, in all.
-#define CP_TEXT_BUDGET ((size_t)8 << 20)
+#define CP_TEXT_BUDGET ((size_t)CS_METADATA_BUDGET)  // the one metadata budget
 
 struct cp_decoder {
     png_structp png;
@@ -55,6 +55,7 @@ struct cp_decoder {
     uint8_t *xmp, *comment;
     size_t xmp_length, comment_length;
     size_t text_budget;
+    uint64_t max_pixels;  // 0: libpng's own limits
 };
 
 static void cp_read_fn(png_structp png, png_bytep out, size_t count) {
@@ -292,6 +293,10 @@ static int cp_chunks_fit(const cp_decoder *d) {
     return 1;
 }
 
+void cp_decoder_set_max_pixels(cp_decoder *d, uint64_t max_pixels) {
+    if (d) d->max_pixels = max_pixels;
+}
+
 int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     if (d->err.code != CP_OK) return d->err.code;
     if (d->header_read) { cp_record(&d->err, CP_ERR_STATE, "header already read"); return CP_ERR_STATE; }
@@ -299,8 +304,24 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
         cp_record(&d->err, CP_ERR_TRUNCATED, "the file ends before the image does (truncated)");
         return d->err.code;
     }
+    if (d->max_pixels && d->length >= 24 && memcmp(d->data + 12, "IHDR", 4) == 0) {
+        // The declared size against the caller's limit, before libpng's own checks.
+        const uint8_t *p = d->data + 16;
+        uint32_t w = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+        uint32_t h = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+        if (w && h && (uint64_t)w * h > d->max_pixels) {
+            out->width = w;
+            out->height = h;
+            cp_record(&d->err, CP_ERR_LIMIT, "the declared size is over the pixel limit");
+            return CP_ERR_LIMIT;
+        }
+    }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
     png_set_read_fn(d->png, d, cp_read_fn);  // libpng checks the signature itself
+    if (d->max_pixels) {
+        uint64_t side = d->max_pixels < 0x7fffffff ? d->max_pixels : 0x7fffffff;  // PNG's own maximum
+        png_set_user_limits(d->png, (png_uint_32)side, (png_uint_32)side);
+    }
     // Keep libpng's own defenses tight: ancillary chunk count and size.
     png_set_chunk_cache_max(d->png, 1000);
     png_set_chunk_malloc_max(d->png, 8 * 1024 * 1024);

@@ -15,8 +15,8 @@ static int term_in = -1, term_out = -1;
 static struct termios saved;
 static char restore_bytes[256];
 static volatile size_t restore_count = 0;
-// stderr while the terminal is taken: the real one is saved_err, fd 2 is a temporary file.
-static int saved_err = -1, kept_err = -1;
+// stderr while the terminal is taken: a temporary file (CShimSupport's cs_stderr_hold).
+static int kept_err = -1;
 static int handlers_installed = 0;
 
 static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
@@ -33,17 +33,13 @@ void ct_restore(void) {
     write_all(term_out, restore_bytes, restore_count);
     // TCSAFLUSH: answers to catctl's queries not read yet are dropped, not left for the shell.
     tcsetattr(term_in, TCSAFLUSH, &saved);
-    if (saved_err >= 0) {
-        dup2(saved_err, STDERR_FILENO);
-        if (kept_err >= 0 && lseek(kept_err, 0, SEEK_SET) == 0) {
+    if (kept_err >= 0) {
+        cs_stderr_hold(-1);
+        if (lseek(kept_err, 0, SEEK_SET) == 0) {
             char buffer[4096];
             ssize_t n;
             while ((n = read(kept_err, buffer, sizeof buffer)) > 0) write_all(STDERR_FILENO, buffer, (size_t)n);
         }
-        close(saved_err);
-        saved_err = -1;
-    }
-    if (kept_err >= 0) {
         close(kept_err);
         kept_err = -1;
     }
@@ -106,19 +102,13 @@ int ct_take(int in_fd, int out_fd, const char *enter, size_t enter_len, const ch
     term_out = out_fd;
     ct_set_restore(restore, restore_len);
 
-    if (isatty(STDERR_FILENO)) {
+    if (isatty(cs_console_fd())) {
         char path[] = "/tmp/catctl-stderr-XXXXXX";
         int fd = mkstemp(path);
         if (fd >= 0) {
             unlink(path);
-            saved_err = dup(STDERR_FILENO);
-            if (saved_err >= 0 && dup2(fd, STDERR_FILENO) >= 0) {
-                kept_err = fd;
-            } else {
-                if (saved_err >= 0) close(saved_err);
-                saved_err = -1;
-                close(fd);
-            }
+            kept_err = fd;
+            cs_stderr_hold(fd);
         }
     }
     if (!handlers_installed) {

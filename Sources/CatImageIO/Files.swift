@@ -14,20 +14,26 @@ public enum InputFile {
     }
 
     /// Opens `path` for reading ("-": standard input) with its status; not a folder, and a
-    /// regular file no larger than `maxBytes`.
-    static func open(_ path: String, maxBytes: Int) throws(ImageIOError) -> (Int32, stat) {
-        let fd: Int32 = path == "-" ? STDIN_FILENO : FileSystem.open(path, O_RDONLY | O_CLOEXEC)
+    /// regular file no larger than `maxBytes`. `regularOnly`: nothing but a regular file (a
+    /// FIFO with no writer would block the command forever); the open itself never waits.
+    static func open(_ path: String, maxBytes: Int, regularOnly: Bool = false) throws(ImageIOError) -> (Int32, stat) {
+        let flags = O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0)
+        let fd: Int32 = path == "-" ? STDIN_FILENO : FileSystem.open(path, flags)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw .inputMissing(path: path) }
             throw .inputUnreadable(path: path, reason: errnoReason(code))
         }
+        if regularOnly, fd != STDIN_FILENO { _ = fcntl(fd, F_SETFL, 0) }  // reads wait as usual again
         var st = stat()
         if fstat(fd, &st) == 0 {
             let kind = st.st_mode & S_IFMT
             var refusal: String?
             if kind == S_IFDIR { refusal = "it is a directory" }
             if kind == S_IFREG, st.st_size > Int64(maxBytes) { refusal = tooLarge(maxBytes) }
+            if regularOnly, fd != STDIN_FILENO, kind != S_IFREG, kind != S_IFDIR {
+                refusal = "it is not a regular file (a FIFO or a device; give the image on standard input as '-')"
+            }
             if let refusal {
                 if fd != STDIN_FILENO { close(fd) }
                 throw .inputUnreadable(path: path, reason: refusal)
@@ -80,11 +86,12 @@ public final class ImageSource: @unchecked Sendable {
     }
 
     /// `path` ("-": standard input) as a source: a regular file stays open (its size is
-    /// checked against `maxBytes` now); standard input, pipes and devices are read whole.
-    public static func open(_ path: String, maxBytes: Int = InputFile.defaultMaxBytes) throws(ImageIOError)
-        -> ImageSource
-    {
-        let (fd, st) = try InputFile.open(path, maxBytes: maxBytes)
+    /// checked against `maxBytes` now); standard input, pipes and devices are read whole
+    /// (refused with `regularOnly`, as batch refuses them: see `InputFile.open`).
+    public static func open(
+        _ path: String, maxBytes: Int = InputFile.defaultMaxBytes, regularOnly: Bool = false
+    ) throws(ImageIOError) -> ImageSource {
+        let (fd, st) = try InputFile.open(path, maxBytes: maxBytes, regularOnly: regularOnly)
         if fd != STDIN_FILENO, (st.st_mode & S_IFMT) == S_IFREG {
             return ImageSource(fd: fd, count: Int(st.st_size), path: path)
         }

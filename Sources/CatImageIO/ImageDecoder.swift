@@ -1,5 +1,40 @@
 import CatSupport
 
+/// The decoders a process may run, for services that take files from strangers: as
+/// libvips blocks its untrusted loaders (`VIPS_BLOCK_UNTRUSTED`) and ImageMagick's
+/// `policy.xml` switches coders off, `CATCTL_FORMATS=jpeg,png,webp` (or `--formats`)
+/// leaves every other decoder unreachable. Set once by the executable, before any file
+/// is read; nil: every format.
+public enum DecoderAllowList {
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var allowed: (formats: Set<ImageFormat>, source: String)?
+
+    public static var formats: Set<ImageFormat>? { lock.withLock { allowed?.formats } }
+    /// Where the list came from, for messages: "--formats" or "CATCTL_FORMATS".
+    static var source: String { lock.withLock { allowed?.source ?? "the allow-list" } }
+
+    public static func set(_ formats: Set<ImageFormat>?, source: String) {
+        lock.withLock { allowed = formats.map { ($0, source) } }
+    }
+
+    /// The formats a list names ("jpeg,png,webp"; names or extensions, any case), or the
+    /// first word that names none.
+    public static func parse(_ list: String) -> Result<Set<ImageFormat>, ParseFailure> {
+        var formats = Set<ImageFormat>()
+        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = word.lowercased()
+            guard let format = ImageFormat(fileExtension: name) ?? ImageFormat.all.first(where: { $0.name == name })
+            else { return .failure(ParseFailure(word: String(word))) }
+            formats.insert(format)
+        }
+        return .success(formats)
+    }
+
+    public struct ParseFailure: Error, Sendable {
+        public let word: String
+    }
+}
+
 /// How to decode: limits and size.
 public struct DecodeOptions: Sendable {
     /// 100 MP: a 12 MP phone photo is far below it; 400 MB of RGBA is the most it allows.
@@ -33,6 +68,9 @@ public struct DecodeOptions: Sendable {
     public var maxProgressiveScans: Int
     /// Threads a codec whose library decodes in parallel may use (JPEG XL, HEIF).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// The formats whose decoders may run; any other file is refused (65) before its
+    /// decoder sees a byte. The process's allow-list (`DecoderAllowList`) unless set.
+    public var formats: Set<ImageFormat>? = DecoderAllowList.formats
 
     public init(
         maxPixels: Int = DecodeOptions.defaultMaxPixels, maxFrames: Int = DecodeOptions.defaultMaxFrames,
@@ -44,6 +82,16 @@ public struct DecodeOptions: Sendable {
         self.scaleDenominator = scaleDenominator
         self.applyOrientation = applyOrientation
         self.maxProgressiveScans = maxProgressiveScans
+    }
+
+    /// Throws unless `formats` allows `format`'s decoder.
+    func checkAllowed(_ format: ImageFormat, name: String) throws(ImageIOError) {
+        guard let formats, !formats.contains(format) else { return }
+        let allowed = ImageFormat.all.filter(formats.contains)
+        throw .unsupported(
+            file: name,
+            reason: "\(format.displayName) files are not allowed here (\(DecoderAllowList.source) allows "
+                + "\(allowed.isEmpty ? "none" : ImageFormat.names(of: allowed, "and")))")
     }
 
     /// Throws when a declared size is empty or over `maxPixels`: codecs call this on the
@@ -175,6 +223,7 @@ public final class ImageReader {
     public init(source: ImageSource, name: String, options: DecodeOptions = DecodeOptions()) throws(ImageIOError) {
         let head = try source.head(ImageCodecs.headBytes)
         guard let codec = ImageCodecs.codec(recognizing: head) else { throw .notAnImage(file: name, head: head) }
+        try options.checkAllowed(codec.format, name: name)
         decoder = try codec.makeDecoder(source: source, name: name, options: options)
         let info = decoder.info
         format = codec.format

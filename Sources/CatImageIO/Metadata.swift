@@ -11,14 +11,33 @@ public struct ImageMetadata: Sendable, Equatable {
     public var xmp: [UInt8]?
     /// A free-text comment (JPEG COM, PNG "Comment"); WebP and GIF output have no place for it.
     public var comment: [UInt8]?
+    /// What the input had but was over the metadata budget and so left out, e.g. "EXIF
+    /// (66.0 MB)": each becomes a note for the person (nothing else knows it was there).
+    public var leftOut: [String]
 
     public static let none = ImageMetadata()
 
-    public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, xmp: [UInt8]? = nil, comment: [UInt8]? = nil) {
+    /// The one budget of an ICC profile, an EXIF block, an XMP packet or PNG's text (8 MiB,
+    /// CShimSupport's CS_METADATA_BUDGET): real print profiles are 0.5-3 MB; what is over
+    /// it is left out of the output with a note, not the image.
+    public static let budget = 8 << 20
+
+    public init(
+        iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, xmp: [UInt8]? = nil, comment: [UInt8]? = nil,
+        leftOut: [String] = []
+    ) {
         self.iccProfile = iccProfile.flatMap { Self.isRGBProfile($0) ? $0 : nil }
         self.exif = exif.flatMap(Self.tiffData)
         self.xmp = xmp.flatMap { $0.isEmpty ? nil : $0 }
         self.comment = comment.flatMap { $0.isEmpty ? nil : $0 }
+        self.leftOut = leftOut
+    }
+
+    /// The notes of `leftOut` from a shim's three dropped sizes (0: nothing was dropped).
+    public static func leftOut(icc: UInt64, exif: UInt64, xmp: UInt64) -> [String] {
+        [("ICC profile", icc), ("EXIF", exif), ("XMP", xmp)].compactMap { name, bytes in
+            bytes == 0 ? nil : "\(name) (\(String(printf: "%.1f", Double(bytes) / 1_000_000)) MB)"
+        }
     }
 
     public var isEmpty: Bool { iccProfile == nil && exif == nil && xmp == nil && comment == nil }

@@ -32,6 +32,8 @@ struct Catctl: AsyncParsableCommand {
               CATCTL_API_KEY     thecatapi key for load (or --api-key); never printed
               CATCTL_MAX_PIXELS  the pixel limit, every frame of an animation counted (or --max-pixels;
                                  default 100000000); --max-frames limits frames (default 10000)
+              CATCTL_FORMATS     the formats whose decoders may run, e.g. jpeg,png,webp (or --formats);
+                                 any other input is 65
               CATCTL_CATS_DIR    the folder provider's default folder (default: the bundled cats)
               CATCTL_FONT        a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold);
                                  66 when missing or not a regular file, 65 when not a font
@@ -45,6 +47,7 @@ struct Catctl: AsyncParsableCommand {
 
     static func main() async {
         OutputFile.recordInheritedDescriptors()  // before anything opens one
+        SystemCalls.keepConsole()  // stderr, before a library call can point fd 2 elsewhere
         Interrupts.install()
         // Names that are not UTF-8 keep their bytes (FileNames); CommandLine.arguments would not.
         let arguments = Array(FileNames.commandLineArguments().dropFirst())

@@ -73,9 +73,32 @@ struct LimitOptions: ParsableArguments {
     @Option(name: .customLong("max-frames"), help: "Refuse animations with more frames than this.")
     var maxFrames: Int = DecodeOptions.defaultMaxFrames
 
+    @Option(
+        name: .customLong("formats"),
+        help: ArgumentHelp(
+            "Decode only these formats, e.g. jpeg,png,webp (or CATCTL_FORMATS): every other file is refused (65) "
+                + "before its decoder runs.",
+            valueName: "list"))
+    var formats: String?
+
+    /// Checks the limits and sets the process's decoder allow-list (`DecoderAllowList`, as
+    /// libvips's VIPS_BLOCK_UNTRUSTED is process-wide) from --formats, else CATCTL_FORMATS.
     func validate() throws {
         _ = try maxPixels()
         guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive") }
+        try applyFormats()
+    }
+
+    func applyFormats(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let (list, source) = formats.map { ($0, "--formats") } ?? (environment["CATCTL_FORMATS"], "CATCTL_FORMATS")
+        guard let list else { return DecoderAllowList.set(nil, source: source) }
+        switch DecoderAllowList.parse(list) {
+        case let .success(allowed): DecoderAllowList.set(allowed, source: source)
+        case let .failure(failure):
+            let names = ImageFormat.all.map(\.name).joined(separator: ", ")
+            throw ValidationError(
+                "\(source) names '\(ForeignText.visible(failure.word))', which is not a format catctl reads (\(names))")
+        }
     }
 
     func maxPixels(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {

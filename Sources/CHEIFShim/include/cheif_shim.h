@@ -52,21 +52,29 @@ typedef struct ch_info {
     int icc_synthesized;                       // 1 when `icc` was made from nclx values
     const uint8_t *exif; size_t exif_length;   // bare TIFF ("II*\0"/"MM\0*"), or NULL
     const uint8_t *xmp;  size_t xmp_length;    // the XMP packet ('mime' application/rdf+xml) or NULL
+    // Metadata over CS_METADATA_BUDGET (8 MiB), left out: its size in bytes, else 0.
+    uint64_t icc_dropped, exif_dropped, xmp_dropped;
 } ch_info;
 
 typedef struct ch_decoder ch_decoder;
 
 // Copies `length` bytes of HEIF/AVIF data. Returns NULL only when out of memory.
 ch_decoder *ch_decoder_create(const uint8_t *data, size_t length);
+// The codecs read_header lets decode (both unless called): an allow-list that admits AVIF
+// and not HEIC must not reach libde265 through an AVIF-branded file of HEVC items.
+enum { CH_CODEC_HEVC = 1, CH_CODEC_AV1 = 2 };
+void ch_decoder_allow_codecs(ch_decoder *decoder, unsigned codecs);
 // Whether libheif, libavif and libde265 are there: on Linux they are loaded when first
 // needed (dlopen), not at start. 1, or 0 with the reason in why[0..size) (why may be NULL).
 // The decoder and encoder makers return NULL when they are not.
 int ch_available(char *why, size_t size);
 void ch_decoder_destroy(ch_decoder *decoder);
 // Parses the container (libheif; for a file whose major brand is 'avis', libavif) and fills
-// `info`. No pixel memory is allocated: libheif's own per-dimension security limit is set
-// from max_pixels before the file is read (a huge declared 'ispe' fails inside the parse),
-// then width*height (*frame_count) is checked against max_pixels and frame_count against
+// `info`. No pixel memory is allocated. First heif_scan.c's pre-scan checks the boxes
+// (structure, references, extents, every decoded picture's declared and coded size, the
+// tiles' sum, the sample count) against max_pixels and max_frames; then libheif's own
+// per-dimension security limit is set from max_pixels before it reads the file, then
+// width*height (*frame_count) is checked against max_pixels and frame_count against
 // max_frames (0 is a limit, not "unlimited"): CH_ERR_LIMIT. A HEIF image sequence
 // ('msf1'/'hevs' brands) with an HEVC track is read frame by frame (hevc_sequence.c); one
 // without such a track as its still primary image, else CH_ERR_UNSUPPORTED. The metadata pointers stay valid until ch_decoder_destroy. width,

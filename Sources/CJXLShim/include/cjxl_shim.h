@@ -29,13 +29,8 @@ enum {
     CX_ERR_NOMEM = 4,
     CX_ERR_IO = 5,           // a write to the output descriptor failed (see *error_number)
     CX_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
-    CX_ERR_LIMIT = 7,        // the caller's max_pixels / max_frames was exceeded, or a metadata
-                             // box decompresses to more than CX_MAX_METADATA bytes
+    CX_ERR_LIMIT = 7,        // the caller's max_pixels / max_frames was exceeded
 };
-
-// A Brotli-compressed ("brob") Exif or XMP box may decompress to at most this
-// many bytes (uncompressed boxes are bounded by the file size anyway).
-#define CX_MAX_METADATA (64u * 1024u * 1024u)
 
 typedef struct cx_info {
     uint32_t width, height;          // size of the returned pixels, i.e. AFTER orientation (see below)
@@ -53,6 +48,9 @@ typedef struct cx_info {
                                                // sRGB (owned by the decoder; see read_header)
     const uint8_t *exif; size_t exif_length;   // first "Exif" box, bare TIFF ("II*\0"/"MM\0*"), or NULL
     const uint8_t *xmp;  size_t xmp_length;    // first "xml " box, or NULL
+    // Metadata over CS_METADATA_BUDGET (8 MiB; a Brotli box counted as it decompresses),
+    // left out: the bytes seen (at least the budget), else 0.
+    uint64_t icc_dropped, exif_dropped, xmp_dropped;
 } cx_info;
 
 typedef struct cx_decoder cx_decoder;
@@ -68,16 +66,21 @@ void cx_decoder_destroy(cx_decoder *decoder);
 // Reads the headers and walks the whole file once WITHOUT decoding pixels
 // (libjxl skips frame data through the frame's table of contents), and fills
 // `info`. The checks, in file order and before any pixel memory exists:
+//   the container's boxes malformed (cs_box_next)         -> CX_ERR_CORRUPT/TRUNCATED
 //   width*height > max_pixels                              -> CX_ERR_LIMIT
-//   at each frame header: count > max_frames, or
-//   width*height*count > max_pixels                        -> CX_ERR_LIMIT
+//   at each frame header: displayed frames > max_frames, or
+//   width*height*displayed frames > max_pixels             -> CX_ERR_LIMIT
+//   every frame (layers and zero-duration frames too: the walk does not coalesce,
+//   so libjxl 0.7 reports each regular frame, which it would otherwise decode
+//   unseen): count > max_frames, or their areas together > max_pixels -> CX_ERR_LIMIT
 // (0 is a limit, not "unlimited": max_frames 0 refuses every file). info->width and
 // height are set as soon as they are read, so a caller can name an image over the limit.
+// Not reported by libjxl 0.7 and so not counted: reference-only and DC frames.
 // Metadata: the first "Exif" box (its 4-byte TIFF-header offset removed; left
 // out when it does not then start with a TIFF header) and the first "xml " box,
 // wherever they are in the container (before or after the codestream), "brob"
-// (Brotli-compressed) boxes decompressed; a box decompressing past
-// CX_MAX_METADATA is CX_ERR_LIMIT.
+// (Brotli-compressed) boxes decompressed. A profile or a box over
+// CS_METADATA_BUDGET is left out (icc_dropped, exif_dropped, xmp_dropped), not the image.
 // Colour: the pixels come out as libjxl outputs them for 8-bit integers
 // (JXL_COLOR_PROFILE_TARGET_DATA): for lossless / original-profile images the
 // original space; for XYB (lossy) images the original space when the header

@@ -13,6 +13,7 @@ enum {
     CP_ERR_TRUNCATED = 2,   // the data ended early
     CP_ERR_NOMEM = 4,
     CP_ERR_STATE = 6,
+    CP_ERR_LIMIT = 7,       // the IHDR size is over cp_decoder_set_max_pixels (width and height set)
 };
 
 typedef struct cp_info {
@@ -37,6 +38,10 @@ typedef struct cp_decoder cp_decoder;
 // Copies `length` bytes of PNG data. Returns NULL only when out of memory.
 cp_decoder *cp_decoder_create(const uint8_t *data, size_t length);
 void cp_decoder_destroy(cp_decoder *decoder);
+// The caller's pixel limit (before read_header): an IHDR over it is CP_ERR_LIMIT with the
+// size in the info, and libpng's own per-side limits (1000000 by default, which called a
+// 1x25000000 image "Invalid IHDR data") are set to it, so the one limit decides.
+void cp_decoder_set_max_pixels(cp_decoder *decoder, uint64_t max_pixels);
 // Reads everything up to the image data (no pixel memory allocated) and sets up
 // the transformations to RGBA8: palette and low bit depths expanded, tRNS to
 // alpha, grey to RGB, 16 bits scaled to 8, opaque alpha added when missing.

@@ -8,7 +8,8 @@
 
 // Writes all of bytes[0..count) to fd, retrying on EINTR and short writes. Returns 0, or
 // the errno of the failure (EIO when write(2) wrote nothing). Async-signal-safe: only
-// write(2) and errno, so the terminal shim's signal handlers may call it.
+// write(2) and errno, so the terminal shim's signal handlers may call it. fd 2 means
+// catctl's own stderr (cs_console_fd), also while a quiet scope has fd 2 elsewhere.
 int cs_write_all(int fd, const void *bytes, size_t count);
 
 // A copy of bytes[0..length) in new memory (one byte when length is 0, so the pointer is
@@ -43,5 +44,77 @@ int cs_libraries_load(cs_library *libraries, size_t count, char *why, size_t siz
 // and the function's name.
 #define CS_LIBRARY_SLOT(name) __typeof__(name) *name;
 #define CS_LIBRARY_NAME(name) #name,
+
+// Descriptor 2, catctl's and the libraries'. libjxl 0.7 (JXL_FAILURE lines, with names
+// taken from the file), dav1d, libde265, aom and x265 print on fd 2 by themselves, where a
+// person's terminal is: a file could set the title, clear the screen or colour text. So
+// every shim call into such a library runs inside a quiet scope (CS_QUIET_SCOPE at the top
+// of the function): while any scope is open, fd 2 is a memory file, and what the libraries
+// wrote is kept (its last CS_CHATTER_KEPT bytes) for cs_chatter_take, never shown raw.
+// catctl's own writes "to fd 2" (cs_write_all, and Swift's SystemCalls.writeAll) go to
+// cs_stderr_target() instead: the original stderr, or what the live terminal holds it in
+// (cs_stderr_hold), so a line another thread prints meanwhile is never caught. Scopes nest
+// and overlap across threads (a count). Sanitizer reports go to the original stderr.
+enum { CS_CHATTER_KEPT = 16384 };
+
+// The original fd 2, duplicated once at the first call (fd 2 itself if it cannot be).
+int cs_console_fd(void);
+// Where catctl's own stderr lines go now: the held descriptor, else cs_console_fd().
+// Async-signal-safe.
+int cs_stderr_target(void);
+// Sends catctl's stderr (and fd 2 outside quiet scopes) to `fd` until called with -1 (the
+// live terminal keeps stderr aside while it owns the screen). Async-signal-safe once
+// cs_console_fd() has been called.
+void cs_stderr_hold(int fd);
+// Opens a quiet scope; returns a token for cs_quiet_end (0 when fd 2 is left as it is).
+int cs_quiet_begin(void);
+void cs_quiet_end(int token);
+// Copies what the libraries wrote since the last take (its last CS_CHATTER_KEPT bytes) to
+// buffer[0..size), NUL-terminated, and forgets it; returns the number of bytes copied.
+size_t cs_chatter_take(char *buffer, size_t size);
+
+static inline void cs_quiet_cleanup(int *token) { cs_quiet_end(*token); }
+#define CS_QUIET_SCOPE int cs_quiet_token __attribute__((cleanup(cs_quiet_cleanup), unused)) = cs_quiet_begin()
+
+// ---- ISO/IEC 14496-12 boxes (HEIF, AVIF, HEIF sequences, the JPEG XL container)
+// Every size is checked against its parent before a byte of the box is read.
+
+typedef struct cs_span {
+    const uint8_t *p;
+    size_t n;
+} cs_span;
+
+typedef struct cs_box {
+    uint32_t type;
+    cs_span body;   // the payload after the 8- or 16-byte header
+} cs_box;
+
+#define CS_FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
+
+// The box at *at inside `in`: 1 with *box filled and *at moved past it; 0 at the end of
+// `in`; -1 when the box is malformed (a size smaller than its header or past its parent,
+// a header cut short). A size of 0 runs to the end of `in`.
+int cs_box_next(cs_span in, size_t *at, cs_box *box);
+// The first box of `type` directly inside `in` after `skip` bytes of the parent's own
+// fields: 1 with its payload in *out, else 0 (none, or a malformed box on the way).
+int cs_box_child(cs_span in, size_t skip, uint32_t type, cs_span *out);
+// A full box's payload after its version and flags: 1, or 0 when it is shorter than 4 bytes.
+int cs_full_box(cs_span box, cs_span *payload, int *version, uint32_t *flags);
+
+// Reads big-endian fields from a span without passing its end: past it, `bad` is set and
+// 0 is read.
+typedef struct cs_reader {
+    cs_span in;
+    size_t at;
+    int bad;
+} cs_reader;
+uint64_t cs_read(cs_reader *r, size_t bytes);  // 0..8 bytes (0 reads nothing: 0)
+void cs_skip(cs_reader *r, size_t bytes);
+static inline size_t cs_left(const cs_reader *r) { return r->bad || r->at > r->in.n ? 0 : r->in.n - r->at; }
+
+// The one metadata budget of every format: an ICC profile, the EXIF and the XMP of an
+// image may each be at most this long (PNG text chunks share it too). Real print
+// profiles are 0.5-3 MB. What is over it is left out of the output, with a note.
+enum { CS_METADATA_BUDGET = 8 * 1024 * 1024 };
 
 #endif

@@ -92,6 +92,10 @@ final class HEIFRowDecoder: WholePictureDecoder {
         guard let d = bytes.withUnsafeBufferPointer({ ch_decoder_create($0.baseAddress, $0.count) }) else {
             throw .outOfMemory(bytes: bytes.count)
         }
+        // The allow-list names HEIC and AVIF apart; the file's brand does not decide the codec.
+        let allows = { (format: ImageFormat) in options.formats?.contains(format) ?? true }
+        ch_decoder_allow_codecs(
+            d, (allows(.heic) ? UInt32(CH_CODEC_HEVC) : 0) | (allows(.avif) ? UInt32(CH_CODEC_AV1) : 0))
         var header = ch_info()
         let code = ch_decoder_read_header(
             d, UInt64(options.maxPixels), UInt32(clamping: options.maxFrames), &header)
@@ -117,7 +121,9 @@ final class HEIFRowDecoder: WholePictureDecoder {
             metadata: ImageMetadata(
                 iccProfile: copiedBytes(header.icc, header.icc_length),
                 exif: copiedUprightExif(header.exif, header.exif_length),
-                xmp: copiedBytes(header.xmp, header.xmp_length)),
+                xmp: copiedBytes(header.xmp, header.xmp_length),
+                leftOut: ImageMetadata.leftOut(
+                    icc: header.icc_dropped, exif: header.exif_dropped, xmp: header.xmp_dropped)),
             frameCount: frames)
         threads = options.threads > 1 ? 1 : 0
         decoder = d

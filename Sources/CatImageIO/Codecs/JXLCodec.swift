@@ -127,7 +127,9 @@ final class JXLRowDecoder: WholePictureDecoder {
             metadata: ImageMetadata(
                 iccProfile: copiedBytes(header.icc, header.icc_length),
                 exif: copiedUprightExif(header.exif, header.exif_length),
-                xmp: copiedBytes(header.xmp, header.xmp_length)),
+                xmp: copiedBytes(header.xmp, header.xmp_length),
+                leftOut: ImageMetadata.leftOut(
+                    icc: header.icc_dropped, exif: header.exif_dropped, xmp: header.xmp_dropped)),
             frameCount: frames)
         loopCount = Int(header.loop_count)
         threads = Int32(clamping: options.threads)

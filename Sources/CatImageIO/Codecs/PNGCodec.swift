@@ -53,7 +53,12 @@ final class PNGRowDecoder: RowDecoder {
             throw .outOfMemory(bytes: bytes.count)
         }
         var header = cp_info()
+        cp_decoder_set_max_pixels(d, UInt64(options.maxPixels))
         let code = cp_decoder_read_header(d, &header)
+        if code == Int32(CP_ERR_LIMIT) {
+            defer { cp_decoder_destroy(d) }
+            try options.checkLimit(Int(header.width), Int(header.height), name: name)
+        }
         guard code == Int32(CP_OK) else {
             defer { cp_decoder_destroy(d) }
             throw PNGCodec.error(code, message: String(cString: cp_decoder_message(d)), name: name)

@@ -19,7 +19,9 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
         options.shrinkOnLoad = { width, height in
             DecodeOptions.denominator(longSide: max(width, height), keeping: CatFaceDetector.side)
         }
-        let reader = try ImageReader(source: try ImageSource.open(path), name: path, options: options)
+        // Like batch, detect reads files: a FIFO would wait for a writer forever.
+        let source = try ImageSource.open(path, regularOnly: true)
+        let reader = try ImageReader(source: source, name: path, options: options)
         let swaps = reader.orientation >= 5
         let (width, height) = swaps ? (reader.fullHeight, reader.fullWidth) : (reader.fullWidth, reader.fullHeight)
         let picture = try ImageDecoder.decode(reader, options: options).pixels

@@ -59,10 +59,12 @@ public struct EditOutcome: Sendable, Equatable {
     /// Where a gravity (a compass point, `cat`, `attention`, `entropy`) placed the crop, in
     /// the input's pixels; nil when there was none.
     public let crop: EditCatCrop?
+    /// The input's metadata over the budget, left out (`ImageMetadata.leftOut`).
+    public let leftOut: [String]
 
     public init(
         width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1, inputPages: Int = 1,
-        crop: EditCatCrop? = nil
+        crop: EditCatCrop? = nil, leftOut: [String] = []
     ) {
         self.width = width
         self.height = height
@@ -71,6 +73,7 @@ public struct EditOutcome: Sendable, Equatable {
         self.inputFrames = inputFrames
         self.inputPages = inputPages
         self.crop = crop
+        self.leftOut = leftOut
     }
 
     public var megapixels: Double { Double(width * height * frames) / 1_000_000 }
@@ -212,7 +215,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 }
                 _ = try placed()
                 return EditOutcome(
-                    width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount, crop: window)
+                    width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount, crop: window,
+                    leftOut: reader.metadata.leftOut)
             }
             decode.shrinkOnLoad = nil  // the reader has its scale already
             pages = reader.pageCount
@@ -232,7 +236,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
             progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
         }
         return EditOutcome(
-            width: filtered.width, height: filtered.height, streamed: false, inputPages: pages, crop: window)
+            width: filtered.width, height: filtered.height, streamed: false, inputPages: pages, crop: window,
+            leftOut: metadata.leftOut)
     }
 
     /// Where the chain's gravity placed its crop, in the pixels of its input.
@@ -264,7 +269,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         progress.report(1)
         return EditOutcome(
             width: animation.width, height: animation.height, streamed: false, frames: written,
-            inputFrames: animation.frames.count, crop: window)
+            inputFrames: animation.frames.count, crop: window, leftOut: animation.metadata.leftOut)
     }
 
     @concurrent

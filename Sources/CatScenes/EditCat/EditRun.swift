@@ -42,12 +42,14 @@ enum EditRun {
         let outcome = try await work.value
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
-            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop)
+            frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop,
+            leftOut: outcome.leftOut)
     }
 
     static func result(
         _ request: EditRequest, width: Int, height: Int, specs: [String], elapsed: Duration,
-        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1), pages: Int = 1, crop: EditCatCrop? = nil
+        gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1), pages: Int = 1, crop: EditCatCrop? = nil,
+        leftOut: [String] = []
     ) -> EditCatResult {
         let output = request.output == "-" ? "stdout" : request.output
         var notes: [String] = []
@@ -59,6 +61,9 @@ enum EditRun {
         }
         if pages > 1 {
             notes.append("\(request.input) has \(pages) pages; \(output) holds the first")
+        }
+        for metadata in leftOut {
+            notes.append("\(request.input)'s \(metadata) is over the 8 MiB metadata budget: left out of \(output)")
         }
         return EditCatResult(
             input: request.input, output: request.output, width: width, height: height, filters: specs,

@@ -50,7 +50,7 @@ struct ConvolveStage: SpatialStage {
         }
         var kernel: [Int32] = []
         for value in values {
-            guard value.allSatisfy(\.isASCII), let k = Int(value), abs(k) <= Self.maximumEntry else {
+            guard value.allSatisfy(\.isASCII), let k = Int(value), k.magnitude <= Self.maximumEntry else {
                 throw bad("'\(value)' is not a whole number from -\(Self.maximumEntry) to \(Self.maximumEntry)")
             }
             kernel.append(Int32(k))

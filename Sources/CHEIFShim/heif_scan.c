@@ -1,0 +1,1114 @@
+// The HEIF/AVIF pre-scan: see heif_scan.h. Boxes are ISO/IEC 14496-12's (tracks) and
+// 23008-12's (items: meta, hdlr, pitm, iinf/infe, iloc, iref, iprp/ipco/ipma, idat);
+// properties ispe, hvcC (14496-15), av1C and auxC; grid and iovl payloads (23008-12
+// 6.6.2.3). The codec headers read are H.265's SPS (7.3.2.2, up to the picture size) and
+// AV1's sequence header OBU (5.5, up to the maximum frame size). Every count is checked
+// before anything is allocated for it, every offset and size before a byte is read.
+#include "heif_scan.h"
+
+#include "cheif_shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FOURCC CS_FOURCC
+
+// ---------------------------------------------------------------- bits
+
+// Reads bits MSB first; with `epb`, H.265's emulation-prevention bytes (00 00 03) are
+// dropped. Past the end, `bad` is set and 0 is read.
+typedef struct ch_bits {
+    const uint8_t *p;
+    size_t n, at;
+    int bit, zeros, bad, epb;
+} ch_bits;
+
+static unsigned ch_bit(ch_bits *b) {
+    if (b->at >= b->n) {
+        b->bad = 1;
+        return 0;
+    }
+    if (b->epb && b->bit == 0 && b->zeros >= 2 && b->p[b->at] == 3) {
+        b->zeros = 0;
+        if (++b->at >= b->n) {
+            b->bad = 1;
+            return 0;
+        }
+    }
+    unsigned v = (b->p[b->at] >> (7 - b->bit)) & 1;
+    if (++b->bit == 8) {
+        b->zeros = b->p[b->at] == 0 ? b->zeros + 1 : 0;
+        b->bit = 0;
+        b->at++;
+    }
+    return v;
+}
+
+static uint32_t ch_bits_u(ch_bits *b, int count) {
+    uint32_t v = 0;
+    for (int i = 0; i < count; i++) v = v << 1 | ch_bit(b);
+    return v;
+}
+
+static uint32_t ch_bits_ue(ch_bits *b) {  // H.265 Exp-Golomb, at most 32 bits of value
+    int zeros = 0;
+    while (!ch_bit(b)) {
+        if (b->bad || ++zeros > 31) {
+            b->bad = 1;
+            return 0;
+        }
+    }
+    return (uint32_t)((1ull << zeros) - 1 + ch_bits_u(b, zeros));
+}
+
+static uint32_t ch_bits_uvlc(ch_bits *b) {  // AV1's uvlc(): 32 or more zeros mean 2^32 - 1
+    int zeros = 0;
+    while (!ch_bit(b)) {
+        if (b->bad) return 0;
+        if (++zeros >= 32) return UINT32_MAX;
+    }
+    return (uint32_t)((1ull << zeros) - 1 + ch_bits_u(b, zeros));
+}
+
+// ---------------------------------------------------------------- codec headers
+
+int ch_hevc_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *height) {
+    if (n < 3 || ((nal[0] >> 1) & 0x3f) != 33) return 0;
+    ch_bits b = {nal, n, 2, 0, 0, 0, 1};  // after the 2-byte NAL header
+    ch_bits_u(&b, 4);                      // sps_video_parameter_set_id
+    unsigned sub_layers = ch_bits_u(&b, 3);
+    ch_bits_u(&b, 1);                      // sps_temporal_id_nesting_flag
+    ch_bits_u(&b, 32), ch_bits_u(&b, 32), ch_bits_u(&b, 32);  // general profile, flags, level
+    unsigned profile_present[8] = {0}, level_present[8] = {0};
+    for (unsigned i = 0; i < sub_layers; i++) {
+        profile_present[i] = ch_bit(&b);
+        level_present[i] = ch_bit(&b);
+    }
+    if (sub_layers > 0)
+        for (unsigned i = sub_layers; i < 8; i++) ch_bits_u(&b, 2);
+    for (unsigned i = 0; i < sub_layers; i++) {
+        if (profile_present[i]) ch_bits_u(&b, 32), ch_bits_u(&b, 32), ch_bits_u(&b, 24);  // 88 bits
+        if (level_present[i]) ch_bits_u(&b, 8);
+    }
+    ch_bits_ue(&b);                        // sps_seq_parameter_set_id
+    if (ch_bits_ue(&b) == 3) ch_bit(&b);   // chroma_format_idc; separate_colour_plane_flag
+    *width = ch_bits_ue(&b);
+    *height = ch_bits_ue(&b);
+    return !b.bad;
+}
+
+// The maximum frame size of an AV1 sequence header OBU's payload: 1, or 0 when cut short.
+static int ch_av1_sequence_size(const uint8_t *p, size_t n, uint32_t *width, uint32_t *height) {
+    ch_bits b = {p, n, 0, 0, 0, 0, 0};
+    ch_bits_u(&b, 3);                      // seq_profile
+    ch_bit(&b);                            // still_picture
+    if (ch_bit(&b)) {                      // reduced_still_picture_header
+        ch_bits_u(&b, 5);                  // seq_level_idx[0]
+    } else {
+        unsigned decoder_model = 0, delay_bits = 0;
+        if (ch_bit(&b)) {                  // timing_info_present_flag
+            ch_bits_u(&b, 32), ch_bits_u(&b, 32);  // num_units_in_display_tick, time_scale
+            if (ch_bit(&b)) ch_bits_uvlc(&b);       // equal_picture_interval: num_ticks_per_picture_minus_1
+            decoder_model = ch_bit(&b);
+            if (decoder_model) {
+                delay_bits = ch_bits_u(&b, 5) + 1;  // buffer_delay_length_minus_1
+                ch_bits_u(&b, 32);                  // num_units_in_decoding_tick
+                ch_bits_u(&b, 5), ch_bits_u(&b, 5); // buffer_removal_time_length, frame_presentation_time_length
+            }
+        }
+        unsigned initial_delay = ch_bit(&b);
+        unsigned points = ch_bits_u(&b, 5) + 1;
+        for (unsigned i = 0; i < points && !b.bad; i++) {
+            ch_bits_u(&b, 12);             // operating_point_idc
+            if (ch_bits_u(&b, 5) > 7) ch_bit(&b);  // seq_level_idx; seq_tier
+            if (decoder_model && ch_bit(&b)) {     // decoder_model_present_for_this_op
+                ch_bits_u(&b, (int)delay_bits), ch_bits_u(&b, (int)delay_bits);
+                ch_bit(&b);                // low_delay_mode_flag
+            }
+            if (initial_delay && ch_bit(&b)) ch_bits_u(&b, 4);
+        }
+    }
+    int wbits = (int)ch_bits_u(&b, 4) + 1, hbits = (int)ch_bits_u(&b, 4) + 1;
+    *width = ch_bits_u(&b, wbits) + 1;     // max_frame_width_minus_1 (at most 16 bits)
+    *height = ch_bits_u(&b, hbits) + 1;
+    return !b.bad;
+}
+
+// ---------------------------------------------------------------- item data across extents
+
+typedef struct ch_extent {
+    uint64_t start, length;  // in the file (idat's extents too: idat is part of the file)
+} ch_extent;
+
+typedef struct ch_item_data {
+    const uint8_t *file;
+    const ch_extent *extents;
+    uint32_t count;
+    uint64_t length;         // all extents together
+} ch_item_data;
+
+// Copies up to `n` bytes at `offset` of the item's data; returns how many were there.
+static size_t ch_item_copy(const ch_item_data *d, uint64_t offset, uint8_t *out, size_t n) {
+    size_t done = 0;
+    for (uint32_t i = 0; i < d->count && done < n; i++) {
+        const ch_extent *e = &d->extents[i];
+        if (offset >= e->length) {
+            offset -= e->length;
+            continue;
+        }
+        uint64_t take = e->length - offset;
+        if (take > n - done) take = n - done;
+        memcpy(out + done, d->file + e->start + offset, (size_t)take);
+        done += (size_t)take;
+        offset = 0;
+    }
+    return done;
+}
+
+// ---------------------------------------------------------------- checks of codec pictures
+
+typedef struct ch_check {
+    uint32_t declared_w, declared_h;  // the size the container states
+    uint32_t margin;                  // one coding block: what a coded picture may add
+    uint64_t max_pixels;
+    uint32_t largest_w, largest_h;    // the largest picture a codec header asks for
+    int code;                         // CH_OK until a header fails
+    char *why;
+    size_t size;
+    const char *what;                 // "the HEVC SPS", "the AV1 sequence header"
+} ch_check;
+
+static void ch_check_picture(ch_check *c, uint32_t w, uint32_t h) {
+    if (c->code != CH_OK) return;
+    if ((uint64_t)w * h > (uint64_t)c->largest_w * c->largest_h) c->largest_w = w, c->largest_h = h;
+    if ((uint64_t)w * h > c->max_pixels) {
+        cs_format(c->why, c->size, "%s asks for a %ux%u picture, over the limit of %llu pixels", c->what, w, h,
+                  (unsigned long long)c->max_pixels);
+        c->code = CH_ERR_LIMIT;
+    } else if (w > (uint64_t)c->declared_w + c->margin || h > (uint64_t)c->declared_h + c->margin) {
+        cs_format(c->why, c->size, "%s says %ux%u, larger than the %ux%u the file declares", c->what, w, h,
+                  c->declared_w, c->declared_h);
+        c->code = CH_ERR_CORRUPT;
+    }
+}
+
+// Every SPS among an hvcC's parameter-set arrays. 0 when the box is malformed.
+static int ch_check_hvcc(ch_check *c, cs_span hvcc, int *nal_length) {
+    if (hvcc.n < 23) return 0;
+    *nal_length = (hvcc.p[21] & 3) + 1;
+    cs_reader r = {hvcc, 22, 0};
+    unsigned arrays = (unsigned)cs_read(&r, 1);
+    for (unsigned a = 0; a < arrays && !r.bad; a++) {
+        cs_skip(&r, 1);  // array_completeness, NAL unit type
+        unsigned count = (unsigned)cs_read(&r, 2);
+        for (unsigned k = 0; k < count && !r.bad; k++) {
+            size_t n = (size_t)cs_read(&r, 2);
+            if (cs_left(&r) < n) return 0;
+            uint32_t w, h;
+            if (n >= 2 && ((hvcc.p[r.at] >> 1) & 0x3f) == 33) {
+                if (!ch_hevc_sps_size(hvcc.p + r.at, n, &w, &h)) return 0;
+                ch_check_picture(c, w, h);
+            }
+            r.at += n;
+        }
+    }
+    return !r.bad;
+}
+
+// Every SPS among an HEVC item's or sample's NAL units (`length`-byte sizes). 0 when a
+// unit runs past the end.
+static int ch_check_hevc_data(ch_check *c, const ch_item_data *d, int length) {
+    uint8_t sps[256];
+    for (uint64_t at = 0; at < d->length && c->code == CH_OK;) {
+        uint8_t head[4];
+        if (d->length - at < (uint64_t)length || ch_item_copy(d, at, head, (size_t)length) != (size_t)length) return 0;
+        uint32_t n = 0;
+        for (int i = 0; i < length; i++) n = n << 8 | head[i];
+        at += (uint64_t)length;
+        if (n > d->length - at) return 0;
+        if (n >= 2 && ch_item_copy(d, at, sps, 1) == 1 && ((sps[0] >> 1) & 0x3f) == 33) {
+            size_t got = ch_item_copy(d, at, sps, n < sizeof sps ? n : sizeof sps);
+            uint32_t w, h;
+            if (!ch_hevc_sps_size(sps, got, &w, &h)) return 0;
+            ch_check_picture(c, w, h);
+        }
+        at += n;
+    }
+    return 1;
+}
+
+// Every sequence header among a run of AV1 OBUs (low-overhead format: each with a size
+// field, or the last one running to the end). 0 when the OBUs are malformed.
+static int ch_check_av1_data(ch_check *c, const ch_item_data *d) {
+    uint8_t seq[1024];
+    for (uint64_t at = 0; at < d->length && c->code == CH_OK;) {
+        uint8_t head[10];
+        size_t got = ch_item_copy(d, at, head, sizeof head);
+        if (got < 1 || (head[0] & 0x80)) return 0;  // obu_forbidden_bit
+        unsigned type = (head[0] >> 3) & 15;
+        size_t header = (head[0] & 4) ? 2 : 1;      // obu_extension_flag
+        uint64_t n;
+        if (head[0] & 2) {                          // obu_has_size_field: leb128
+            n = 0;
+            size_t i = header;
+            for (int shift = 0;; shift += 7, i++) {
+                if (i >= got || shift > 56) return 0;
+                n |= (uint64_t)(head[i] & 0x7f) << shift;
+                if (!(head[i] & 0x80)) break;
+            }
+            header = i + 1;
+        } else {
+            if (got < header) return 0;
+            n = d->length - at - header;
+        }
+        if (header > d->length - at || n > d->length - at - header) return 0;
+        if (type == 1) {  // OBU_SEQUENCE_HEADER
+            size_t take = (size_t)(n < sizeof seq ? n : sizeof seq);
+            uint32_t w, h;
+            if (ch_item_copy(d, at + header, seq, take) != take || !ch_av1_sequence_size(seq, take, &w, &h)) return 0;
+            ch_check_picture(c, w, h);
+        }
+        at += header + n;
+    }
+    return 1;
+}
+
+// An av1C box: 4 bytes of fields, then configuration OBUs.
+static int ch_check_av1c(ch_check *c, cs_span av1c) {
+    if (av1c.n < 4) return 0;
+    ch_extent e = {0, av1c.n - 4};
+    ch_item_data d = {av1c.p + 4, &e, 1, av1c.n - 4};
+    return ch_check_av1_data(c, &d);
+}
+
+// ---------------------------------------------------------------- items
+
+typedef struct ch_item {
+    uint32_t id, type;
+    int construction;          // iloc construction_method (0 file, 1 idat)
+    uint32_t first_extent, extents;
+    uint64_t length;
+    int located;               // it has an iloc entry
+    uint32_t ispe_w, ispe_h;
+    int has_ispe;
+    cs_span hvcc, av1c;        // its codec configuration property, if any
+    int alpha;                 // an auxC of the alpha kind
+    uint32_t first_ref, refs;  // its 'dimg' references (into refs)
+    int state;                 // cycle search: 0 new, 1 on the path, 2 done
+    uint64_t own;              // pixels of its own picture or canvas
+    uint64_t charge;           // pixels its decoding allocates, inputs included (0: not yet counted)
+} ch_item;
+
+typedef struct ch_ref {
+    uint32_t type, from, to;   // item indices
+    uint32_t sequence;         // the order read
+} ch_ref;
+
+typedef struct ch_meta {
+    const uint8_t *file;
+    size_t length;
+    ch_item *items;
+    uint32_t item_count;
+    ch_extent *extents;
+    uint32_t extent_count;
+    ch_ref *refs;              // sorted by type == 'dimg' first, then as read
+    uint32_t ref_count;
+    uint32_t *dimg;            // each item's dimg targets, in order
+    uint32_t dimg_count;
+    cs_span idat;
+    uint64_t max_pixels;
+    unsigned codecs;
+    char *why;
+    size_t size;
+} ch_meta;
+
+static int ch_fail_why(char *why, size_t size, int code, const char *message) {
+    cs_format(why, size, "%s", message);
+    return code;
+}
+
+static int ch_item_cmp(const void *a, const void *b) {
+    uint32_t x = ((const ch_item *)a)->id, y = ((const ch_item *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+// The index of the item with this id, or -1.
+static long ch_find(const ch_meta *m, uint32_t id) {
+    size_t lo = 0, hi = m->item_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->items[mid].id == id) return (long)mid;
+        if (m->items[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+// iinf: every infe's id and type. Items are sorted by id afterwards; ids are unique.
+static int ch_read_iinf(ch_meta *m, cs_span iinf) {
+    cs_span body;
+    int version;
+    if (!cs_full_box(iinf, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iinf'");
+    size_t skip = version == 0 ? 2 : 4;
+    cs_reader r = {body, 0, 0};
+    uint64_t declared = cs_read(&r, skip);
+    if (r.bad) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iinf'");
+    if (declared > CH_SCAN_MAX_ITEMS) {
+        cs_format(m->why, m->size, "the file declares %llu items, more than %d", (unsigned long long)declared,
+                  CH_SCAN_MAX_ITEMS);
+        return CH_ERR_LIMIT;
+    }
+    size_t at = skip;
+    cs_box box;
+    int got;
+    while ((got = cs_box_next(body, &at, &box)) == 1) {
+        if (box.type != FOURCC('i', 'n', 'f', 'e')) continue;
+        if (m->item_count >= CH_SCAN_MAX_ITEMS) {
+            cs_format(m->why, m->size, "the file has more than %d items", CH_SCAN_MAX_ITEMS);
+            return CH_ERR_LIMIT;
+        }
+        cs_span infe;
+        int v;
+        if (!cs_full_box(box.body, &infe, &v, NULL)) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'infe'");
+        cs_reader e = {infe, 0, 0};
+        ch_item item = {0};
+        item.id = (uint32_t)cs_read(&e, v == 3 ? 4 : 2);
+        cs_skip(&e, 2);  // item_protection_index
+        if (v >= 2) item.type = (uint32_t)cs_read(&e, 4);
+        if (e.bad) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'infe'");
+        m->items[m->item_count++] = item;
+    }
+    if (got < 0) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a box inside 'iinf' runs past its end");
+    qsort(m->items, m->item_count, sizeof *m->items, ch_item_cmp);
+    for (uint32_t i = 1; i < m->item_count; i++)
+        if (m->items[i].id == m->items[i - 1].id) {
+            cs_format(m->why, m->size, "item %u is declared twice", m->items[i].id);
+            return CH_ERR_CORRUPT;
+        }
+    return CH_OK;
+}
+
+static int ch_extent_cmp(const void *a, const void *b) {
+    uint64_t x = ((const ch_extent *)a)->start, y = ((const ch_extent *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+// iloc: each item's extents, inside the file (or idat), at most CH_SCAN_MAX_EXTENTS an
+// item, and no byte in two extents.
+static int ch_read_iloc(ch_meta *m, cs_span iloc) {
+    cs_span body;
+    int version;
+    if (!cs_full_box(iloc, &body, &version, NULL) || version > 2)
+        return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iloc'");
+    cs_reader r = {body, 0, 0};
+    unsigned sizes = (unsigned)cs_read(&r, 1), more = (unsigned)cs_read(&r, 1);
+    size_t offset_size = sizes >> 4, length_size = sizes & 15, base_size = more >> 4;
+    size_t index_size = version >= 1 ? (more & 15) : 0;
+    uint64_t count = cs_read(&r, version < 2 ? 2 : 4);
+    if (r.bad || offset_size > 8 || length_size > 8 || base_size > 8 || index_size > 8)
+        return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iloc'");
+    if (count > CH_SCAN_MAX_ITEMS) {
+        cs_format(m->why, m->size, "'iloc' places %llu items, more than %d", (unsigned long long)count,
+                  CH_SCAN_MAX_ITEMS);
+        return CH_ERR_LIMIT;
+    }
+    m->extents = malloc((size_t)(count ? count : 1) * CH_SCAN_MAX_EXTENTS * sizeof *m->extents);
+    if (!m->extents) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+    size_t extent_capacity = (size_t)count * CH_SCAN_MAX_EXTENTS;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t id = (uint32_t)cs_read(&r, version < 2 ? 2 : 4);
+        int construction = version >= 1 ? (int)(cs_read(&r, 2) & 15) : 0;
+        uint64_t reference = cs_read(&r, 2);
+        uint64_t base = cs_read(&r, base_size);
+        uint64_t extents = cs_read(&r, 2);
+        if (r.bad) return ch_fail_why(m->why, m->size, CH_ERR_TRUNCATED, "'iloc' ends early");
+        if (extents > CH_SCAN_MAX_EXTENTS) {
+            cs_format(m->why, m->size, "item %u has %llu extents, more than %d", id, (unsigned long long)extents,
+                      CH_SCAN_MAX_EXTENTS);
+            return CH_ERR_LIMIT;
+        }
+        long at = ch_find(m, id);
+        ch_item *item = at >= 0 ? &m->items[at] : NULL;
+        if (item && item->located) {
+            cs_format(m->why, m->size, "item %u is placed twice in 'iloc'", id);
+            return CH_ERR_CORRUPT;
+        }
+        if (construction > 1 || reference != 0) {
+            // Data in another item or another file: libheif 1.15 reads neither.
+            cs_format(m->why, m->size, "item %u's data is %s, which is not read", id,
+                      reference ? "in another file" : "built from other items (construction method 2)");
+            return CH_ERR_UNSUPPORTED;
+        }
+        if (item) {
+            item->located = 1;
+            item->construction = construction;
+            item->first_extent = m->extent_count;
+        }
+        for (uint64_t k = 0; k < extents; k++) {
+            cs_skip(&r, index_size);
+            uint64_t offset = cs_read(&r, offset_size), length = cs_read(&r, length_size);
+            if (r.bad) return ch_fail_why(m->why, m->size, CH_ERR_TRUNCATED, "'iloc' ends early");
+            // Where the extent lies in the file: idat's offset plus the offset, for method 1.
+            uint64_t area_start = construction == 1 ? (uint64_t)(m->idat.p - m->file) : 0;
+            uint64_t area_length = construction == 1 ? m->idat.n : m->length;
+            if (construction == 1 && !m->idat.p)
+                return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "an item's data is in 'idat', which is missing");
+            if (base > area_length || offset > area_length - base) {
+                cs_format(m->why, m->size, "item %u's data starts past the end of the %s (truncated)", id,
+                          construction == 1 ? "'idat' box" : "file");
+                return CH_ERR_TRUNCATED;
+            }
+            uint64_t start = base + offset;
+            if (length == 0) length = area_length - start;  // to the end
+            if (length > area_length - start) {
+                cs_format(m->why, m->size, "item %u's data runs past the end of the %s (truncated)", id,
+                          construction == 1 ? "'idat' box" : "file");
+                return CH_ERR_TRUNCATED;
+            }
+            if (m->extent_count >= extent_capacity)  // cannot happen: count items of at most 32
+                return ch_fail_why(m->why, m->size, CH_ERR_LIMIT, "too many extents");
+            m->extents[m->extent_count++] = (ch_extent){area_start + start, length};
+            if (item) {
+                item->extents++;
+                item->length += length;
+            }
+        }
+    }
+    // No byte may belong to two extents: then all items together hold at most the file.
+    size_t n = m->extent_count;
+    ch_extent *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+    memcpy(sorted, m->extents, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, ch_extent_cmp);
+    int rc = CH_OK;
+    for (size_t i = 1; i < n && rc == CH_OK; i++)
+        if (sorted[i - 1].length > sorted[i].start - sorted[i - 1].start) {
+            cs_format(m->why, m->size, "items' data overlap (bytes %llu to %llu are placed twice in 'iloc')",
+                      (unsigned long long)sorted[i].start,
+                      (unsigned long long)(sorted[i - 1].start + sorted[i - 1].length - 1));
+            rc = CH_ERR_CORRUPT;
+        }
+    free(sorted);
+    return rc;
+}
+
+// iref: references between items. Refused: an unknown item, an item naming itself, a
+// tile named twice by one 'dimg'.
+static int ch_read_iref(ch_meta *m, cs_span iref, uint32_t *ref_capacity) {
+    cs_span body;
+    int version;
+    if (!cs_full_box(iref, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iref'");
+    size_t id_size = version == 0 ? 2 : 4;
+    size_t at = 0;
+    cs_box box;
+    int got;
+    while ((got = cs_box_next(body, &at, &box)) == 1) {
+        cs_reader r = {box.body, 0, 0};
+        uint32_t from_id = (uint32_t)cs_read(&r, id_size);
+        uint32_t count = (uint32_t)cs_read(&r, 2);
+        if (r.bad || cs_left(&r) / id_size < count) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iref'");
+        long from = ch_find(m, from_id);
+        if (from < 0) {
+            cs_format(m->why, m->size, "a reference from item %u, which does not exist", from_id);
+            return CH_ERR_CORRUPT;
+        }
+        if (*ref_capacity - m->ref_count < count) {
+            // Each reference is at least 2 bytes of the file: the file bounds the total.
+            uint64_t want = (uint64_t)m->ref_count + count + 64;
+            ch_ref *grown = realloc(m->refs, (size_t)want * sizeof *grown);
+            if (!grown) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+            m->refs = grown;
+            *ref_capacity = (uint32_t)want;
+        }
+        uint32_t first = m->ref_count;
+        for (uint32_t k = 0; k < count; k++) {
+            uint32_t to_id = (uint32_t)cs_read(&r, id_size);
+            long to = ch_find(m, to_id);
+            if (to < 0) {
+                cs_format(m->why, m->size, "item %u refers to item %u, which does not exist", from_id, to_id);
+                return CH_ERR_CORRUPT;
+            }
+            if (to == from) {
+                cs_format(m->why, m->size, "item %u refers to itself", from_id);
+                return CH_ERR_CORRUPT;
+            }
+            if (box.type == FOURCC('d', 'i', 'm', 'g'))
+                for (uint32_t j = first; j < m->ref_count; j++)
+                    if (m->refs[j].to == (uint32_t)to) {
+                        cs_format(m->why, m->size, "item %u names item %u twice as an input (each use is decoded again)",
+                                  from_id, to_id);
+                        return CH_ERR_CORRUPT;
+                    }
+            m->refs[m->ref_count] = (ch_ref){box.type, (uint32_t)from, (uint32_t)to, m->ref_count};
+            m->ref_count++;
+        }
+    }
+    if (got < 0) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a box inside 'iref' runs past its end");
+    return CH_OK;
+}
+
+// iprp: each item's ispe, codec configuration and auxC, through ipma's associations.
+static int ch_read_iprp(ch_meta *m, cs_span iprp) {
+    cs_span ipco;
+    if (!cs_box_child(iprp, 0, FOURCC('i', 'p', 'c', 'o'), &ipco)) return CH_OK;
+    // The properties in order (1-based indices in ipma).
+    enum { MAX_PROPERTIES = 65535 };
+    size_t count = 0, at = 0;
+    cs_box box;
+    int got;
+    while ((got = cs_box_next(ipco, &at, &box)) == 1) count++;
+    if (got < 0) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a property box runs past 'ipco'");
+    if (count > MAX_PROPERTIES) return ch_fail_why(m->why, m->size, CH_ERR_LIMIT, "too many properties");
+    cs_box *properties = malloc((count ? count : 1) * sizeof *properties);
+    if (!properties) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+    at = 0;
+    for (size_t i = 0; i < count; i++) cs_box_next(ipco, &at, &properties[i]);
+
+    int rc = CH_OK;
+    at = 0;
+    while (rc == CH_OK && (got = cs_box_next(iprp, &at, &box)) == 1) {
+        if (box.type != FOURCC('i', 'p', 'm', 'a')) continue;
+        cs_span body;
+        int version;
+        uint32_t flags;
+        if (!cs_full_box(box.body, &body, &version, &flags)) {
+            rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'ipma'");
+            break;
+        }
+        cs_reader r = {body, 0, 0};
+        uint32_t entries = (uint32_t)cs_read(&r, 4);
+        for (uint32_t e = 0; e < entries && !r.bad && rc == CH_OK; e++) {
+            uint32_t id = (uint32_t)cs_read(&r, version < 1 ? 2 : 4);
+            unsigned associations = (unsigned)cs_read(&r, 1);
+            long index = ch_find(m, id);
+            for (unsigned k = 0; k < associations && !r.bad; k++) {
+                uint32_t p = (uint32_t)cs_read(&r, (flags & 1) ? 2 : 1) & ((flags & 1) ? 0x7fff : 0x7f);
+                if (index < 0 || p == 0) continue;
+                if (p > count) {
+                    cs_format(m->why, m->size, "item %u has property %u of %zu", id, p, count);
+                    rc = CH_ERR_CORRUPT;
+                    break;
+                }
+                ch_item *item = &m->items[index];
+                cs_box *prop = &properties[p - 1];
+                cs_span payload;
+                if (prop->type == FOURCC('i', 's', 'p', 'e') && cs_full_box(prop->body, &payload, NULL, NULL) &&
+                    payload.n >= 8) {
+                    cs_reader s = {payload, 0, 0};
+                    item->ispe_w = (uint32_t)cs_read(&s, 4);
+                    item->ispe_h = (uint32_t)cs_read(&s, 4);
+                    item->has_ispe = 1;
+                } else if (prop->type == FOURCC('h', 'v', 'c', 'C')) {
+                    item->hvcc = prop->body;
+                } else if (prop->type == FOURCC('a', 'v', '1', 'C')) {
+                    item->av1c = prop->body;
+                } else if (prop->type == FOURCC('a', 'u', 'x', 'C') && cs_full_box(prop->body, &payload, NULL, NULL)) {
+                    // aux_type: a URN, NUL-terminated. HEVC's and MPEG-B's alpha URNs.
+                    static const char *const alpha[] = {"urn:mpeg:hevc:2015:auxid:1",
+                                                        "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"};
+                    for (size_t a = 0; a < 2; a++) {
+                        size_t n = strlen(alpha[a]);
+                        if (payload.n >= n && memcmp(payload.p, alpha[a], n) == 0) item->alpha = 1;
+                    }
+                }
+            }
+        }
+        if (r.bad && rc == CH_OK) rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "'ipma' ends early");
+    }
+    if (got < 0 && rc == CH_OK) rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a box inside 'iprp' runs past its end");
+    free(properties);
+    return rc;
+}
+
+// References a decoder follows to make a picture: a derived image's inputs, an image's
+// alpha or depth, a thumbnail's master, a base image. ('prem' goes from an image to its
+// alpha, against 'auxl': together they are a cycle of no consequence; 'cdsc' ties
+// metadata to its image.)
+static int ch_follows(uint32_t type) {
+    return type == FOURCC('d', 'i', 'm', 'g') || type == FOURCC('a', 'u', 'x', 'l') ||
+           type == FOURCC('t', 'h', 'm', 'b') || type == FOURCC('b', 'a', 's', 'e');
+}
+
+// Depth-first search over those references: a cycle is refused (libheif 1.15 recurses).
+// Each reference is followed once: time linear in the references.
+static int ch_find_cycle(ch_meta *m, uint32_t start, uint32_t *stack, uint32_t *next_ref) {
+    // An explicit stack: the chain of references may be as long as the item list.
+    size_t depth = 0;
+    stack[depth] = start;
+    next_ref[depth] = m->items[start].first_ref;
+    m->items[start].state = 1;
+    while (1) {
+        uint32_t item = stack[depth];
+        uint32_t k = next_ref[depth];  // the item's next reference (they are together, sorted)
+        if (k >= m->items[item].first_ref + m->items[item].refs) {
+            m->items[item].state = 2;
+            if (depth == 0) return CH_OK;
+            depth--;
+            continue;
+        }
+        next_ref[depth] = k + 1;
+        if (!ch_follows(m->refs[k].type)) continue;
+        uint32_t to = m->refs[k].to;
+        if (m->items[to].state == 1) {
+            cs_format(m->why, m->size, "the references of items %u and %u form a cycle", m->items[item].id,
+                      m->items[to].id);
+            return CH_ERR_CORRUPT;
+        }
+        if (m->items[to].state == 0) {
+            m->items[to].state = 1;
+            depth++;
+            stack[depth] = to;
+            next_ref[depth] = m->items[to].first_ref;
+        }
+    }
+}
+
+static int ch_ref_cmp(const void *a, const void *b) {
+    const ch_ref *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+static int ch_is_coded(uint32_t type) {
+    return type == FOURCC('h', 'v', 'c', '1') || type == FOURCC('a', 'v', '0', '1');
+}
+
+static int ch_is_derived(uint32_t type) {
+    return type == FOURCC('g', 'r', 'i', 'd') || type == FOURCC('i', 'o', 'v', 'l') ||
+           type == FOURCC('i', 'd', 'e', 'n');
+}
+
+static uint64_t ch_add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+// The pixels decoding item `index` allocates: a coded picture's declared (or codec) size,
+// a derived image's canvas plus all its inputs. Refuses a size over the limit or a codec
+// picture larger than declared: CH_OK with *out, or a CH_ERR_* with m->why.
+static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
+    ch_item *item = &m->items[index];
+    if (item->charge) {
+        *out = item->charge;
+        return CH_OK;
+    }
+    if (depth > 64) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "derived images nest too deeply");
+    if (!item->has_ispe || item->ispe_w == 0 || item->ispe_h == 0) {
+        cs_format(m->why, m->size, "image item %u has no size ('ispe' missing or zero)", item->id);
+        return CH_ERR_CORRUPT;
+    }
+    uint64_t area = (uint64_t)item->ispe_w * item->ispe_h;
+    if (area > m->max_pixels) {
+        cs_format(m->why, m->size, "image item %u is %ux%u, over the limit of %llu pixels", item->id, item->ispe_w,
+                  item->ispe_h, (unsigned long long)m->max_pixels);
+        return CH_ERR_LIMIT;
+    }
+    ch_item_data data = {m->file, m->extents + item->first_extent, item->extents, item->length};
+    uint64_t own = area, inputs = 0;
+    if (ch_is_coded(item->type)) {
+        int hevc = item->type == FOURCC('h', 'v', 'c', '1');
+        if (!(m->codecs & (hevc ? CH_CODEC_HEVC : CH_CODEC_AV1))) {
+            cs_format(m->why, m->size, "it holds %s-coded images, which are not allowed here", hevc ? "HEVC (HEIC)" : "AV1 (AVIF)");
+            return CH_ERR_UNSUPPORTED;
+        }
+        ch_check c = {item->ispe_w, item->ispe_h, hevc ? 64 : 128, m->max_pixels, 0, 0, CH_OK, m->why, m->size,
+                      hevc ? "the HEVC SPS" : "the AV1 sequence header"};
+        int ok = 1, nal_length = 4;
+        if (hevc) {
+            if (!item->hvcc.p) {
+                cs_format(m->why, m->size, "HEVC item %u has no 'hvcC'", item->id);
+                return CH_ERR_CORRUPT;
+            }
+            ok = ch_check_hvcc(&c, item->hvcc, &nal_length) && (c.code != CH_OK || nal_length != 3) &&
+                 (c.code != CH_OK || ch_check_hevc_data(&c, &data, nal_length));
+        } else {
+            ok = (!item->av1c.p || ch_check_av1c(&c, item->av1c)) && (c.code != CH_OK || ch_check_av1_data(&c, &data));
+        }
+        if (c.code != CH_OK) return c.code;
+        if (!ok) {
+            cs_format(m->why, m->size, "image item %u's %s data is malformed", item->id, hevc ? "HEVC" : "AV1");
+            return CH_ERR_CORRUPT;
+        }
+        uint64_t coded = (uint64_t)c.largest_w * c.largest_h;
+        if (coded > own) own = coded;
+    } else if (ch_is_derived(item->type)) {
+        if (item->type != FOURCC('i', 'd', 'e', 'n')) {
+            // The canvas size is in the payload: grid 8 or 12 bytes, iovl 12 or 20 after
+            // the fill colour. libheif allocates it, whatever 'ispe' says.
+            uint8_t head[20];
+            size_t got = ch_item_copy(&data, 0, head, sizeof head);
+            int grid = item->type == FOURCC('g', 'r', 'i', 'd');
+            size_t at = grid ? 4 : 10;
+            int wide = got >= 2 && (head[1] & 1);
+            if (got < at + (wide ? 8 : 4)) {
+                cs_format(m->why, m->size, "derived image item %u's description is cut short", item->id);
+                return CH_ERR_CORRUPT;
+            }
+            uint32_t w = 0, h = 0;
+            for (int i = 0; i < (wide ? 4 : 2); i++) w = w << 8 | head[at + (size_t)i];
+            for (int i = 0; i < (wide ? 4 : 2); i++) h = h << 8 | head[at + (size_t)(wide ? 4 : 2) + (size_t)i];
+            if ((uint64_t)w * h > m->max_pixels) {
+                cs_format(m->why, m->size, "image item %u's canvas is %ux%u, over the limit of %llu pixels", item->id, w,
+                          h, (unsigned long long)m->max_pixels);
+                return CH_ERR_LIMIT;
+            }
+            // The canvas may exceed 'ispe' by one coding block (a padded tile), no more.
+            if (w > (uint64_t)item->ispe_w + 128 || h > (uint64_t)item->ispe_h + 128) {
+                cs_format(m->why, m->size, "image item %u's canvas is %ux%u, larger than its declared %ux%u", item->id,
+                          w, h, item->ispe_w, item->ispe_h);
+                return CH_ERR_CORRUPT;
+            }
+            if ((uint64_t)w * h > own) own = (uint64_t)w * h;
+        }
+        for (uint32_t k = item->first_ref; k < item->first_ref + item->refs; k++) {
+            if (m->refs[k].type != FOURCC('d', 'i', 'm', 'g')) continue;
+            uint64_t input = 0;
+            int rc = ch_charge(m, m->refs[k].to, &input, depth + 1);
+            if (rc != CH_OK) return rc;
+            inputs = ch_add_sat(inputs, input);
+        }
+    }
+    item->own = own;
+    item->charge = ch_add_sat(own, inputs);
+    *out = item->charge;
+    return CH_OK;
+}
+
+// The decoded images (the primary, its alpha) must fit the limit, tiles and all.
+static int ch_check_decoded(ch_meta *m, uint32_t primary) {
+    uint32_t images[2] = {primary, primary};
+    int count = 1;
+    for (uint32_t k = 0; k < m->ref_count; k++)
+        if (m->refs[k].to == primary && m->refs[k].type == FOURCC('a', 'u', 'x', 'l') &&
+            m->items[m->refs[k].from].alpha) {
+            images[count++] = m->refs[k].from;
+            break;
+        }
+    for (int i = 0; i < count; i++) {
+        uint64_t charge = 0;
+        int rc = ch_charge(m, images[i], &charge, 0);
+        if (rc != CH_OK) return rc;
+        // Its own canvas was checked in ch_charge; its inputs (a grid's tiles, each named
+        // once, outside the canvas too) may together have the pixel limit again.
+        const ch_item *image = &m->items[images[i]];
+        if (charge - image->own > m->max_pixels) {
+            cs_format(m->why, m->size,
+                      "image item %u's inputs (e.g. grid tiles) have %llu pixels together, over the limit of %llu",
+                      image->id, (unsigned long long)(charge - image->own), (unsigned long long)m->max_pixels);
+            return CH_ERR_LIMIT;
+        }
+    }
+    return CH_OK;
+}
+
+// Metadata items over the budget (their data is read by libheif while parsing, bounded
+// by the file since no extents overlap; they are then left out).
+static void ch_check_metadata(ch_meta *m, ch_scan_result *result) {
+    for (uint32_t i = 0; i < m->item_count; i++) {
+        const ch_item *item = &m->items[i];
+        if (item->length <= CS_METADATA_BUDGET) continue;
+        if (item->type == FOURCC('E', 'x', 'i', 'f')) result->exif_dropped = item->length;
+        if (item->type == FOURCC('m', 'i', 'm', 'e')) result->xmp_dropped = item->length;
+    }
+}
+
+static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64_t max_pixels, unsigned codecs,
+                        ch_scan_result *result, char *why, size_t size) {
+    cs_span body;
+    if (!cs_full_box(meta, &body, NULL, NULL)) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad 'meta' box");
+    ch_meta m = {0};
+    m.file = data;
+    m.length = length;
+    m.max_pixels = max_pixels;
+    m.codecs = codecs;
+    m.why = why;
+    m.size = size;
+    cs_span pitm = {0}, iloc = {0}, iinf = {0}, iref = {0}, iprp = {0};
+    int has_pitm = 0, has_iloc = 0, has_iinf = 0, has_iref = 0, has_iprp = 0, got;
+    size_t at = 0;
+    cs_box box;
+    while ((got = cs_box_next(body, &at, &box)) == 1) {
+        switch (box.type) {
+        case FOURCC('p', 'i', 't', 'm'): pitm = box.body, has_pitm = 1; break;
+        case FOURCC('i', 'l', 'o', 'c'): iloc = box.body, has_iloc = 1; break;
+        case FOURCC('i', 'i', 'n', 'f'): iinf = box.body, has_iinf = 1; break;
+        case FOURCC('i', 'r', 'e', 'f'): iref = box.body, has_iref = 1; break;
+        case FOURCC('i', 'p', 'r', 'p'): iprp = box.body, has_iprp = 1; break;
+        case FOURCC('i', 'd', 'a', 't'): m.idat = box.body; break;
+        default: break;
+        }
+    }
+    if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'meta' runs past its end (truncated)");
+    if (!has_iinf || !has_iloc || !has_pitm) return CH_OK;  // libheif names what is missing
+
+    uint32_t ref_capacity = 0;
+    m.items = calloc(CH_SCAN_MAX_ITEMS, sizeof *m.items);
+    int rc = m.items ? CH_OK : ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+    if (rc == CH_OK) rc = ch_read_iinf(&m, iinf);
+    if (rc == CH_OK) rc = ch_read_iloc(&m, iloc);
+    if (rc == CH_OK && has_iref) rc = ch_read_iref(&m, iref, &ref_capacity);
+    if (rc == CH_OK && has_iprp) rc = ch_read_iprp(&m, iprp);
+    if (rc == CH_OK && m.ref_count > 0) {
+        // Each item's references together (in the order read: the sequence number breaks ties).
+        qsort(m.refs, m.ref_count, sizeof *m.refs, ch_ref_cmp);
+        for (uint32_t k = 0; k < m.ref_count; k++) {
+            ch_item *from = &m.items[m.refs[k].from];
+            if (from->refs++ == 0) from->first_ref = k;
+        }
+    }
+    uint32_t *stack = NULL, *next_ref = NULL;
+    if (rc == CH_OK) {
+        stack = malloc((m.item_count + 1) * sizeof *stack);
+        next_ref = malloc((m.item_count + 1) * sizeof *next_ref);
+        if (!stack || !next_ref) rc = ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; rc == CH_OK && i < m.item_count; i++)
+        if (m.items[i].state == 0) rc = ch_find_cycle(&m, i, stack, next_ref);
+    free(stack);
+    free(next_ref);
+    if (rc == CH_OK) {
+        int version = 0;
+        cs_span p;
+        cs_full_box(pitm, &p, &version, NULL);
+        cs_reader r = {p, 0, 0};
+        uint32_t primary_id = (uint32_t)cs_read(&r, version == 0 ? 2 : 4);
+        long primary = ch_find(&m, primary_id);
+        if (primary >= 0) result->width = m.items[primary].ispe_w, result->height = m.items[primary].ispe_h;
+        // A missing primary item is libheif's to name.
+        if (!r.bad && primary >= 0 && (ch_is_coded(m.items[primary].type) || ch_is_derived(m.items[primary].type)))
+            rc = ch_check_decoded(&m, (uint32_t)primary);
+    }
+    if (rc == CH_OK) ch_check_metadata(&m, result);
+    free(m.items);
+    free(m.extents);
+    free(m.refs);
+    return rc;
+}
+
+// ---------------------------------------------------------------- tracks
+
+static int ch_sample_cmp(const void *a, const void *b) {
+    const uint64_t *x = a, *y = b;  // pairs: offset, size
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+// The sample tables of one track's 'stbl' (see ch_track).
+static int ch_tables(ch_track *t, const uint8_t *data, size_t length, cs_span stbl, uint32_t max_frames, char *why,
+                     size_t size) {
+    cs_span box, body;
+    int version;
+    if (!cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'z'), &box) || !cs_full_box(box, &body, &version, NULL) ||
+        body.n < 8)
+        return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no sample sizes ('stsz')");
+    cs_reader r = {body, 0, 0};
+    uint32_t fixed = (uint32_t)cs_read(&r, 4), count = (uint32_t)cs_read(&r, 4);
+    if (count == 0) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no samples");
+    if (count > max_frames) {
+        cs_format(why, size, "a track has %u frames, over the limit of %u", count, max_frames);
+        t->count = count;
+        return CH_ERR_LIMIT;
+    }
+    if (fixed == 0 && (body.n - 8) / 4 < count)
+        return ch_fail_why(why, size, CH_ERR_TRUNCATED, "the sample sizes end early ('stsz')");
+    t->count = count;
+    t->sizes = calloc(count, sizeof *t->sizes);
+    t->offsets = calloc(count, sizeof *t->offsets);
+    t->durations = calloc(count, sizeof *t->durations);
+    if (!t->sizes || !t->offsets || !t->durations) return ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < count; i++) t->sizes[i] = fixed ? fixed : (uint32_t)cs_read(&r, 4);
+
+    int wide = 0;
+    if (!cs_box_child(stbl, 0, FOURCC('s', 't', 'c', 'o'), &box)) {
+        if (!cs_box_child(stbl, 0, FOURCC('c', 'o', '6', '4'), &box))
+            return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no chunk offsets");
+        wide = 1;
+    }
+    if (!cs_full_box(box, &body, &version, NULL) || body.n < 4)
+        return ch_fail_why(why, size, CH_ERR_CORRUPT, "bad chunk offsets");
+    cs_reader chunks_reader = {body, 0, 0};
+    uint32_t chunks = (uint32_t)cs_read(&chunks_reader, 4);
+    if (chunks == 0 || (body.n - 4) / (wide ? 8 : 4) < chunks)
+        return ch_fail_why(why, size, CH_ERR_TRUNCATED, "the chunk offsets end early");
+    const uint8_t *offsets = body.p + 4;
+
+    cs_span stsc;
+    if (!cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'c'), &box) || !cs_full_box(box, &stsc, &version, NULL) ||
+        stsc.n < 4)
+        return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no sample-to-chunk table ('stsc')");
+    cs_reader runs_reader = {stsc, 0, 0};
+    uint32_t runs = (uint32_t)cs_read(&runs_reader, 4);
+    if (runs == 0 || (stsc.n - 4) / 12 < runs)
+        return ch_fail_why(why, size, CH_ERR_TRUNCATED, "the sample-to-chunk table ends early");
+    uint32_t sample = 0;
+    // Every chunk with samples yields at least one: the loops end after at most `count`
+    // samples, however large the chunk counts and runs say they are.
+    for (uint32_t run = 0; run < runs && sample < count; run++) {
+        cs_reader e = {stsc, 4 + 12 * (size_t)run, 0};
+        uint32_t first = (uint32_t)cs_read(&e, 4), per = (uint32_t)cs_read(&e, 4);
+        uint32_t last = chunks;
+        if (run + 1 < runs) {
+            cs_reader n = {stsc, 4 + 12 * (size_t)(run + 1), 0};
+            last = (uint32_t)cs_read(&n, 4) - 1;  // chunks are numbered from 1
+        }
+        if (first == 0 || last < first || last > chunks || per == 0)
+            return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample-to-chunk entry");
+        for (uint32_t c = first; c <= last && sample < count; c++) {
+            cs_reader o = {{offsets, (size_t)chunks * (wide ? 8 : 4)}, (size_t)(c - 1) * (wide ? 8 : 4), 0};
+            uint64_t at = cs_read(&o, wide ? 8 : 4);
+            for (uint32_t k = 0; k < per && sample < count; k++, sample++) {
+                if (at > length || t->sizes[sample] > length - at) {
+                    cs_format(why, size, "frame %u lies past the end of the file (truncated)", sample + 1);
+                    return CH_ERR_TRUNCATED;
+                }
+                t->offsets[sample] = at;
+                at += t->sizes[sample];
+            }
+        }
+    }
+    if (sample < count) return ch_fail_why(why, size, CH_ERR_CORRUPT, "the chunks hold fewer samples than 'stsz'");
+
+    // No byte in two samples: the samples then hold at most the file, whatever the tables say.
+    uint64_t *pairs = malloc((size_t)count * 2 * sizeof *pairs);
+    if (!pairs) return ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < count; i++) pairs[2 * i] = t->offsets[i], pairs[2 * i + 1] = t->sizes[i];
+    qsort(pairs, count, 2 * sizeof *pairs, ch_sample_cmp);
+    int rc = CH_OK;
+    for (uint32_t i = 1; i < count && rc == CH_OK; i++)
+        if (pairs[2 * i - 1] > pairs[2 * i] - pairs[2 * i - 2])
+            rc = ch_fail_why(why, size, CH_ERR_CORRUPT, "two samples of a track overlap (its sample tables are bad)");
+    free(pairs);
+    if (rc != CH_OK) return rc;
+
+    if (cs_box_child(stbl, 0, FOURCC('s', 't', 't', 's'), &box) && cs_full_box(box, &body, &version, NULL) &&
+        body.n >= 4) {
+        cs_reader d = {body, 0, 0};
+        uint32_t entries = (uint32_t)cs_read(&d, 4), i = 0;
+        for (uint32_t run = 0; run < entries && !d.bad && i < count; run++) {
+            uint32_t n = (uint32_t)cs_read(&d, 4), delta = (uint32_t)cs_read(&d, 4);
+            for (uint32_t k = 0; k < n && i < count && !d.bad; k++) t->durations[i++] = delta;
+        }
+    }
+    return CH_OK;
+}
+
+void ch_track_free(ch_track *t) {
+    if (!t) return;
+    free(t->offsets);
+    free(t->sizes);
+    free(t->durations);
+    memset(t, 0, sizeof *t);
+}
+
+int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, size_t index, uint32_t max_frames,
+                  ch_track *t, char *why, size_t size) {
+    memset(t, 0, sizeof *t);
+    cs_span file = {data, length}, moov;
+    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CH_OK;
+    size_t at = 0, found = 0;
+    cs_box trak;
+    int got;
+    while ((got = cs_box_next(moov, &at, &trak)) == 1) {
+        if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
+        cs_span mdia, minf, stbl, stsd, body, entry, tkhd, mdhd;
+        int version;
+        if (!cs_box_child(trak.body, 0, FOURCC('m', 'd', 'i', 'a'), &mdia) ||
+            !cs_box_child(mdia, 0, FOURCC('m', 'i', 'n', 'f'), &minf) ||
+            !cs_box_child(minf, 0, FOURCC('s', 't', 'b', 'l'), &stbl) ||
+            !cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'd'), &stsd) || !cs_full_box(stsd, &body, &version, NULL) ||
+            body.n < 4)
+            continue;
+        // The first sample entry: a VisualSampleEntry (78 bytes of fields, width and height
+        // at 24 and 26) and its boxes.
+        size_t entries_at = 4;
+        cs_box first;
+        if (cs_box_next(body, &entries_at, &first) != 1) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
+        int wanted = 0;
+        for (const uint32_t *type = types; *type; type++) wanted |= first.type == *type;
+        if (!wanted || found++ != index) continue;
+        entry = first.body;
+        if (entry.n < 78) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
+        t->entry_type = first.type;
+        t->width = (uint32_t)entry.p[24] << 8 | entry.p[25];
+        t->height = (uint32_t)entry.p[26] << 8 | entry.p[27];
+        if (!cs_box_child(entry, 78, FOURCC('h', 'v', 'c', 'C'), &t->config))
+            cs_box_child(entry, 78, FOURCC('a', 'v', '1', 'C'), &t->config);
+        if (cs_box_child(trak.body, 0, FOURCC('t', 'k', 'h', 'd'), &tkhd) && cs_full_box(tkhd, &body, &version, NULL)) {
+            // width and height (16.16) end the box: 8 bytes before its end, in both versions.
+            if (body.n >= 8) {
+                cs_reader r = {body, body.n - 8, 0};
+                t->tkhd_width = (uint32_t)(cs_read(&r, 4) >> 16);
+                t->tkhd_height = (uint32_t)(cs_read(&r, 4) >> 16);
+            }
+        }
+        t->timescale = 1000;
+        if (cs_box_child(mdia, 0, FOURCC('m', 'd', 'h', 'd'), &mdhd) && cs_full_box(mdhd, &body, &version, NULL)) {
+            cs_reader r = {body, version == 1 ? 16 : 8, 0};
+            uint32_t timescale = (uint32_t)cs_read(&r, 4);
+            if (!r.bad && timescale > 0) t->timescale = timescale;
+        }
+        int rc = ch_tables(t, data, length, stbl, max_frames, why, size);
+        if (rc != CH_OK) {
+            uint32_t count = t->count;
+            ch_track_free(t);
+            if (rc == CH_ERR_LIMIT) t->count = count;  // how many there are, to name them
+        }
+        return rc;
+    }
+    if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
+    return CH_OK;
+}
+
+// Every AV1 and HEVC track: its samples counted against max_frames, the picture of every
+// configuration and every sample's in-band header against the track's declared size.
+static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames,
+                          unsigned codecs, ch_scan_result *result, char *why, size_t size) {
+    static const uint32_t types[] = {FOURCC('a', 'v', '0', '1'), FOURCC('h', 'v', 'c', '1'), FOURCC('h', 'e', 'v', '1'),
+                                     0};
+    for (size_t index = 0;; index++) {
+        ch_track t;
+        int rc = ch_track_read(data, length, types, index, max_frames, &t, why, size);
+        if (rc == CH_ERR_LIMIT && t.count > max_frames) result->frames = t.count;
+        if (rc != CH_OK) return rc;
+        if (t.count == 0) return CH_OK;
+        int hevc = t.entry_type != FOURCC('a', 'v', '0', '1');
+        if (!(codecs & (hevc ? CH_CODEC_HEVC : CH_CODEC_AV1))) {
+            ch_track_free(&t);
+            cs_format(why, size, "it holds %s-coded frames, which are not allowed here", hevc ? "HEVC (HEIC)" : "AV1 (AVIF)");
+            return CH_ERR_UNSUPPORTED;
+        }
+        // The declared size: the sample entry's, and the track header's where it is set.
+        uint32_t w = t.width, h = t.height;
+        if (t.tkhd_width && t.tkhd_width < w) w = t.tkhd_width;
+        if (t.tkhd_height && t.tkhd_height < h) h = t.tkhd_height;
+        if (index == 0) result->width = w, result->height = h;
+        ch_check c = {w, h, hevc ? 64 : 128, max_pixels, 0, 0, CH_OK, why, size,
+                      hevc ? "a frame's HEVC SPS" : "a frame's AV1 sequence header"};
+        int ok = 1, nal_length = 4;
+        if (hevc) ok = t.config.n == 0 || ch_check_hvcc(&c, t.config, &nal_length);
+        else ok = t.config.n == 0 || ch_check_av1c(&c, t.config);
+        for (uint32_t i = 0; ok && c.code == CH_OK && i < t.count; i++) {
+            ch_extent e = {t.offsets[i], t.sizes[i]};
+            ch_item_data d = {data, &e, 1, t.sizes[i]};
+            ok = hevc ? (nal_length == 3 || ch_check_hevc_data(&c, &d, nal_length)) : ch_check_av1_data(&c, &d);
+        }
+        ch_track_free(&t);
+        if (c.code != CH_OK) return c.code;
+        if (!ok) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a frame's coded data is malformed");
+    }
+}
+
+int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
+                 ch_scan_result *result, char *why, size_t size) {
+    memset(result, 0, sizeof *result);
+    cs_span file = {data, length};
+    size_t at = 0, boxes = 0;
+    cs_box box;
+    int got, metas = 0;
+    while ((got = cs_box_next(file, &at, &box)) == 1) {
+        if (++boxes > 100000) return ch_fail_why(why, size, CH_ERR_LIMIT, "more than 100000 boxes at the top level");
+        if (box.type != FOURCC('m', 'e', 't', 'a')) continue;
+        if (metas++) return ch_fail_why(why, size, CH_ERR_CORRUPT, "two 'meta' boxes at the top level");
+        int rc = ch_scan_meta(data, length, box.body, max_pixels, codecs, result, why, size);
+        if (rc != CH_OK) return rc;
+    }
+    // A cut-off last box is libheif's to report (as truncated); the boxes before it were read.
+    (void)got;
+    return ch_scan_tracks(data, length, max_pixels, max_frames, codecs, result, why, size);
+}

@@ -1,0 +1,66 @@
+// The pre-scan of a HEIF/AVIF file (ISO/IEC 23008-12 items, ISO/IEC 14496-12 tracks), run
+// before libheif, libavif or our sequence reader sees a byte. libheif 1.15 and libavif 0.11
+// trust much of what the container says: libheif reads every item's data while parsing
+// (any number of overlapping extents), follows a grid that names itself, decodes a tile as
+// often as it is named and lets the codec allocate whatever its bitstream asks for; libavif
+// expands any sample table. This refuses, in time linear in the file:
+// - boxes whose sizes leave their parent, more than CH_SCAN_MAX_ITEMS items or
+//   CH_SCAN_MAX_EXTENTS extents an item, extents past the file or overlapping each other
+//   (so all items together hold at most the file's bytes), samples that overlap;
+// - references from an item to itself, cycles of the references a decoder follows
+//   (dimg, auxl, thmb, base), a tile named twice by one grid;
+// - for what will be decoded (the primary image, its tiles and its alpha; a sequence's
+//   every sample): no declared size, a declared size, canvas or codec picture (the HEVC
+//   SPS, the AV1 sequence header, in the configuration box and in the data) over the pixel
+//   limit, a codec picture larger than declared by more than one coding block (libheif
+//   1.20's rule: 64 for HEVC, 128 for AV1), tiles whose areas add up to more than the limit,
+//   and more samples than the frame limit.
+// Items that are not decoded (thumbnails, other images) are checked for structure only,
+// never for size, so a file is not refused for an image it does not show.
+#pragma once
+#include "cshim_support.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { CH_SCAN_MAX_ITEMS = 4096, CH_SCAN_MAX_EXTENTS = 32 };
+
+typedef struct ch_scan_result {
+    // Metadata over CS_METADATA_BUDGET, to be left out (with a note): its size, else 0.
+    uint64_t exif_dropped, xmp_dropped, icc_dropped;
+    // What is shown, as declared (a track's size over the primary item's), also when a
+    // limit then fails, so the caller can name it; frames only when over max_frames.
+    uint32_t width, height, frames;
+} ch_scan_result;
+
+// CH_OK, or a CH_ERR_* (cheif_shim.h) with the reason in why[0..size). `codecs` (CH_CODEC_*,
+// cheif_shim.h) are the codecs that may decode: a decoded item or a track of another is
+// CH_ERR_UNSUPPORTED.
+int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
+                 ch_scan_result *result, char *why, size_t size);
+
+// The picture size an HEVC SPS NAL unit (with its 2-byte header) declares: 1, or 0 when
+// the unit is cut short or is no SPS.
+int ch_hevc_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *height);
+
+// One track's samples (ISO/IEC 14496-12 stsz, stsc, stco/co64, stts), every sample inside
+// the file and no two overlapping, at most max_frames of them (more: CH_ERR_LIMIT with
+// track->count set to how many there are).
+typedef struct ch_track {
+    uint32_t entry_type;   // the first sample entry's type ('hvc1', 'hev1', 'av01', ...)
+    uint32_t width, height;  // the sample entry's size
+    uint32_t tkhd_width, tkhd_height;  // the track header's (0 when absent)
+    cs_span config;        // the sample entry's hvcC or av1C payload (n = 0 when none)
+    uint32_t timescale;    // the media header's (1000 when absent)
+    uint32_t count;
+    uint64_t *offsets;     // each sample's place in the file
+    uint32_t *sizes;
+    uint32_t *durations;   // in the timescale
+} ch_track;
+
+// The index-th track (0-based) of the file's 'moov' whose first sample entry is of one of
+// the `types` (a 0-terminated list): CH_OK with *track filled, CH_OK with track->count 0
+// when there is no such track, or a CH_ERR_* with why. Free with ch_track_free.
+int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, size_t index, uint32_t max_frames,
+                  ch_track *track, char *why, size_t size);
+void ch_track_free(ch_track *track);

@@ -1,0 +1,178 @@
+import CatImageIO
+import Foundation
+import TestSupport
+import Testing
+
+/// The second probe of the HEIC, AVIF and JPEG XL paths (and what it found elsewhere): each
+/// crafted file (Tests/Fixtures/hostile/make_hostile_heif.py, make_hostile_jxl.py) runs
+/// under a memory cap and a generous time limit, so a regression fails loudly, not slowly.
+@Suite("The newest decoders under attack")
+struct HostileDecoderTests {
+    /// The largest resident set a refusal may take (the goal: under 256 MiB).
+    static let refusalMemoryKiB = 256 * 1024
+
+    struct Case: CustomStringConvertible, Sendable {
+        let file: String
+        var arguments: [String] = []
+        var command = "edit"
+        let status: Int32
+        let message: String
+        var description: String { "\(command) \(file) \(arguments)" }
+    }
+
+    static let cases: [Case] = [
+        // F5: 12-bit luma, 8-bit chroma read as 16-bit past libde265's plane (SIGSEGV).
+        Case(file: "heif-seq-mixed-depth.heic", status: 65, message: "planes of different depths"),
+        // F1: overlapping chunks make 1e7 samples (1.4 GB, or SIGABRT).
+        Case(file: "avif-seq-many-samples.avif", status: 65, message: "frames"),
+        // F2: the codec's picture larger than the declared one.
+        Case(file: "heic-sps-larger.heic", status: 65, message: "the HEVC SPS"),
+        Case(file: "avif-av1-larger.avif", status: 65, message: "the AV1 sequence header"),
+        Case(
+            file: "avif-av1-larger.avif", arguments: ["--max-pixels", "10000"], status: 65,
+            message: "AV1 sequence header"),
+        Case(file: "avif-seq-frame-larger.avif", status: 65, message: "AV1 sequence header"),
+        // F8: a grid naming itself (std::system_error, SIGABRT), also single-threaded and in detect.
+        Case(file: "heic-grid-self.heic", status: 65, message: "refers to itself"),
+        Case(file: "heic-grid-self.heic", arguments: ["--threads", "1"], status: 65, message: "refers to itself"),
+        Case(file: "heic-grid-self.heic", command: "detect", status: 65, message: "refers to itself"),
+        Case(file: "heic-dimg-cycle.heic", status: 65, message: "cycle"),
+        // F3: one tile named 65,280 times.
+        Case(file: "heic-grid-repeated.heic", status: 65, message: "twice"),
+        // F9: overlapping extents make every item huge.
+        Case(file: "heic-iloc-overlap.heic", status: 65, message: "overlap"),
+        // F4: frames of no duration and layers off the canvas, decoded but not shown.
+        Case(file: "jxl-hidden-frames.jxl", status: 65, message: "layers and frames of no duration"),
+        Case(
+            file: "jxl-hidden-frames.jxl", arguments: ["--max-frames", "1"], status: 65,
+            message: "more than 1 frames"),
+        Case(file: "jxl-offcanvas-layers.jxl", status: 65, message: "layers and frames of no duration"),
+        // Samples per pixel multiply a tile: 400 of them in a 1x1 image's 1024x1024 tile.
+        Case(file: "tiff-tile-samples.tif", status: 65, message: "400 samples"),
+        // 25,000,000 rows: libpng's own 1,000,000-row limit is not the one that decides.
+        Case(file: "png-tall.png", arguments: ["--max-pixels", "1000000"], status: 65, message: "over the limit"),
+    ]
+
+    @Test(arguments: cases)
+    func refusedQuicklyInLittleMemoryLeavingNothing(_ c: Case) throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let input = Fixtures.path("hostile/\(c.file)")
+        let out = dir.appendingPathComponent("out.png").path
+        let arguments =
+            c.command == "edit" ? ["edit", "--filter", "sepia"] + c.arguments + [input, out] : [c.command] + [input]
+        let result = try Catctl.runBounded(arguments)
+        #expect(result.status == c.status, "\(c): \(result.stderr)")
+        #expect(result.stderr.contains(c.message), "\(c): \(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}"), "\(c): raw escape on stderr")
+        #expect(Fixtures.contents(of: dir).isEmpty, "\(c): output left behind")
+        if !(Catctl.executable?.path.contains(".build-asan") ?? true) {
+            #expect(result.maxResidentKiB < Self.refusalMemoryKiB, "\(c): \(result.maxResidentKiB) KiB")
+        }
+    }
+
+    /// The conformance suite's refusals: a thumbnail or another image larger than the primary
+    /// made the second read's per-side limit refuse the whole file. Valid, they decode.
+    @Test func aLargerThumbnailOrSecondImageIsNoReasonToRefuse() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for name in ["heic-thumb-larger.heic", "heic-alt-larger.heic"] {
+            let out = dir.appendingPathComponent("\(name).png").path
+            let result = try Catctl.runBounded(["edit", "--filter", "sepia", Fixtures.path("hostile/\(name)"), out])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(FileManager.default.fileExists(atPath: out))
+        }
+    }
+
+    /// F6: abs(Int.min) trapped (SIGILL) while parsing a kernel.
+    @Test func integerExtremesInAKernelAreUsageErrors() throws {
+        for value in ["-9223372036854775808", "9223372036854775807", "99999999999999999999", "-2147483649"] {
+            let spec = "convolve:" + ([value] + Array(repeating: "0", count: 8)).joined(separator: ",")
+            let result = try Catctl.runBounded([
+                "edit", "--filter", spec, Fixtures.path("photos/chelsea.png"), "/tmp/never-written.png",
+            ])
+            #expect(result.status == 64, "\(value): \(result.stderr)")
+            #expect(result.stderr.contains("is not a whole number from -1000 to 1000"), "\(value): \(result.stderr)")
+        }
+    }
+
+    /// F7: libjxl prints a channel name from the file (a title, a cleared screen, colours),
+    /// and dav1d its complaints, on fd 2 by themselves: none of it reaches stderr.
+    @Test func librariesNeverReachTheTerminal() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let escapes = try Catctl.runBounded([
+            "edit", "--filter", "sepia", Fixtures.path("hostile/jxl-terminal-escapes.jxl"), dir.path + "/a.png",
+        ])
+        #expect(escapes.status == 65)
+        #expect(!escapes.stderr.contains("\u{1B}") && !escapes.stderr.contains("JXL_FAILURE"), "\(escapes.stderr)")
+        #expect(escapes.stderr.split(separator: "\n").count == 1, "one line, catctl's: \(escapes.stderr)")
+        // dav1d decodes this grid's tiles and complains of the OBU type it does not know.
+        let obu = try Catctl.runBounded([
+            "edit", "--filter", "sepia", Fixtures.path("hostile/avif-unknown-obu.avif"), dir.path + "/b.png",
+        ])
+        #expect(obu.status == 0, "\(obu.stderr)")
+        #expect(!obu.stderr.contains("OBU"), "\(obu.stderr)")
+        // A cut and byte-flipped JPEG XL makes libjxl print 4 to 9 lines.
+        var flipped = try Fixtures.bytes("jxl/lossless.jxl")
+        flipped[2] ^= 0x5A
+        try Data(flipped).write(to: dir.appendingPathComponent("flipped.jxl"))
+        let corrupt = try Catctl.runBounded([
+            "edit", "--filter", "sepia", dir.path + "/flipped.jxl", dir.path + "/c.png",
+        ])
+        #expect(corrupt.status == 65)
+        #expect(corrupt.stderr.split(separator: "\n").count == 1, "\(corrupt.stderr)")
+    }
+
+    /// A Brotli box of 116 bytes that is 66 MB of EXIF: over the one metadata budget it is left
+    /// out, with a note, and the image is written.
+    @Test func metadataOverTheBudgetIsLeftOutWithANote() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("o.png").path
+        let result = try Catctl.runBounded([
+            "edit", "--filter", "sepia", Fixtures.path("hostile/jxl-brob-exif.jxl"), out,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("EXIF") && result.stderr.contains("metadata budget: left out"), "\(result.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int)
+        #expect(size < 1_000_000, "the EXIF was carried: \(size) bytes")
+    }
+
+    /// `detect` on a FIFO with no writer waited forever; like batch, it reads regular files.
+    @Test func detectRefusesAFIFO() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("cat.jpg").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try Catctl.runBounded(["detect", fifo], seconds: 30)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+    }
+
+    /// CATCTL_FORMATS and --formats: every other decoder is refused before it sees a byte.
+    @Test func theAllowListRefusesEveryOtherDecoder() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let env = ["CATCTL_FORMATS": "jpeg,png,webp"]
+        for name in ["heif/photo.heic", "heif/photo.avif", "jxl/lossless.jxl", "tiff/lzw.tif", "gif/still.gif"] {
+            guard FileManager.default.fileExists(atPath: Fixtures.path(name)) else { continue }
+            let result = try Catctl.runBounded(
+                ["edit", "--filter", "sepia", Fixtures.path(name), dir.path + "/o.png"], environment: env)
+            #expect(result.status == 65, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains("CATCTL_FORMATS allows JPEG, PNG and WebP"), "\(name): \(result.stderr)")
+        }
+        let allowed = try Catctl.runBounded(
+            ["edit", "--filter", "sepia", Fixtures.path("photos/chelsea.png"), dir.path + "/ok.png"], environment: env)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        // An AVIF-branded file of HEVC items must not reach libde265 when only AVIF is allowed.
+        var heic = try Fixtures.bytes("heif/photo.heic")
+        heic.replaceSubrange(8..<12, with: Array("avif".utf8))
+        try Data(heic).write(to: dir.appendingPathComponent("hevc.avif"))
+        let disguised = try Catctl.runBounded([
+            "edit", "--formats", "avif", "--filter", "sepia", dir.path + "/hevc.avif", dir.path + "/d.png",
+        ])
+        #expect(disguised.status == 65, "\(disguised.stderr)")
+        #expect(disguised.stderr.contains("HEVC"), "\(disguised.stderr)")
+        let unknown = try Catctl.runBounded([
+            "detect", "--formats", "jpeg,bmp", Fixtures.path("photos/chelsea.png"),
+        ])
+        #expect(unknown.status == 64 && unknown.stderr.contains("'bmp'"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/o.png"))
+    }
+}
