@@ -32,6 +32,11 @@ struct HostileDecoderTests {
             file: "avif-av1-larger.avif", arguments: ["--max-pixels", "10000"], status: 65,
             message: "AV1 sequence header"),
         Case(file: "avif-seq-frame-larger.avif", status: 65, message: "AV1 sequence header"),
+        // libheif 1.15 sends grid tiles to dav1d, which decoded the 4096x2304 tile of a 64x48 grid.
+        Case(file: "avif-av1-larger-grid.avif", status: 65, message: "AV1 sequence header"),
+        Case(
+            file: "avif-av1-larger-grid.avif", arguments: ["--max-pixels", "10000"], status: 65,
+            message: "AV1 sequence header"),
         // F8: a grid naming itself (std::system_error, SIGABRT), also single-threaded and in detect.
         Case(file: "heic-grid-self.heic", status: 65, message: "refers to itself"),
         Case(file: "heic-grid-self.heic", arguments: ["--threads", "1"], status: 65, message: "refers to itself"),

@@ -12,12 +12,71 @@ anywhere; files are written next to this script):
 Deterministic and idempotent: a second run rewrites nothing (a file is only written when
 its bytes change).  CC0, like their sources.
 
-@FILES@
+Layouts.  Still files (write_heif): ftyp (major brand, then it and mif1, miaf as
+compatible brands), meta (hdlr 'pict', pitm, iloc version 1 with 4-byte offsets and
+lengths and no base offset, iinf version 0 of infe version 2, iref version 0, iprp =
+ipco + ipma version 0, idat holding grid payloads), mdat (each item's data once).
+Sequences keep their source's moov (mvhd, trak = tkhd, [tref], mdia = mdhd, hdlr 'pict'
+or 'auxv', minf = vmhd, dinf, stbl = stsd (hvc1 + hvcC, or av01 + av1C), stts, stss,
+stsc, stsz, stco); the two AVIF ones move the mdat before the moov (ftyp, meta, mdat,
+moov) and move every stco and iloc offset with it.
+
+heif-seq-mixed-depth.heic (F5, 3,495 bytes)  seq.heic (msf1, one HEVC 'pict' track)
+    whose SPS says bit_depth_luma 12, bit_depth_chroma 8, in the hvcC (the SPS unit and
+    the bitDepth fields; the samples carry no SPS) and whose picture is widened to
+    4096x24 (SPS, sample entry, tkhd).  catctl reads the 8-bit chroma as 16-bit.
+avif-seq-many-samples.avif (F1, 14,443 bytes)  seq.avif whose colour track has
+    10,000,000 samples of 1 byte: 1,600 chunk offsets, all the same, of 6,250 samples.
+heic-sps-larger.heic (F2, 1,277 bytes)  photo.heic (ispe 64x48 and 64x64) whose hvcC
+    SPS says 16384x16384.
+avif-av1-larger.avif (F2, 9,028 bytes)  photo.avif (ispe 64x48) whose AV1 sequence
+    header says 4096x2304, its frame header's tile_info() made again for that size, the
+    tile data followed by 8 KiB of zeros: dav1d decodes it to 4096x2304 (heif-convert).
+avif-av1-larger-grid.avif (F2, 9,112 bytes)  that picture as the one tile of a 1x1
+    64x48 grid: libheif 1.15 decodes grid tiles with dav1d whatever catctl asks for.
+avif-seq-frame-larger.avif (F2, 2,720 bytes)  seq.avif whose tkhd and sample entry
+    say 32x24 and whose first frame's sequence header says 8192x8192.
+heic-grid-self.heic (F8, 1,273 bytes)  a 1x1 grid whose dimg is itself (2 -> [2]).
+heic-dimg-cycle.heic (F8, 1,337 bytes)  grid 2 -> grid 3 -> grid 2.
+heic-grid-repeated.heic (F3, 131,831 bytes)  a 256x255-cell grid, 65,280 dimg
+    references to one 64x64 tile whose ispe says 1x1: canvas 256x255.
+heic-iloc-overlap.heic (F9, 99,373 bytes)  300 'mime' items of 32 extents, each the
+    whole file, linked to the primary by 'cdsc': 954 MB of items.
+heic-exif-huge.heic (F9, 280,103 bytes)  an Exif item of 32 extents from its payload
+    to the end of the file: 8,912,896 bytes (8.5 MiB) of Exif, a real TIFF first.
+heic-thumb-larger.heic (VALID, 16,857 bytes)  primary 64x48, thumbnail 256x192 (a grid
+    of 12 tiles, 'thmb' -> primary).
+heic-alt-larger.heic (VALID, 16,843 bytes)  primary 64x48 and a second top-level image,
+    256x192 (the same grid, no reference).
+
+Today (release binary before issue 31's fixes; `prlimit --as=$((2<<30)) timeout 30
+catctl edit --filter sepia IN OUT.png` unless said; a normal small decode takes 0.02 s
+and 25-32 MB; times on 2 busy cores):
+
+  file                        exit  time     max RSS   output left / what
+  heif-seq-mixed-depth.heic   139   0.22 s     41 MB   none; SIGSEGV in ch_to_rgba
+  avif-seq-many-samples.avif   65   1.2-1.9 s 1.37 GB  none; "more than 10000 frames"
+  heic-sps-larger.heic          0   10.3 s   1.18 GB   64x48 PNG
+  avif-av1-larger.avif         65   0.08 s    147 MB   none; libaom: corrupt frame
+    (the same with --max-pixels 10000)
+  avif-av1-larger-grid.avif     0   0.10 s     84 MB   64x48 PNG, also with
+    --max-pixels 10000 (a 4096x2304 frame decoded)
+  avif-seq-frame-larger.avif   65   0.5 s     983 MB   none; libaom: frame 1 failed
+    (the same with --max-pixels 10000)
+  heic-grid-self.heic         134   0.13 s     26 MB   none; std::system_error
+    (`detect`: 134 too)
+  heic-dimg-cycle.heic        139   0.02 s     32 MB   none; libheif recurses (`detect`:
+    139 too)
+  heic-grid-repeated.heic       0   23-29 s    27 MB   256x255 PNG
+  heic-iloc-overlap.heic        0   1.5-3.3 s 939 MB   64x48 PNG
+  heic-exif-huge.heic           0   0.05 s     58 MB   64x48 PNG of 8.9 MB (the Exif)
+  heic-thumb-larger.heic       65   0.01 s     24 MB   none; "cannot read the HEIF file
+  heic-alt-larger.heic         65   0.01 s     24 MB    again: ... Security limit
+                                                        exceeded: Image size 256x192"
 """
 
 import os
 import struct
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEIF_DIR = os.path.join(HERE, "..", "heif")
@@ -796,11 +855,12 @@ def photo_heic():
 
 
 def heic_grid_self():
-    """photo.heic whose grid (item 2, primary) is 2 columns by 1 row, its dimg list
-    2 -> [1, 2]: the second tile is the grid itself."""
+    """photo.heic whose grid (item 2, primary, 1x1, 64x48) lists itself as its one
+    tile: dimg 2 -> [2].  The HEVC tile (item 1) is referenced by nobody.  (A 1x2 grid
+    2 -> [1, 2] makes libheif 1.15 either abort or hang, depending on its threads; this
+    one aborts every time.)"""
     items = photo_heic()
-    items[2].data = grid_payload(1, 2, 64, 48)
-    return write_heif(HEIC_BRANDS, [items[1], items[2]], [("dimg", 2, [1, 2])], 2)
+    return write_heif(HEIC_BRANDS, [items[1], items[2]], [("dimg", 2, [2])], 2)
 
 
 def heic_dimg_cycle():
@@ -866,7 +926,7 @@ MAX_EXTENTS = 32  # libheif 1.15's MAX_ILOC_EXTENTS_PER_ITEM
 
 def heic_exif_huge(item_size=17 << 19):
     """photo.heic with an Exif item (3, cdsc 3 -> 2) of 32 extents that all start at its
-    payload (a 4-byte TIFF header offset of 0, then a 44-byte big-endian TIFF whose one
+    payload (a 4-byte TIFF header offset of 0, then a 39-byte big-endian TIFF whose one
     entry is Artist "catctl tests") and run to the end of the file; the mdat is padded
     with zeros so that the item is `item_size` bytes (8.5 MiB: over the 8 MiB metadata
     budget).  libheif 1.15 allows at most 32 extents an item, so an item over 8 MiB needs
@@ -883,9 +943,11 @@ def heic_exif_huge(item_size=17 << 19):
 def heic_iloc_overlap(count=300):
     """photo.heic with `count` more items (3 ...), each of type 'mime' (content type
     application/octet-stream), hidden, with no data of its own, a 'cdsc' reference to
-    the primary, and 32 iloc extents that are each the whole file: every item is 32
-    times the file (2.6 MB), and libheif 1.15 reads them all while parsing (8,000
-    overlapping extents, 660 MB)."""
+    the primary, and 32 iloc extents that are each the whole file: 9,600 overlapping
+    extents; every item is 32 times the file (3.2 MB), and libheif 1.15 reads every
+    item while parsing and keeps the ones linked by 'cdsc' (954 MB from a 99 KB file,
+    on each of catctl's two reads).  libheif's own limits (32 extents an item, 20,000
+    items, 512 MB an item) all hold."""
     items = photo_heic()
     extra = [Item(3 + i, "mime", b"", hidden=True, content_type="application/octet-stream",
                   extent_count=MAX_EXTENTS, extents=lambda pos, size: [(0, size)] * MAX_EXTENTS)
@@ -896,12 +958,16 @@ def heic_iloc_overlap(count=300):
 
 def heic_sps_larger(side=16384):
     """photo.heic (ispe: grid 64x48, tile 64x64) whose tile's hvcC SPS says
-    pic_width/height_in_luma_samples = side x side (32768: libheif 1.15's MAX_IMAGE_WIDTH
-    and HEIGHT).  The coded slice is the 64x64 picture's."""
+    pic_width/height_in_luma_samples = 16384x16384; the coded slice is the 64x64
+    picture's.  libde265 allocates and decodes the whole picture (10 s, 1.2 GB).  At
+    32768x32768 (libheif's MAX_IMAGE_WIDTH) it is 60 s and 4.7 GB uncapped, but under a
+    2 GiB address-space cap libde265 fails at once ("out of memory", exit 65), which
+    would let a capped test pass on the unfixed code: 16384 fits under the cap."""
     items = photo_heic()
     tile = items[1]
     tile.props = [(rewrite_hvcc(p, width=side, height=side), e) if p[4:8] == b"hvcC" else (p, e)
                   for p, e in tile.props]
+    assert [sps_fields(n)[:2] for k, n in hvcc_nals(prop_of(tile, "hvcC")[8:]) if k == 33] == [(side, side)]
     return write_heif(HEIC_BRANDS, [tile, items[2]], [("dimg", 2, [1])], 2)
 
 
@@ -913,6 +979,7 @@ def avif_av1_item(width, height):
     item = items[primary]
     assert len(prop_of(item, "av1C")) == 12, "configOBUs to rewrite too"
     item.data = rewrite_av1_still(item.data, width, height, pad=8192)
+    assert [av1_size(pl) for k, _, pl in obus(item.data) if k == 1] == [(width, height)]
     return primary, item, refs
 
 
@@ -961,6 +1028,7 @@ def heif_seq_mixed_depth(width=4096, height=24):
     trak, = top[3].all("trak")
     hvcc = trak.find("mdia", "minf", "stbl", "stsd", "hvc1", "hvcC")
     hvcc.payload = rewrite_hvcc(hvcc.bytes(), luma=12, chroma=8, width=width, height=height)[8:]
+    assert [sps_fields(n) for k, n in hvcc_nals(hvcc.payload) if k == 33] == [(width, height, 12, 8)]
     set_track_size(trak, width, height)
     samples = []
     for _, _, sample in track_samples(data, trak):
@@ -996,18 +1064,19 @@ def seq_avif():
     return ftyp, meta, mdat, moov
 
 
-def shift_iloc(meta_payload, delta):
-    """A meta box's payload (after version and flags: hdlr, pitm, iloc ...) with each
-    construction-method-0 extent offset in its iloc moved by delta."""
-    p = bytearray(meta_payload)
-    s, e = child(p, "iloc", 4)
+def iloc_extent_fields(meta_payload):
+    """Where each construction-method-0 extent's offset and length lie in a meta box's
+    payload (after its version and flags): [(offset at, length at)], 4-byte fields."""
+    p = meta_payload
+    s, _ = child(p, "iloc", 4)
     version, at = p[s], s + 4
     off_size, len_size, base_size = p[at] >> 4, p[at] & 15, p[at + 1] >> 4
     idx_size = p[at + 1] & 15 if version in (1, 2) else 0
-    assert base_size == 0 and off_size == 4
+    assert base_size == 0 and off_size == len_size == 4
     id_size = 4 if version == 2 else 2
     count = be(p, at + 2, id_size)
     at += 2 + id_size
+    fields = []
     for _ in range(count):
         at += id_size
         method = be(p, at, 2) & 15 if version in (1, 2) else 0
@@ -1017,8 +1086,24 @@ def shift_iloc(meta_payload, delta):
         for _ in range(n):
             at += idx_size
             if method == 0:
-                p[at:at + 4] = struct.pack(">I", be(p, at, 4) + delta)
-            at += off_size + len_size
+                fields.append((at, at + 4))
+            at += 8
+    return fields
+
+
+def shift_iloc(meta_payload, delta):
+    """The meta payload with every file offset in its iloc moved by delta."""
+    p = bytearray(meta_payload)
+    for at, _ in iloc_extent_fields(p):
+        p[at:at + 4] = struct.pack(">I", be(p, at, 4) + delta)
+    return bytes(p)
+
+
+def set_iloc_length(meta_payload, offset, length):
+    """The meta payload with the length of the iloc extent that starts at `offset` set."""
+    p = bytearray(meta_payload)
+    at = next(ln for off, ln in iloc_extent_fields(p) if be(p, off, 4) == offset)
+    p[at:at + 4] = struct.pack(">I", length)
     return bytes(p)
 
 
@@ -1042,9 +1127,11 @@ def avif_seq_many_samples(chunks=1600, per_chunk=6250):
 def avif_seq_frame_larger(width=8192, height=8192):
     """seq.avif (see seq_avif) whose tkhd and av01 sample entry still say 32x24, but
     whose AV1 sequence header (in the first colour sample; the av1C holds no
-    configOBUs) says max_frame_width/height = 4096x2304.  The frame headers are left as
-    they are (their tile bits are the 32x24 frame's); the alpha track and the items are
-    kept as they were."""
+    configOBUs) says max_frame_width/height = 8192x8192 (67 MP: under the default
+    100 MP limit, but 87,000 times the 32x24 x 3 frames declared).  The frame headers
+    are left as they are (their tile bits are the 32x24 frame's, so no decoder gets a
+    whole frame out of it); the colour item in the meta (the same first sample) follows
+    the sample's new length; the alpha track is kept as it was."""
     ftyp, meta, mdat, moov = seq_avif()
     colour = moov.all("trak")[0]
     mdat_start = len(ftyp.bytes()) + len(meta.bytes()) + 8
@@ -1053,6 +1140,7 @@ def avif_seq_frame_larger(width=8192, height=8192):
     assert [o for o, _, _ in samples] == [samples[0][0] + sum(s for _, s, _ in samples[:i]) for i in range(3)]
     first, size, sample = samples[0]
     new = rewrite_av1_obus(sample, width, height)
+    assert [av1_size(pl) for k, _, pl in obus(new) if k == 1] == [(width, height)]
     at = first - mdat_start
     mdat.payload = mdat.payload[:at] + new + mdat.payload[at + size:]
     set_sample_table(colour, [len(new)] + [s for _, s, _ in samples[1:]], [first], 3)
@@ -1060,16 +1148,6 @@ def avif_seq_frame_larger(width=8192, height=8192):
     meta.payload = set_iloc_length(meta.payload, first, len(new))
     return b"".join(n.bytes() for n in (ftyp, meta, mdat, moov))
 
-
-def set_iloc_length(meta_payload, offset, length):
-    """The meta payload with the length of the iloc extent at file `offset` set (offsets
-    and lengths of 4 bytes)."""
-    p = bytearray(meta_payload)
-    s, e = child(p, "iloc", 4)
-    needle = struct.pack(">I", offset)
-    at = p.index(needle, s)
-    p[at + 4:at + 8] = struct.pack(">I", length)
-    return bytes(p)
 
 
 FIXTURES = {
