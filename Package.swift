@@ -62,7 +62,7 @@ let package = Package(
         // Small C shims: every libjpeg/libpng call, setjmp/longjmp included, stays in C.
         // lcms2 converts CMYK JPEGs through their ICC profile.
         // What every shim needs the same way (a write that retries, the input copy, messages), written once.
-        .target(name: "CShimSupport"),
+        .target(name: "CShimSupport", dependencies: ["CLibLCMS2"]),
         // zlib-ng 2.2.2, vendored (zlib licence): the PNG encoder's deflate. Sources/CZlibNG/README.md.
         .target(
             name: "CZlibNG", exclude: ["LICENSE.md", "README.md"],
@@ -86,7 +86,7 @@ let package = Package(
             name: "CJXLShim",
             dependencies: [
                 // Linked on Apple's systems; on Linux loaded when first needed (jxl_libraries.h).
-                .target(name: "CLibJXL", condition: .when(platforms: [.macOS])), "CShimSupport",
+                .target(name: "CLibJXL", condition: .when(platforms: [.macOS])), "CLibLCMS2", "CShimSupport",
             ]),
         .target(
             name: "CHEIFShim",

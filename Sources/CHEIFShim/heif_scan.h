@@ -6,15 +6,18 @@
 // expands any sample table. This refuses, in time linear in the file:
 // - boxes whose sizes leave their parent, more than CH_SCAN_MAX_ITEMS items or
 //   CH_SCAN_MAX_EXTENTS extents an item, extents past the file or overlapping each other
-//   (so all items together hold at most the file's bytes), samples that overlap;
+//   (items may share an extent whole: layers name the same data), all items together
+//   reading more than 8 times the file, samples that overlap;
 // - references from an item to itself, cycles of the references a decoder follows
-//   (dimg, auxl, thmb, base), a tile named twice by one grid;
+//   (dimg, auxl, thmb, base), more than CH_SCAN_MAX_DECODES codec runs for one picture
+//   (a tile named twice counts twice);
 // - for what will be decoded (the primary image, its tiles and its alpha; a sequence's
 //   every sample): no declared size, a declared size, canvas or codec picture (the HEVC
 //   SPS, the AV1 sequence header, in the configuration box and in the data) over the pixel
-//   limit, a codec picture larger than declared by more than one coding block (libheif
-//   1.20's rule: 64 for HEVC, 128 for AV1), tiles whose areas add up to more than the limit,
-//   and more samples than the frame limit.
+//   limit, a codec picture larger than declared (an HEVC SPS by more than one coding block,
+//   64, libheif 1.22's margin; an AV1 sequence header, whose size is the stream's largest
+//   frame, by more than twice the size and 128), tiles whose areas add up to more than the
+//   limit, and more samples than the frame limit.
 // Items that are not decoded (thumbnails, other images) are checked for structure only,
 // never for size, so a file is not refused for an image it does not show.
 #pragma once
@@ -23,7 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { CH_SCAN_MAX_ITEMS = 4096, CH_SCAN_MAX_EXTENTS = 32 };
+// Items, extents an item, and codec runs for one picture (a grid's tiles, each use counted:
+// 65,280 uses of one tiny tile took 25 s; a 200 MP photo in 512-pixel tiles has 768).
+enum { CH_SCAN_MAX_ITEMS = 4096, CH_SCAN_MAX_EXTENTS = 32, CH_SCAN_MAX_DECODES = 4096 };
 
 typedef struct ch_scan_result {
     // Metadata over CS_METADATA_BUDGET, to be left out (with a note): its size, else 0.

@@ -384,27 +384,6 @@ static void cj_progress_monitor(j_common_ptr cinfo) {
                   (uint64_t)d->cinfo.MCUs_per_row * d->cinfo.MCU_rows_in_scan * (uint64_t)d->cinfo.blocks_in_MCU);
 }
 
-// CMYK through the file's own profile to sRGB (lcms2), relative colorimetric with black
-// point compensation, as Photoshop converts by default. NULL when there is no profile or
-// it is not a usable CMYK one: then the naive formula is used.
-static cmsHTRANSFORM cj_cmyk_transform(const uint8_t *icc, size_t length, int inverted) {
-    if (!icc || length < 132) return NULL;
-    cmsHPROFILE cmyk = cmsOpenProfileFromMem(icc, (cmsUInt32Number)length);
-    if (!cmyk) return NULL;
-    cmsHTRANSFORM transform = NULL;
-    if (cmsGetColorSpace(cmyk) == cmsSigCmykData) {
-        cmsHPROFILE srgb = cmsCreate_sRGBProfile();
-        if (srgb) {
-            // Adobe's inverted CMYK (255 = no ink) is lcms2's "reversed" flavour.
-            transform = cmsCreateTransform(cmyk, inverted ? TYPE_CMYK_8_REV : TYPE_CMYK_8, srgb, TYPE_RGBA_8,
-                                           INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_BLACKPOINTCOMPENSATION);
-            cmsCloseProfile(srgb);
-        }
-    }
-    cmsCloseProfile(cmyk);
-    return transform;
-}
-
 int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *info) {
     if (!d->header_read || d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
     if (setjmp(d->err.jump)) return d->err.code;
@@ -455,7 +434,7 @@ int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *inf
     if (d->cmyk) {
         d->cmyk_row = malloc((size_t)d->cinfo.output_width * 4);
         if (!d->cmyk_row) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
-        d->cmyk_transform = cj_cmyk_transform(d->icc, d->icc_length, d->cmyk_inverted);
+        d->cmyk_transform = cs_cmyk_transform(d->icc, d->icc_length, d->cmyk_inverted, 1);
     }
     info->output_width = d->cinfo.output_width;
     info->output_height = d->cinfo.output_height;

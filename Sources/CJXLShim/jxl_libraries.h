@@ -12,10 +12,10 @@
 
 #define CX_LIBJXL_FUNCTIONS(X) \
     X(JxlColorEncodingSetToSRGB) X(JxlDecoderCloseInput) X(JxlDecoderCreate) X(JxlDecoderDestroy) \
-    X(JxlDecoderGetBasicInfo) X(JxlDecoderGetBoxType) X(JxlDecoderGetColorAsEncodedProfile) \
-    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderGetFrameHeader) X(JxlDecoderGetICCProfileSize) \
+    X(JxlDecoderExtraChannelBufferSize) X(JxlDecoderGetBasicInfo) X(JxlDecoderGetBoxType) X(JxlDecoderGetColorAsEncodedProfile) \
+    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderGetExtraChannelInfo) X(JxlDecoderGetFrameHeader) X(JxlDecoderGetICCProfileSize) \
     X(JxlDecoderImageOutBufferSize) X(JxlDecoderProcessInput) X(JxlDecoderReleaseBoxBuffer) \
-    X(JxlDecoderSetBoxBuffer) X(JxlDecoderSetCoalescing) X(JxlDecoderSetDecompressBoxes) X(JxlDecoderSetImageOutCallback) \
+    X(JxlDecoderSetBoxBuffer) X(JxlDecoderSetCoalescing) X(JxlDecoderSetDecompressBoxes) X(JxlDecoderSetExtraChannelBuffer) X(JxlDecoderSetImageOutCallback) \
     X(JxlDecoderSetInput) X(JxlDecoderSetParallelRunner) X(JxlDecoderSetPreferredColorProfile) \
     X(JxlDecoderSetUnpremultiplyAlpha) X(JxlDecoderSubscribeEvents) X(JxlEncoderAddBox) \
     X(JxlEncoderAddImageFrame) X(JxlEncoderCloseBoxes) X(JxlEncoderCloseInput) X(JxlEncoderCreate) \

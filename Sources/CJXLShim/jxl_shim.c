@@ -17,6 +17,7 @@
 #include <jxl/decode.h>
 #include <jxl/encode.h>
 #include <jxl/thread_parallel_runner.h>
+#include <lcms2.h>
 
 #define CX_MESSAGE_SIZE 256
 #define CX_MAX_THREADS 256
@@ -74,6 +75,11 @@ struct cx_decoder {
     uint8_t *icc;   size_t icc_length;
     cx_buffer exif_box, xmp_box;  // raw box payloads (exif still with its 4-byte offset)
     uint64_t icc_dropped, exif_dropped, xmp_dropped;  // over the metadata budget: left out
+    // A CMYK image (a CMYK profile; black as an extra channel): its colour channels are
+    // C, M and Y with 1 = no ink, turned into sRGB with K through the profile (lcms2).
+    void *cmyk;                   // cs_cmyk_transform, or NULL
+    int black;                    // the black extra channel's index, or -1
+    uint8_t *black_plane;         // K of the frame being decoded (width*height)
     const uint8_t *exif; size_t exif_length;  // into exif_box
     // next_frame state
     JxlDecoder *frames;           // decoding pass used by next_frame
@@ -99,6 +105,7 @@ cx_decoder *cx_decoder_create(const uint8_t *data, size_t length) {
     d->data = cs_copy(data, length);
     if (!d->data) { free(d); return NULL; }
     d->length = length;
+    d->black = -1;
     return d;
 }
 
@@ -113,6 +120,8 @@ static void cx_close_frames(cx_decoder *d) {
 void cx_decoder_destroy(cx_decoder *d) {
     if (!d) return;
     cx_close_frames(d);
+    if (d->cmyk) cmsDeleteTransform(d->cmyk);
+    free(d->black_plane);
     free(d->icc);
     cx_buffer_free(&d->exif_box);
     cx_buffer_free(&d->xmp_box);
@@ -347,6 +356,13 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
                 rc = cx_fail(d, CX_ERR_LIMIT, "the file has more than 0 frames (the limit)");
                 break;
             }
+            d->black = -1;
+            for (uint32_t i = 0; i < bi->num_extra_channels && d->black < 0; i++) {
+                JxlExtraChannelInfo extra;
+                if (JXL(JxlDecoderGetExtraChannelInfo)(dec, i, &extra) == JXL_DEC_SUCCESS &&
+                    extra.type == JXL_CHANNEL_BLACK)
+                    d->black = (int)i;
+            }
         } else if (status == JXL_DEC_COLOR_ENCODING) {
             cx_prefer_srgb(dec, bi);
             if ((rc = cx_read_icc(d, dec, bi)) != CX_OK) break;
@@ -453,6 +469,18 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
         return rc;
     }
     cx_take_exif(d);
+    if (d->icc && d->icc_length >= 20 && memcmp(d->icc + 16, "CMYK", 4) == 0) {
+        // The pixels come out as sRGB through the profile (read_image), which is not kept.
+        d->cmyk = cs_cmyk_transform(d->icc, d->icc_length, 1, 1);
+        free(d->icc);
+        d->icc = NULL;
+        d->icc_length = 0;
+        if (!d->cmyk) {
+            cx_buffer_free(&d->exif_box);
+            cx_buffer_free(&d->xmp_box);
+            return cx_fail(d, CX_ERR_UNSUPPORTED, "a CMYK image whose profile lcms2 cannot use");
+        }
+    }
 
     d->header_read = 1;
     d->frame_count = frames;
@@ -543,6 +571,26 @@ static int cx_delay_ms(const cx_decoder *d, uint32_t ticks) {
     return ms >= (double)INT_MAX ? INT_MAX : (int)ms;
 }
 
+// A CMYK frame in dst (C, M, Y where R, G, B are; 255 = no ink) with K from black_plane
+// (none: no black ink) to sRGB through the profile, the alpha left as it is.
+static int cx_cmyk_to_srgb(cx_decoder *d, uint8_t *dst, size_t stride) {
+    uint8_t *row = malloc((size_t)d->width * 4 + 1);
+    if (!row) return cx_fail(d, CX_ERR_NOMEM, "out of memory for a CMYK row");
+    for (uint32_t y = 0; y < d->height; y++) {
+        uint8_t *p = dst + (size_t)y * stride;
+        const uint8_t *k = d->black >= 0 ? d->black_plane + (size_t)y * d->width : NULL;
+        for (uint32_t x = 0; x < d->width; x++) {
+            row[4 * (size_t)x] = p[4 * (size_t)x];
+            row[4 * (size_t)x + 1] = p[4 * (size_t)x + 1];
+            row[4 * (size_t)x + 2] = p[4 * (size_t)x + 2];
+            row[4 * (size_t)x + 3] = k ? k[x] : 255;
+        }
+        cmsDoTransform(d->cmyk, row, p, d->width);
+    }
+    free(row);
+    return CX_OK;
+}
+
 // Runs `dec` to the end of its next displayed frame, writing it into dst.
 static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, uint8_t *dst, size_t stride,
                            int *delay_ms) {
@@ -586,10 +634,26 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
                 return cx_fail(d, CX_ERR_CORRUPT, "the frame size does not match the image");
             if (JXL(JxlDecoderSetImageOutCallback)(dec, &format, cx_rows_callback, &rows) != JXL_DEC_SUCCESS)
                 return cx_fail(d, CX_ERR_STATE, "libjxl refused the output callback");
+            if (d->cmyk && d->black >= 0) {
+                JxlPixelFormat one = {1, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+                size_t size = 0;
+                if (JXL(JxlDecoderExtraChannelBufferSize)(dec, &one, &size, (uint32_t)d->black) != JXL_DEC_SUCCESS ||
+                    size != (size_t)d->width * d->height)
+                    return cx_fail(d, CX_ERR_CORRUPT, "the black channel does not match the image");
+                if (!d->black_plane && !(d->black_plane = malloc(size ? size : 1)))
+                    return cx_fail(d, CX_ERR_NOMEM, "out of memory for the black channel");
+                if (JXL(JxlDecoderSetExtraChannelBuffer)(dec, &one, d->black_plane, size, (uint32_t)d->black) !=
+                    JXL_DEC_SUCCESS)
+                    return cx_fail(d, CX_ERR_STATE, "libjxl refused the black channel's buffer");
+            }
             break;
         }
         case JXL_DEC_FULL_IMAGE:
             if (!in_frame) return cx_fail(d, CX_ERR_CORRUPT, "a frame ended before it began");
+            if (d->cmyk) {
+                int rc = cx_cmyk_to_srgb(d, dst, stride);
+                if (rc != CX_OK) return rc;
+            }
             (*returned)++;
             return CX_OK;
         case JXL_DEC_SUCCESS:

@@ -1,5 +1,6 @@
 #include "cshim_support.h"
 #include <dlfcn.h>
+#include <lcms2.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -271,4 +272,24 @@ uint64_t cs_read(cs_reader *r, size_t bytes) {
 void cs_skip(cs_reader *r, size_t bytes) {
     if (cs_left(r) < bytes) r->bad = 1;
     else r->at += bytes;
+}
+
+// ---------------------------------------------------------------- CMYK
+
+void *cs_cmyk_transform(const uint8_t *icc, size_t length, int inverted, int rgba) {
+    if (!icc || length < 132 || length > UINT32_MAX) return NULL;
+    cmsHPROFILE cmyk = cmsOpenProfileFromMem(icc, (cmsUInt32Number)length);
+    if (!cmyk) return NULL;
+    cmsHTRANSFORM transform = NULL;
+    if (cmsGetColorSpace(cmyk) == cmsSigCmykData) {
+        cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+        if (srgb) {
+            transform = cmsCreateTransform(cmyk, inverted ? TYPE_CMYK_8_REV : TYPE_CMYK_8, srgb,
+                                           rgba ? TYPE_RGBA_8 : TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC,
+                                           cmsFLAGS_BLACKPOINTCOMPENSATION);
+            cmsCloseProfile(srgb);
+        }
+    }
+    cmsCloseProfile(cmyk);
+    return transform;
 }

@@ -702,25 +702,6 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
     return CT_OK;
 }
 
-// CMYK through the file's own profile to sRGB (lcms2), relative colorimetric with black
-// point compensation, as the JPEG shim does. NULL when there is no usable CMYK profile.
-static cmsHTRANSFORM ct_cmyk_transform(const uint8_t *icc, size_t length) {
-    if (!icc || length < 132 || length > UINT32_MAX) return NULL;
-    cmsHPROFILE cmyk = cmsOpenProfileFromMem(icc, (cmsUInt32Number)length);
-    if (!cmyk) return NULL;
-    cmsHTRANSFORM transform = NULL;
-    if (cmsGetColorSpace(cmyk) == cmsSigCmykData) {
-        cmsHPROFILE srgb = cmsCreate_sRGBProfile();
-        if (srgb) {
-            transform = cmsCreateTransform(cmyk, TYPE_CMYK_8, srgb, TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC,
-                                           cmsFLAGS_BLACKPOINTCOMPENSATION);
-            cmsCloseProfile(srgb);
-        }
-    }
-    cmsCloseProfile(cmyk);
-    return transform;
-}
-
 static void *ct_alloc(ct_decoder *d, uint64_t bytes, const char *what, int *rc) {
     if (bytes == 0) bytes = 1;
     if (bytes > (uint64_t)d->mem_limit || bytes > SIZE_MAX) {
@@ -863,7 +844,7 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
         if (!d->alpha_row) return rc;
         uint32_t n = 0;
         void *p = NULL;
-        if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &p) && p) d->xform = ct_cmyk_transform(p, n);
+        if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &p) && p) d->xform = cs_cmyk_transform(p, n, 0, 0);
     }
     info->color_managed = d->xform != NULL;
 

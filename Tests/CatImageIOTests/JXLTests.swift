@@ -24,6 +24,19 @@ struct JXLTests {
         #expect(diff.maximum == 0, "the same libjxl decodes the same pixels: \(diff)")
     }
 
+    /// A CMYK JPEG XL (the conformance suite's cmyk_layers: a 557 KB print profile, black as
+    /// an extra channel, blended layers) comes out as sRGB through its profile, close to the
+    /// suite's rendering; it was refused ("implausible ICC profile size"), and djxl 0.7
+    /// writes its raw CMY (max 224, mean 6.4 off the reference).
+    @Test func aCMYKImageIsRenderedThroughItsProfile() throws {
+        let decoded = try Fixtures.decode("jxl/conformance/cmyk_layers.jxl")
+        #expect(decoded.pixels.width == 512 && decoded.pixels.height == 512)
+        #expect(decoded.metadata.iccProfile == nil, "the pixels are sRGB; the CMYK profile is not carried")
+        let diff = PixelDifference(
+            decoded.pixels.packedRGBA(), try pixels("jxl/conformance/cmyk_layers.ref.png"), alpha: false)
+        #expect(diff.maximum <= 16 && diff.mean < 1.5, "\(diff)")
+    }
+
     @Test func animationFramesAndDurations() throws {
         let reader = try ImageReader(bytes: Fixtures.bytes("jxl/animated.jxl"), name: "animated.jxl")
         #expect(reader.frameCount == 4)

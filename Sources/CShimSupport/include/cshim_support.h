@@ -117,4 +117,11 @@ static inline size_t cs_left(const cs_reader *r) { return r->bad || r->at > r->i
 // profiles are 0.5-3 MB. What is over it is left out of the output, with a note.
 enum { CS_METADATA_BUDGET = 8 * 1024 * 1024 };
 
+// CMYK through its ICC profile to sRGB with lcms2: relative colorimetric with black point
+// compensation, as Photoshop converts by default; the one rendering of CMYK JPEG, TIFF and
+// JPEG XL. `inverted`: 255 is no ink (Adobe's JPEGs, JPEG XL), lcms2's "reversed" flavour.
+// Out: RGBA8 (alpha left as it is) when `rgba`, else RGB8. A cmsHTRANSFORM for
+// cmsDoTransform and cmsDeleteTransform, or NULL when the profile is not a usable CMYK one.
+void *cs_cmyk_transform(const uint8_t *icc, size_t length, int inverted, int rgba);
+
 #endif
