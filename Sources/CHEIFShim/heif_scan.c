@@ -300,6 +300,7 @@ typedef struct ch_item {
     cs_span hvcc, av1c;        // its codec configuration property, if any
     int alpha;                 // an auxC of the alpha kind
     int layered;               // a1op, a1lx or lsel: a layered AV1 picture (see ch_charge)
+    int associated;            // it has an ipma entry
     uint32_t first_ref, refs;  // its 'dimg' references (into refs)
     int state;                 // cycle search: 0 new, 1 on the path, 2 done
     uint64_t own;              // pixels of its own picture or canvas
@@ -587,10 +588,15 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
     at = 0;
     for (size_t i = 0; i < count; i++) cs_box_next(ipco, &at, &properties[i]);
 
-    int rc = CH_OK;
+    int rc = CH_OK, ipmas = 0;
     at = 0;
     while (rc == CH_OK && (got = cs_box_next(iprp, &at, &box)) == 1) {
         if (box.type != FOURCC('i', 'p', 'm', 'a')) continue;
+        // libheif 1.15 reads one; so must the scan (a second could hide the first's hvcC).
+        if (ipmas++) {
+            rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "two 'ipma' boxes");
+            break;
+        }
         cs_span body;
         int version;
         uint32_t flags;
@@ -604,6 +610,11 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
             uint32_t id = (uint32_t)cs_read(&r, version < 1 ? 2 : 4);
             unsigned associations = (unsigned)cs_read(&r, 1);
             long index = ch_find(m, id);
+            if (index >= 0 && m->items[index].associated++) {
+                cs_format(m->why, m->size, "item %u's properties are listed twice in 'ipma'", id);
+                rc = CH_ERR_CORRUPT;
+                break;
+            }
             for (unsigned k = 0; k < associations && !r.bad; k++) {
                 uint32_t p = (uint32_t)cs_read(&r, (flags & 1) ? 2 : 1) & ((flags & 1) ? 0x7fff : 0x7f);
                 if (index < 0 || p == 0) continue;
@@ -615,6 +626,16 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
                 ch_item *item = &m->items[index];
                 cs_box *prop = &properties[p - 1];
                 cs_span payload;
+                // One of each kind an item: which of two libheif takes, the scan cannot know.
+                int twice = (prop->type == FOURCC('i', 's', 'p', 'e') && item->has_ispe) ||
+                            (prop->type == FOURCC('h', 'v', 'c', 'C') && item->hvcc.p) ||
+                            (prop->type == FOURCC('a', 'v', '1', 'C') && item->av1c.p);
+                if (twice) {
+                    cs_format(m->why, m->size, "item %u has two properties of one kind (size or codec configuration)",
+                              id);
+                    rc = CH_ERR_CORRUPT;
+                    break;
+                }
                 if (prop->type == FOURCC('i', 's', 'p', 'e') && cs_full_box(prop->body, &payload, NULL, NULL) &&
                     payload.n >= 8) {
                     cs_reader s = {payload, 0, 0};
@@ -630,9 +651,9 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
                     item->layered = 1;
                 } else if (prop->type == FOURCC('a', 'u', 'x', 'C') && cs_full_box(prop->body, &payload, NULL, NULL)) {
                     // aux_type: a URN, NUL-terminated. HEVC's and MPEG-B's alpha URNs.
-                    static const char *const alpha[] = {"urn:mpeg:hevc:2015:auxid:1",
+                    static const char *const alpha[] = {"urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:avc:2015:auxid:1",
                                                         "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"};
-                    for (size_t a = 0; a < 2; a++) {
+                    for (size_t a = 0; a < 3; a++) {
                         size_t n = strlen(alpha[a]);
                         if (payload.n >= n && memcmp(payload.p, alpha[a], n) == 0) item->alpha = 1;
                     }
@@ -812,26 +833,26 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
 
 // The decoded images (the primary, its alpha) must fit the limit, tiles and all.
 static int ch_check_decoded(ch_meta *m, uint32_t primary) {
-    uint32_t images[2] = {primary, primary};
-    int count = 1;
-    for (uint32_t k = 0; k < m->ref_count; k++)
-        if (m->refs[k].to == primary && m->refs[k].type == FOURCC('a', 'u', 'x', 'l') &&
-            m->items[m->refs[k].from].alpha) {
-            images[count++] = m->refs[k].from;
-            break;
+    // The primary, then each auxiliary image of it: libheif decodes an alpha one (of one of
+    // three URNs, and which of several it takes is its own affair), so all are checked.
+    for (uint32_t k = 0; k <= m->ref_count; k++) {
+        uint32_t image = primary;
+        if (k < m->ref_count) {
+            if (m->refs[k].to != primary || m->refs[k].type != FOURCC('a', 'u', 'x', 'l')) continue;
+            image = m->refs[k].from;
+            if (!ch_is_coded(m->items[image].type) && !ch_is_derived(m->items[image].type)) continue;
         }
-    for (int i = 0; i < count; i++) {
         uint64_t charge = 0;
         m->decodes = 0;
-        int rc = ch_charge(m, images[i], &charge, 0);
+        int rc = ch_charge(m, image, &charge, 0);
         if (rc != CH_OK) return rc;
         // Its own canvas was checked in ch_charge; its inputs (a grid's tiles, each named
         // once, outside the canvas too) may together have the pixel limit again.
-        const ch_item *image = &m->items[images[i]];
-        if (charge - image->own > m->max_pixels) {
+        const ch_item *item = &m->items[image];
+        if (charge - item->own > m->max_pixels) {
             cs_format(m->why, m->size,
                       "image item %u's inputs (e.g. grid tiles) have %llu pixels together, over the limit of %llu",
-                      image->id, (unsigned long long)(charge - image->own), (unsigned long long)m->max_pixels);
+                      item->id, (unsigned long long)(charge - item->own), (unsigned long long)m->max_pixels);
             return CH_ERR_LIMIT;
         }
     }
@@ -864,15 +885,23 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
     int has_pitm = 0, has_iloc = 0, has_iinf = 0, has_iref = 0, has_iprp = 0, got;
     size_t at = 0;
     cs_box box;
+    // Each of these at most once: libheif reads the first, and a scan that read another
+    // would check what is not decoded (a harmless second 'iref' hid a grid naming itself).
+    int has_idat = 0, *seen = NULL;
     while ((got = cs_box_next(body, &at, &box)) == 1) {
         switch (box.type) {
-        case FOURCC('p', 'i', 't', 'm'): pitm = box.body, has_pitm = 1; break;
-        case FOURCC('i', 'l', 'o', 'c'): iloc = box.body, has_iloc = 1; break;
-        case FOURCC('i', 'i', 'n', 'f'): iinf = box.body, has_iinf = 1; break;
-        case FOURCC('i', 'r', 'e', 'f'): iref = box.body, has_iref = 1; break;
-        case FOURCC('i', 'p', 'r', 'p'): iprp = box.body, has_iprp = 1; break;
-        case FOURCC('i', 'd', 'a', 't'): m.idat = box.body; break;
-        default: break;
+        case FOURCC('p', 'i', 't', 'm'): pitm = box.body, seen = &has_pitm; break;
+        case FOURCC('i', 'l', 'o', 'c'): iloc = box.body, seen = &has_iloc; break;
+        case FOURCC('i', 'i', 'n', 'f'): iinf = box.body, seen = &has_iinf; break;
+        case FOURCC('i', 'r', 'e', 'f'): iref = box.body, seen = &has_iref; break;
+        case FOURCC('i', 'p', 'r', 'p'): iprp = box.body, seen = &has_iprp; break;
+        case FOURCC('i', 'd', 'a', 't'): m.idat = box.body, seen = &has_idat; break;
+        default: seen = NULL; break;
+        }
+        if (seen && (*seen)++) {
+            char name[5] = {(char)(box.type >> 24), (char)(box.type >> 16), (char)(box.type >> 8), (char)box.type, 0};
+            cs_format(why, size, "two '%s' boxes in 'meta'", name);
+            return CH_ERR_CORRUPT;
         }
     }
     if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'meta' runs past its end (truncated)");
@@ -1036,6 +1065,66 @@ void ch_track_free(ch_track *t) {
     memset(t, 0, sizeof *t);
 }
 
+// One 'trak': CH_OK with t->count 0 when none of its sample entries is of `types`.
+static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const uint32_t *types, uint32_t max_frames,
+                         ch_track *t, char *why, size_t size) {
+    memset(t, 0, sizeof *t);
+    cs_span mdia, minf, stbl, stsd, body, entry, tkhd, mdhd;
+    int version;
+    if (!cs_box_child(trak, 0, FOURCC('m', 'd', 'i', 'a'), &mdia) ||
+        !cs_box_child(mdia, 0, FOURCC('m', 'i', 'n', 'f'), &minf) ||
+        !cs_box_child(minf, 0, FOURCC('s', 't', 'b', 'l'), &stbl) ||
+        !cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'd'), &stsd) || !cs_full_box(stsd, &body, &version, NULL) ||
+        body.n < 4)
+        return CH_OK;
+    // The sample entries: one of the codec's is what a decoder takes (libavif takes a track
+    // with any 'av01' entry), so one of them among others is refused: the samples could use
+    // either, and the scan would check the wrong one.
+    size_t entries_at = 4, entries = 0;
+    cs_box each, chosen = {0};
+    int got, wanted = 0;
+    while ((got = cs_box_next(body, &entries_at, &each)) == 1) {
+        entries++;
+        for (const uint32_t *type = types; *type; type++)
+            if (each.type == *type && !wanted) chosen = each, wanted = 1;
+    }
+    if (got < 0) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
+    if (!wanted) return CH_OK;
+    if (entries > 1) {
+        cs_format(why, size, "a video track has %zu sample descriptions", entries);
+        return CH_ERR_CORRUPT;
+    }
+    // A VisualSampleEntry: 78 bytes of fields (width and height at 24 and 26), then boxes.
+    entry = chosen.body;
+    if (entry.n < 78) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
+    t->entry_type = chosen.type;
+    t->width = (uint32_t)entry.p[24] << 8 | entry.p[25];
+    t->height = (uint32_t)entry.p[26] << 8 | entry.p[27];
+    if (!cs_box_child(entry, 78, FOURCC('h', 'v', 'c', 'C'), &t->config))
+        cs_box_child(entry, 78, FOURCC('a', 'v', '1', 'C'), &t->config);
+    if (cs_box_child(trak, 0, FOURCC('t', 'k', 'h', 'd'), &tkhd) && cs_full_box(tkhd, &body, &version, NULL)) {
+        // width and height (16.16) end the box: 8 bytes before its end, in both versions.
+        if (body.n >= 8) {
+            cs_reader r = {body, body.n - 8, 0};
+            t->tkhd_width = (uint32_t)(cs_read(&r, 4) >> 16);
+            t->tkhd_height = (uint32_t)(cs_read(&r, 4) >> 16);
+        }
+    }
+    t->timescale = 1000;
+    if (cs_box_child(mdia, 0, FOURCC('m', 'd', 'h', 'd'), &mdhd) && cs_full_box(mdhd, &body, &version, NULL)) {
+        cs_reader r = {body, version == 1 ? 16 : 8, 0};
+        uint32_t timescale = (uint32_t)cs_read(&r, 4);
+        if (!r.bad && timescale > 0) t->timescale = timescale;
+    }
+    int rc = ch_tables(t, data, length, stbl, max_frames, why, size);
+    if (rc != CH_OK) {
+        uint32_t count = t->count;
+        ch_track_free(t);
+        if (rc == CH_ERR_LIMIT) t->count = count;  // how many there are, to name them
+    }
+    return rc;
+}
+
 int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, size_t index, uint32_t max_frames,
                   ch_track *t, char *why, size_t size) {
     memset(t, 0, sizeof *t);
@@ -1046,50 +1135,9 @@ int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, siz
     int got;
     while ((got = cs_box_next(moov, &at, &trak)) == 1) {
         if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
-        cs_span mdia, minf, stbl, stsd, body, entry, tkhd, mdhd;
-        int version;
-        if (!cs_box_child(trak.body, 0, FOURCC('m', 'd', 'i', 'a'), &mdia) ||
-            !cs_box_child(mdia, 0, FOURCC('m', 'i', 'n', 'f'), &minf) ||
-            !cs_box_child(minf, 0, FOURCC('s', 't', 'b', 'l'), &stbl) ||
-            !cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'd'), &stsd) || !cs_full_box(stsd, &body, &version, NULL) ||
-            body.n < 4)
-            continue;
-        // The first sample entry: a VisualSampleEntry (78 bytes of fields, width and height
-        // at 24 and 26) and its boxes.
-        size_t entries_at = 4;
-        cs_box first;
-        if (cs_box_next(body, &entries_at, &first) != 1) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
-        int wanted = 0;
-        for (const uint32_t *type = types; *type; type++) wanted |= first.type == *type;
-        if (!wanted || found++ != index) continue;
-        entry = first.body;
-        if (entry.n < 78) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
-        t->entry_type = first.type;
-        t->width = (uint32_t)entry.p[24] << 8 | entry.p[25];
-        t->height = (uint32_t)entry.p[26] << 8 | entry.p[27];
-        if (!cs_box_child(entry, 78, FOURCC('h', 'v', 'c', 'C'), &t->config))
-            cs_box_child(entry, 78, FOURCC('a', 'v', '1', 'C'), &t->config);
-        if (cs_box_child(trak.body, 0, FOURCC('t', 'k', 'h', 'd'), &tkhd) && cs_full_box(tkhd, &body, &version, NULL)) {
-            // width and height (16.16) end the box: 8 bytes before its end, in both versions.
-            if (body.n >= 8) {
-                cs_reader r = {body, body.n - 8, 0};
-                t->tkhd_width = (uint32_t)(cs_read(&r, 4) >> 16);
-                t->tkhd_height = (uint32_t)(cs_read(&r, 4) >> 16);
-            }
-        }
-        t->timescale = 1000;
-        if (cs_box_child(mdia, 0, FOURCC('m', 'd', 'h', 'd'), &mdhd) && cs_full_box(mdhd, &body, &version, NULL)) {
-            cs_reader r = {body, version == 1 ? 16 : 8, 0};
-            uint32_t timescale = (uint32_t)cs_read(&r, 4);
-            if (!r.bad && timescale > 0) t->timescale = timescale;
-        }
-        int rc = ch_tables(t, data, length, stbl, max_frames, why, size);
-        if (rc != CH_OK) {
-            uint32_t count = t->count;
-            ch_track_free(t);
-            if (rc == CH_ERR_LIMIT) t->count = count;  // how many there are, to name them
-        }
-        return rc;
+        int rc = ch_track_from(data, length, trak.body, types, max_frames, t, why, size);
+        if (rc != CH_OK || (t->count > 0 && found++ == index)) return rc;
+        ch_track_free(t);
     }
     if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
     return CH_OK;
@@ -1101,12 +1149,18 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
                           unsigned codecs, ch_scan_result *result, char *why, size_t size) {
     static const uint32_t types[] = {FOURCC('a', 'v', '0', '1'), FOURCC('h', 'v', 'c', '1'), FOURCC('h', 'e', 'v', '1'),
                                      0};
-    for (size_t index = 0;; index++) {
+    cs_span file = {data, length}, moov;
+    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CH_OK;
+    size_t at = 0, index = 0;
+    cs_box trak;
+    int got;
+    while ((got = cs_box_next(moov, &at, &trak)) == 1) {  // each track once: linear in the file
+        if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
         ch_track t;
-        int rc = ch_track_read(data, length, types, index, max_frames, &t, why, size);
+        int rc = ch_track_from(data, length, trak.body, types, max_frames, &t, why, size);
         if (rc == CH_ERR_LIMIT && t.count > max_frames) result->frames = t.count;
         if (rc != CH_OK) return rc;
-        if (t.count == 0) return CH_OK;
+        if (t.count == 0) continue;
         int hevc = t.entry_type != FOURCC('a', 'v', '0', '1');
         if (!(codecs & (hevc ? CH_CODEC_HEVC : CH_CODEC_AV1))) {
             ch_track_free(&t);
@@ -1117,7 +1171,7 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
         uint32_t w = t.width, h = t.height;
         if (t.tkhd_width && t.tkhd_width < w) w = t.tkhd_width;
         if (t.tkhd_height && t.tkhd_height < h) h = t.tkhd_height;
-        if (index == 0) result->width = w, result->height = h;
+        if (index++ == 0) result->width = w, result->height = h;
         ch_check c = {w, h, hevc ? 64 : 128, hevc ? 1 : 2, max_pixels, 0, 0, CH_OK, why, size,
                       hevc ? "a frame's HEVC SPS" : "a frame's AV1 sequence header"};
         int ok = 1, nal_length = 4;
@@ -1132,6 +1186,8 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
         if (c.code != CH_OK) return c.code;
         if (!ok) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a frame's coded data is malformed");
     }
+    if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
+    return CH_OK;
 }
 
 int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,

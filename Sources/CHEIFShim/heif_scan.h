@@ -4,6 +4,9 @@
 // (any number of overlapping extents), follows a grid that names itself, decodes a tile as
 // often as it is named and lets the codec allocate whatever its bitstream asks for; libavif
 // expands any sample table. This refuses, in time linear in the file:
+// - a second pitm, iloc, iinf, iref, iprp, idat or ipma, an item listed twice in ipma or with
+//   two sizes or codec configurations, a video track with several sample descriptions:
+//   libheif and libavif take the first (or any), and the scan must check what they decode;
 // - boxes whose sizes leave their parent, more than CH_SCAN_MAX_ITEMS items or
 //   CH_SCAN_MAX_EXTENTS extents an item, extents past the file or overlapping each other
 //   (items may share an extent whole: layers name the same data), all items together
@@ -11,8 +14,8 @@
 // - references from an item to itself, cycles of the references a decoder follows
 //   (dimg, auxl, thmb, base), more than CH_SCAN_MAX_DECODES codec runs for one picture
 //   (a tile named twice counts twice);
-// - for what will be decoded (the primary image, its tiles and its alpha; a sequence's
-//   every sample): no declared size, a declared size, canvas or codec picture (the HEVC
+// - for what will be decoded (the primary image, its tiles, every auxiliary image of it;
+//   a sequence's every sample): no declared size, a declared size, canvas or codec picture (the HEVC
 //   SPS, the AV1 sequence header, in the configuration box and in the data) over the pixel
 //   limit, a codec picture larger than declared (an HEVC SPS by more than one coding block,
 //   64, libheif 1.22's margin; an AV1 sequence header, whose size is the stream's largest

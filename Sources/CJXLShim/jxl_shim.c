@@ -373,8 +373,12 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
                 rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no frame header");
                 break;
             }
-            // A layer's own size (it may be larger than the canvas, or placed off it).
+            // A layer's own size (it may be larger than the canvas, or placed off it), and at
+            // least the canvas: libjxl 0.7 blends every frame, a 1x1 one too, onto a whole
+            // canvas (1000 such frames of a 2048x2048 image took 10 s).
             uint64_t area = (uint64_t)fh.layer_info.xsize * fh.layer_info.ysize;
+            uint64_t canvas = (uint64_t)bi->xsize * bi->ysize;
+            if (area < canvas) area = canvas;
             all_frames++;
             all_area = area > UINT64_MAX - all_area ? UINT64_MAX : all_area + area;
             if (all_frames > max_frames) {

@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <lcms2.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 #include <errno.h>
@@ -105,10 +106,79 @@ static int cs_quiet_file = -1;         // the memory file fd 2 points at while a
 static char cs_chatter[CS_CHATTER_KEPT];
 static size_t cs_chatter_length;
 
+static void cs_route(void);
+
+// A crash inside a quiet scope (a fault in a library) would send its report (Swift's
+// backtracer, the kernel's words through the shell) into the memory file: fd 2 goes back to
+// catctl's stderr first, then the handler that was there before runs (as the terminal
+// shim's crash handlers chain: a fault happens again on return, now to that handler; a
+// signal sent by kill() gets its default action).
+static const int cs_crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
+#define CS_CRASH_SIGNALS (sizeof cs_crash_signals / sizeof cs_crash_signals[0])
+static struct sigaction cs_previous[CS_CRASH_SIGNALS];
+
+// The last bytes a library printed before it crashed (libstdc++'s "terminate called...",
+// libjxl's JXL_CHECK line), on fd 2 with every byte but printable ASCII and newlines as
+// \ooo: async-signal-safe (pread, write), and never raw.
+static void cs_replay_tail(void) {
+    static const char head[] = "catctl: a library crashed; the last it printed:\n";
+    off_t end = lseek(cs_quiet_file, 0, SEEK_END);
+    if (end <= 0) return;
+    (void)cs_write_all(2, head, sizeof head - 1);
+    off_t at = end > 2048 ? end - 2048 : 0;
+    unsigned char in[256];
+    char out[256 * 4];
+    while (at < end) {
+        ssize_t n = pread(cs_quiet_file, in, sizeof in, at);
+        if (n <= 0) break;
+        at += n;
+        size_t k = 0;
+        for (ssize_t i = 0; i < n; i++) {
+            unsigned char c = in[i];
+            if (c == '\n' || (c >= 0x20 && c < 0x7f && c != '\\')) {
+                out[k++] = (char)c;
+            } else {
+                out[k++] = '\\';
+                out[k++] = (char)('0' + (c >> 6));
+                out[k++] = (char)('0' + ((c >> 3) & 7));
+                out[k++] = (char)('0' + (c & 7));
+            }
+        }
+        (void)cs_write_all(2, out, k);
+    }
+    (void)cs_write_all(2, "\n", 1);
+}
+
+static void cs_on_crash(int sig, siginfo_t *info, void *context) {
+    (void)context;
+    int saved = errno;
+    if (atomic_load(&cs_quiet_depth) > 0) {
+        atomic_store(&cs_quiet_depth, 0);  // nothing is routed to the memory file again
+        cs_route();
+        cs_replay_tail();
+    }
+    int sent = info != NULL && info->si_code <= 0;
+    for (size_t i = 0; i < CS_CRASH_SIGNALS; i++)
+        if (cs_crash_signals[i] == sig) {
+            if (sent) signal(sig, SIG_DFL);
+            else sigaction(sig, &cs_previous[i], NULL);
+        }
+    errno = saved;
+    if (sent) raise(sig);
+}
+
 static void cs_console_open(void) {
     int fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
     if (fd >= 0) cs_console = fd;
     if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)cs_console);
+    for (size_t i = 0; i < CS_CRASH_SIGNALS; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = cs_on_crash;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(cs_crash_signals[i], &action, &cs_previous[i]);
+    }
 }
 
 int cs_console_fd(void) {

@@ -788,9 +788,10 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
         if (tw > max_w || th > max_h)
             return ct_fail(d, CT_ERR_LIMIT, "%ux%u tiles for a %ux%u image (a hostile file?)", tw, th, d->width,
                            d->height);
-        // Samples per pixel and bits per sample multiply a tile's bytes: at most what a tile
-        // of the largest allowed size holds at 16 bytes a pixel (8 samples of 16 bits).
-        uint64_t bytes = TIFFTileSize64(tif), bound = max_w * max_h * 16;
+        // Samples per pixel and bits per sample multiply a tile's bytes: at most 16 bytes a
+        // pixel (8 samples of 16 bits) of the image, or of a 1024x1024 tile for a small one.
+        uint64_t area = (uint64_t)d->width * d->height, floor = (uint64_t)CT_TILE_FLOOR * CT_TILE_FLOOR;
+        uint64_t bytes = TIFFTileSize64(tif), bound = (area > floor ? area : floor) * 16;
         if (bytes > bound)
             return ct_fail(d, CT_ERR_LIMIT, "tiles of %llu bytes (%u samples of %u bits a pixel) for a %ux%u image",
                            (unsigned long long)bytes, (unsigned)spp, (unsigned)bps, d->width, d->height);

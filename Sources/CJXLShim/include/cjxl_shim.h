@@ -72,7 +72,8 @@ void cx_decoder_destroy(cx_decoder *decoder);
 //   width*height*displayed frames > max_pixels             -> CX_ERR_LIMIT
 //   every frame (layers and zero-duration frames too: the walk does not coalesce,
 //   so libjxl 0.7 reports each regular frame, which it would otherwise decode
-//   unseen): count > max_frames, or their areas together > max_pixels -> CX_ERR_LIMIT
+//   unseen): count > max_frames, or their areas together (each frame's own, and at
+//   least the canvas, on which libjxl blends it) > max_pixels -> CX_ERR_LIMIT
 // (0 is a limit, not "unlimited": max_frames 0 refuses every file). info->width and
 // height are set as soon as they are read, so a caller can name an image over the limit.
 // Not reported by libjxl 0.7 and so not counted: reference-only and DC frames.
