@@ -170,16 +170,8 @@ def edit_meta(data, edit):
 
 def insert_box(children, kind, new, before=False):
     """children with the box `new` put just after (or before) the first `kind` child."""
-    out = []
-    for k, raw in children:
-        if k == kind and before:
-            out.append((kind, new))
-        out.append((k, raw))
-        if k == kind and not before:
-            out.append((kind, new))
-        if k == kind:
-            kind = None                 # the first one only
-    return out
+    at = next(i for i, (k, _) in enumerate(children) if k == kind) + (0 if before else 1)
+    return children[:at] + [(kind, new)] + children[at:]
 
 
 # --------------------------------------------------------------------------
@@ -196,7 +188,14 @@ def photo_hvccs(side=16384):
     hvcC, and that hvcC with its SPS saying side x side."""
     items = H.photo_heic()
     small = H.prop_of(items[1], "hvcC")
-    return items, small, H.rewrite_hvcc(small, width=side, height=side)
+    big = H.rewrite_hvcc(small, width=side, height=side)
+    assert sps_sizes(big) == [(side, side)] and sps_sizes(small) == [(64, 64)]
+    return items, small, big
+
+
+def sps_sizes(hvcc_box):
+    """[(width, height)] of the SPS units in an hvcC box."""
+    return [H.sps_fields(nal)[:2] for kind, nal in H.hvcc_nals(hvcc_box[8:]) if kind == 33]
 
 
 def set_hvccs(tile, hvccs):
@@ -254,7 +253,8 @@ def heic_two_pitm_av1():
     av1 = avif_items[primary]
     av1.id = 3
     first = fullbox("pitm", 0, 0, struct.pack(">H", 3))
-    return edit_meta(write_photo(items, [av1]), lambda children: insert_box(children, "pitm", first, before=True))
+    data = write_photo(items, [av1])
+    return edit_meta(data, lambda children: insert_box(children, "pitm", first, before=True))
 
 
 AVC_ALPHA_URN = b"urn:mpeg:avc:2015:auxid:1\0"
@@ -267,6 +267,7 @@ def heic_alpha_avc_urn(side=16384):
     assert refs == [("dimg", 2, [1]), ("dimg", 4, [3]), ("auxl", 4, [2])], refs
     replace_prop(items[3], "hvcC", lambda p: H.rewrite_hvcc(p, width=side, height=side))
     replace_prop(items[4], "auxC", lambda p: fullbox("auxC", 0, 0, AVC_ALPHA_URN))
+    assert sps_sizes(H.prop_of(items[3], "hvcC")) == [(side, side)]
     return H.write_heif(H.HEIC_BRANDS, [items[i] for i in sorted(items)], refs, primary)
 
 
@@ -281,6 +282,7 @@ def enlarge_first_sample(colour, mdat, mdat_start, side):
     samples = H.track_samples(file, colour)
     first, size, sample = samples[0]
     new = H.rewrite_av1_obus(sample, side, side)
+    assert [H.av1_size(pl) for k, _, pl in H.obus(new) if k == 1] == [(side, side)]
     at = first - mdat_start
     mdat.payload = mdat.payload[:at] + new + mdat.payload[at + size:]
     H.set_sample_table(colour, [len(new)] + [s for _, s, _ in samples[1:]], [first], len(samples))
@@ -347,6 +349,7 @@ def shared_extents(data):
 
 
 def check_avifenc_file():
+    """Reports the avifenc file (see the docstring): here, and items sharing an extent."""
     path = os.path.join(HERE, AVIFENC_FILE)
     if not os.path.exists(path):
         print("%-28s missing: made by avifenc (see this script's docstring)" % AVIFENC_FILE)
