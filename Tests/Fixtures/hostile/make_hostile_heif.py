@@ -77,19 +77,14 @@ and 25-32 MB; times on 2 busy cores):
 
 import os
 import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ among the fixtures
+sys.path.insert(0, HERE)
+from make_hostile import write_if_changed  # noqa: E402 (one writer for every fixture script)
 HEIF_DIR = os.path.join(HERE, "..", "heif")
 
-
-def write_if_changed(path, data):
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            if f.read() == data:
-                return False
-    with open(path, "wb") as f:
-        f.write(data)
-    return True
 
 
 def source(name):

@@ -88,17 +88,11 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ among the fixtures
+sys.path.insert(0, HERE)
+from make_hostile import write_if_changed  # noqa: E402 (one writer for every fixture script)
 HEIF_DIR = os.path.join(HERE, "..", "heif")
 
-
-def write_if_changed(path, data):
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            if f.read() == data:
-                return False
-    with open(path, "wb") as f:
-        f.write(data)
-    return True
 
 
 # --------------------------------------------------------------------------
