@@ -110,9 +110,8 @@ static void cs_route(void);
 
 // A crash inside a quiet scope (a fault in a library) would send its report (Swift's
 // backtracer, the kernel's words through the shell) into the memory file: fd 2 goes back to
-// catctl's stderr first, then the handler that was there before runs (as the terminal
-// shim's crash handlers chain: a fault happens again on return, now to that handler; a
-// signal sent by kill() gets its default action).
+// catctl's stderr first, then the handler that was there before runs (Swift's backtracer,
+// a sanitizer's).
 static const int cs_crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
 #define CS_CRASH_SIGNALS (sizeof cs_crash_signals / sizeof cs_crash_signals[0])
 static struct sigaction cs_previous[CS_CRASH_SIGNALS];
@@ -157,14 +156,12 @@ static void cs_on_crash(int sig, siginfo_t *info, void *context) {
         cs_route();
         cs_replay_tail();
     }
-    int sent = info != NULL && info->si_code <= 0;
+    // Whatever was there before handles it from now on, as if this handler never was: a
+    // fault happens again on return; a raised or sent signal (abort()) is raised again.
     for (size_t i = 0; i < CS_CRASH_SIGNALS; i++)
-        if (cs_crash_signals[i] == sig) {
-            if (sent) signal(sig, SIG_DFL);
-            else sigaction(sig, &cs_previous[i], NULL);
-        }
+        if (cs_crash_signals[i] == sig) sigaction(sig, &cs_previous[i], NULL);
     errno = saved;
-    if (sent) raise(sig);
+    if (info != NULL && info->si_code <= 0) raise(sig);
 }
 
 static void cs_console_open(void) {
