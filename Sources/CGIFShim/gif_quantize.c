@@ -578,10 +578,10 @@ int cg_quantize(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t hei
     out->width = width;
     out->height = height;
     uint64_t pixels = (uint64_t)width * height;
-    if (pixels > SIZE_MAX) return CG_ERR_NOMEM;
+    if (pixels > SIZE_MAX) return CS_ERR_NOMEM;
     out->indices = malloc(pixels ? (size_t)pixels : 1);
-    if (!out->indices) return CG_ERR_NOMEM;
-    if (pixels == 0) { out->colors = 1; return CG_OK; }
+    if (!out->indices) return CS_ERR_NOMEM;
+    if (pixels == 0) { out->colors = 1; return CS_OK; }
 
     bool has_transparency = false;
     int count = cg_exact_pass(rgba, stride, width, height, out->indices, out->palette, &has_transparency);
@@ -594,7 +594,7 @@ int cg_quantize(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t hei
                 for (size_t i = 0; i < (size_t)pixels; i++)
                     if (out->indices[i] == 255) out->indices[i] = (uint8_t)count;
         }
-        return CG_OK;
+        return CS_OK;
     }
 
     // The exact pass stopped early, so it may not have seen a transparent pixel yet.
@@ -608,15 +608,15 @@ int cg_quantize(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t hei
     memset(out->palette, 0, sizeof out->palette);
     bool exact_cells = false;
     int colors = cg_choose_palette(rgba, stride, width, height, has_transparency ? 255 : 256, out->palette, &exact_cells);
-    if (colors < 0) { cg_indexed_free(out); return CG_ERR_NOMEM; }
+    if (colors < 0) { cg_indexed_free(out); return CS_ERR_NOMEM; }
     if (colors == 0) colors = 1;  // no opaque pixel after all: unreachable, as 257 colours were seen
     if (has_transparency) out->transparent = colors;
     out->colors = colors + (has_transparency ? 1 : 0);
     if (!cg_dither(rgba, stride, width, height, out->palette, colors, out->transparent, exact_cells, out->indices)) {
         cg_indexed_free(out);
-        return CG_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
-    return CG_OK;
+    return CS_OK;
 }
 
 void cg_indexed_free(cg_indexed *frame) {

@@ -100,7 +100,7 @@ static int cg_dstate(cg_decoder *d, const char *format, ...) {
     va_start(args, format);
     cg_format(d->message, format, args);
     va_end(args);
-    return CG_ERR_STATE;
+    return CS_ERR_STATE;
 }
 
 // giflib's InputFunc: it treats a short count as a read failure, and we record that the data
@@ -148,7 +148,7 @@ static int cg_limit_pixels(cg_decoder *d, const char *what, uint64_t w, uint64_t
     char have[32], limit[32];
     cg_pixel_count(have, sizeof have, w * h);
     cg_pixel_count(limit, sizeof limit, max_pixels);
-    return cg_dfail(d, CG_ERR_LIMIT, "%s is %llux%llu (%s), more than the limit of %s", what,
+    return cg_dfail(d, CS_ERR_LIMIT, "%s is %llux%llu (%s), more than the limit of %s", what,
                     (unsigned long long)w, (unsigned long long)h, have, limit);
 }
 
@@ -189,18 +189,18 @@ static int cg_add_frame(cg_decoder *d, const cg_frame_record *record) {
     if (d->frame_count == d->frames_capacity) {
         size_t capacity = d->frames_capacity ? d->frames_capacity * 2 : 16;
         cg_frame_record *grown = realloc(d->frames, capacity * sizeof *grown);
-        if (!grown) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
+        if (!grown) return cg_dfail(d, CS_ERR_NOMEM, "out of memory");
         d->frames = grown;
         d->frames_capacity = capacity;
     }
     d->frames[d->frame_count++] = *record;
-    return CG_OK;
+    return CS_OK;
 }
 
 static int cg_truncated_extension(cg_decoder *d) {
     if (d->frame_count == 0)
-        return cg_dfail(d, CG_ERR_TRUNCATED, "the file ends inside an extension block before the first frame");
-    return cg_dfail(d, CG_ERR_TRUNCATED, "the file ends inside an extension block after frame %u", d->frame_count);
+        return cg_dfail(d, CS_ERR_TRUNCATED, "the file ends inside an extension block before the first frame");
+    return cg_dfail(d, CS_ERR_TRUNCATED, "the file ends inside an extension block after frame %u", d->frame_count);
 }
 
 // Reads the rest of an extension after DGifGetExtension returned its first sub-block.
@@ -221,7 +221,7 @@ static int cg_read_extension(cg_decoder *d, int function, GifByteType *block, in
         if (DGifGetExtensionNext(d->gif, &block) == GIF_ERROR) {
             if (d->hit_end)
                 return cg_truncated_extension(d);
-            return cg_dfail(d, CG_ERR_CORRUPT, "unreadable extension block (%s)", GifErrorString(d->gif->Error));
+            return cg_dfail(d, CS_ERR_CORRUPT, "unreadable extension block (%s)", GifErrorString(d->gif->Error));
         }
         // Sub-block 1 of the looping extension: 0x01, then the count (little-endian).
         if (looping && block && block[0] >= 3 && block[1] == 1) {
@@ -229,7 +229,7 @@ static int cg_read_extension(cg_decoder *d, int function, GifByteType *block, in
             looping = false;
         }
     }
-    return CG_OK;
+    return CS_OK;
 }
 
 int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_info *info) {
@@ -237,17 +237,17 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
     info->loop_count = -1;
     if (d->code) return d->code;
     if (d->scanned || d->gif) return cg_dstate(d, "the file was already scanned");
-    if (d->length == 0) return cg_dfail(d, CG_ERR_TRUNCATED, "the file is empty");
+    if (d->length == 0) return cg_dfail(d, CS_ERR_TRUNCATED, "the file is empty");
 
     int error = 0;
     d->position = 0;
     d->hit_end = false;
     d->gif = DGifOpen(d, cg_read, &error);
     if (!d->gif) {
-        if (error == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
-        if (error == D_GIF_ERR_NOT_GIF_FILE) return cg_dfail(d, CG_ERR_CORRUPT, "not a GIF file (no GIF signature)");
-        if (d->hit_end) return cg_dfail(d, CG_ERR_TRUNCATED, "the file ends inside its header");
-        return cg_dfail(d, CG_ERR_CORRUPT, "unreadable GIF header (%s)", GifErrorString(error));
+        if (error == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CS_ERR_NOMEM, "out of memory");
+        if (error == D_GIF_ERR_NOT_GIF_FILE) return cg_dfail(d, CS_ERR_CORRUPT, "not a GIF file (no GIF signature)");
+        if (d->hit_end) return cg_dfail(d, CS_ERR_TRUNCATED, "the file ends inside its header");
+        return cg_dfail(d, CS_ERR_CORRUPT, "unreadable GIF header (%s)", GifErrorString(error));
     }
     // Checked before anything else is read: a hostile file may declare 65535x65535. The
     // caller gets the size with the error, to word its own message.
@@ -269,9 +269,9 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
             // No trailer (common in files cut after their last frame, and harmless), or junk
             // where a block should start: browsers stop there and show what they have.
             if (d->frame_count > 0) break;
-            if (d->hit_end) return cg_dfail(d, CG_ERR_TRUNCATED, "the file ends before its first image");
+            if (d->hit_end) return cg_dfail(d, CS_ERR_TRUNCATED, "the file ends before its first image");
             d->position--;
-            return cg_dfail(d, CG_ERR_CORRUPT, "unexpected byte 0x%02x where a GIF block should start (offset %zu)",
+            return cg_dfail(d, CS_ERR_CORRUPT, "unexpected byte 0x%02x where a GIF block should start (offset %zu)",
                             d->data[d->position], d->position);
         }
         if (type == TERMINATE_RECORD_TYPE) break;
@@ -281,7 +281,7 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
             GifByteType *block = NULL;
             if (DGifGetExtension(d->gif, &function, &block) == GIF_ERROR) {
                 if (d->hit_end) return cg_truncated_extension(d);
-                return cg_dfail(d, CG_ERR_CORRUPT, "unreadable extension block (%s)", GifErrorString(d->gif->Error));
+                return cg_dfail(d, CS_ERR_CORRUPT, "unreadable extension block (%s)", GifErrorString(d->gif->Error));
             }
             int rc = cg_read_extension(d, function, block, &loop_count, &pending);
             if (rc) return rc;
@@ -292,15 +292,15 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
         uint32_t number = d->frame_count + 1;
         if (d->frame_count >= max_frames) {
             info->frame_count = number;  // so that the caller can tell this limit from the size limit
-            return cg_dfail(d, CG_ERR_LIMIT, "the file has more than %u frames", max_frames);
+            return cg_dfail(d, CS_ERR_LIMIT, "the file has more than %u frames", max_frames);
         }
         cg_frame_record record = pending;
         record.descriptor = d->position;
         if (DGifGetImageHeader(d->gif) == GIF_ERROR) {
-            if (d->gif->Error == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
-            if (d->hit_end) return cg_dfail(d, CG_ERR_TRUNCATED, "the file ends inside frame %u's header", number);
+            if (d->gif->Error == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CS_ERR_NOMEM, "out of memory");
+            if (d->hit_end) return cg_dfail(d, CS_ERR_TRUNCATED, "the file ends inside frame %u's header", number);
             // The only other failure: an LZW minimum code size above 8.
-            return cg_dfail(d, CG_ERR_CORRUPT, "frame %u has an invalid LZW code size", number);
+            return cg_dfail(d, CS_ERR_CORRUPT, "frame %u has an invalid LZW code size", number);
         }
         GifImageDesc *image = &d->gif->Image;
         record.left = (uint16_t)image->Left;
@@ -334,8 +334,8 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
         int status = DGifGetCode(d->gif, &code_size, &block);
         while (status == GIF_OK && block) status = DGifGetCodeNext(d->gif, &block);
         if (status == GIF_ERROR) {
-            if (d->hit_end) return cg_dfail(d, CG_ERR_TRUNCATED, "the file ends inside frame %u", number);
-            return cg_dfail(d, CG_ERR_CORRUPT, "unreadable data in frame %u (%s)", number, GifErrorString(d->gif->Error));
+            if (d->hit_end) return cg_dfail(d, CS_ERR_TRUNCATED, "the file ends inside frame %u", number);
+            return cg_dfail(d, CS_ERR_CORRUPT, "unreadable data in frame %u (%s)", number, GifErrorString(d->gif->Error));
         }
         record.data_end = d->position;
         int rc = cg_add_frame(d, &record);
@@ -345,8 +345,8 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
         pending.transparent = -1;
     }
 
-    if (d->frame_count == 0) return cg_dfail(d, CG_ERR_CORRUPT, "no image in the file");
-    if (width == 0 || height == 0) return cg_dfail(d, CG_ERR_CORRUPT, "the image is %llux%llu",
+    if (d->frame_count == 0) return cg_dfail(d, CS_ERR_CORRUPT, "no image in the file");
+    if (width == 0 || height == 0) return cg_dfail(d, CS_ERR_CORRUPT, "the image is %llux%llu",
                                                    (unsigned long long)width, (unsigned long long)height);
     // Refused before any pixel is decompressed. Frames inside the screen cost at most
     // frame_count x width x height, which the caller bounds anyway; this catches frames
@@ -355,7 +355,7 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
         char have[32], limit[32];
         cg_pixel_count(have, sizeof have, work);
         cg_pixel_count(limit, sizeof limit, max_pixels);
-        return cg_dfail(d, CG_ERR_LIMIT,
+        return cg_dfail(d, CS_ERR_LIMIT,
                         "the frames hold %s of pixel data to decompress (rows wider than the screen count in "
                         "full), more than the limit of %s", have, limit);
     }
@@ -372,7 +372,7 @@ int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_
     info->frame_count = d->frame_count;
     info->loop_count = loop_count;
     info->has_alpha = has_alpha ? 1 : 0;
-    return CG_OK;
+    return CS_OK;
 }
 
 static void cg_clear_rect(cg_decoder *d, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1) {
@@ -407,9 +407,9 @@ static int cg_draw_rows(cg_decoder *d, const cg_frame_record *f, uint32_t x0, ui
                 // The data ran out early: an end code, or the block terminator (just read,
                 // so the reader sits at data_end). Keep what was drawn.
                 if (e == D_GIF_ERR_EOF_TOO_SOON || (e == D_GIF_ERR_IMAGE_DEFECT && d->position == f->data_end))
-                    return CG_OK;
-                if (e == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
-                return cg_dfail(d, CG_ERR_CORRUPT, "frame %u's pixel data is corrupt (%s)", number,
+                    return CS_OK;
+                if (e == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CS_ERR_NOMEM, "out of memory");
+                return cg_dfail(d, CS_ERR_CORRUPT, "frame %u's pixel data is corrupt (%s)", number,
                                 GifErrorString(e));
             }
             uint32_t y = y0 + r;
@@ -420,7 +420,7 @@ static int cg_draw_rows(cg_decoder *d, const cg_frame_record *f, uint32_t x0, ui
                 if (draw[*in]) memcpy(out, colors[*in], 4);
         }
     }
-    return CG_OK;
+    return CS_OK;
 }
 
 int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay_ms) {
@@ -431,10 +431,10 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
 
     const uint32_t W = d->width, H = d->height;
     if (!d->canvas) {
-        if ((uint64_t)W * H > SIZE_MAX / 4) return cg_dfail(d, CG_ERR_NOMEM, "a %ux%u canvas does not fit in memory", W, H);
+        if ((uint64_t)W * H > SIZE_MAX / 4) return cg_dfail(d, CS_ERR_NOMEM, "a %ux%u canvas does not fit in memory", W, H);
         d->canvas = calloc((size_t)W * H, 4);  // W*H <= max_pixels, checked by scan
         d->row = malloc(65536);
-        if (!d->canvas || !d->row) return cg_dfail(d, CG_ERR_NOMEM, "out of memory for a %ux%u canvas", W, H);
+        if (!d->canvas || !d->row) return cg_dfail(d, CS_ERR_NOMEM, "out of memory for a %ux%u canvas", W, H);
     }
 
     // Dispose of the previous frame.
@@ -452,11 +452,11 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
     d->position = f->descriptor;
     d->hit_end = false;
     if (DGifGetImageHeader(d->gif) == GIF_ERROR) {
-        if (d->gif->Error == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
-        return cg_dfail(d, CG_ERR_CORRUPT, "frame %u's header cannot be read again", number);  // scan read it
+        if (d->gif->Error == D_GIF_ERR_NOT_ENOUGH_MEM) return cg_dfail(d, CS_ERR_NOMEM, "out of memory");
+        return cg_dfail(d, CS_ERR_CORRUPT, "frame %u's header cannot be read again", number);  // scan read it
     }
     const ColorMapObject *map = d->gif->Image.ColorMap ? d->gif->Image.ColorMap : d->gif->SColorMap;
-    if (!map) return cg_dfail(d, CG_ERR_CORRUPT, "frame %u has no colour table", number);
+    if (!map) return cg_dfail(d, CS_ERR_CORRUPT, "frame %u has no colour table", number);
 
     // Palette as RGBA, 256 entries so any byte indexes it; `draw` is 0 for the transparent index.
     uint8_t colors[256][4];
@@ -489,7 +489,7 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
                 free(d->saved);
                 d->saved = malloc(need);
                 d->saved_capacity = d->saved ? need : 0;
-                if (!d->saved) return cg_dfail(d, CG_ERR_NOMEM, "out of memory");
+                if (!d->saved) return cg_dfail(d, CS_ERR_NOMEM, "out of memory");
             }
             cg_copy_rect(d, x0, y0, x1, y1, true);
         }
@@ -502,7 +502,7 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
 
     for (uint32_t y = 0; y < H; y++) memcpy(dst + (size_t)y * stride, d->canvas + (size_t)y * W * 4, (size_t)W * 4);
     *delay_ms = f->has_gce ? (int)f->delay * 10 : 0;
-    return CG_OK;
+    return CS_OK;
 }
 
 // ---------------------------------------------------------------- encoder
@@ -540,7 +540,7 @@ static int cg_estate(cg_encoder *e, const char *format, ...) {
     va_start(args, format);
     cg_format(e->message, format, args);
     va_end(args);
-    return CG_ERR_STATE;
+    return CS_ERR_STATE;
 }
 
 static bool cg_flush(cg_encoder *e) {
@@ -549,7 +549,7 @@ static bool cg_flush(cg_encoder *e) {
     if (err) {
         e->saved_errno = err;
         e->io_failed = true;
-        cg_efail(e, CG_ERR_IO, "write failed: %s", strerror(err));
+        cg_efail(e, CS_ERR_IO, "write failed: %s", strerror(err));
         return false;
     }
     return true;
@@ -578,10 +578,10 @@ static int cg_check(cg_encoder *e, int status, const char *doing) {
     if (e->io_failed) return e->code;  // message set by cg_flush
     if (status == GIF_ERROR) {
         int error = e->gif->Error;
-        if (error == E_GIF_ERR_NOT_ENOUGH_MEM) return cg_efail(e, CG_ERR_NOMEM, "out of memory");
-        return cg_efail(e, CG_ERR_STATE, "giflib failed while %s: %s", doing, GifErrorString(error));
+        if (error == E_GIF_ERR_NOT_ENOUGH_MEM) return cg_efail(e, CS_ERR_NOMEM, "out of memory");
+        return cg_efail(e, CS_ERR_STATE, "giflib failed while %s: %s", doing, GifErrorString(error));
     }
-    return CG_OK;
+    return CS_OK;
 }
 
 cg_encoder *cg_encoder_create(int fd, uint32_t width, uint32_t height, int loop_count) {
@@ -591,7 +591,7 @@ cg_encoder *cg_encoder_create(int fd, uint32_t width, uint32_t height, int loop_
     e->width = width;
     e->height = height;
     if (width == 0 || height == 0 || width > 65535 || height > 65535) {
-        cg_efail(e, CG_ERR_LIMIT, "a GIF cannot be %ux%u: each side must be 1 to 65535 pixels", width, height);
+        cg_efail(e, CS_ERR_LIMIT, "a GIF cannot be %ux%u: each side must be 1 to 65535 pixels", width, height);
         return e;
     }
     e->row = malloc(width);
@@ -634,7 +634,7 @@ int cg_encoder_write_frame(cg_encoder *e, const cg_indexed *frame, int delay_ms)
     int size = 2;
     while (size < frame->colors) size *= 2;
     ColorMapObject *map = GifMakeMapObject(size, NULL);  // zero-filled
-    if (!map) return cg_efail(e, CG_ERR_NOMEM, "out of memory");
+    if (!map) return cg_efail(e, CS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < frame->colors; i++) {
         map->Colors[i].Red = frame->palette[i * 3];
         map->Colors[i].Green = frame->palette[i * 3 + 1];
@@ -668,7 +668,7 @@ int cg_encoder_write_frame(cg_encoder *e, const cg_indexed *frame, int delay_ms)
         // giflib would silently mask such an index into another colour. Part of the frame is
         // out already, so the file is broken from here on.
         if (highest >= frame->colors)
-            return cg_efail(e, CG_ERR_STATE, "palette index %d in a frame of %d colours", highest, frame->colors);
+            return cg_efail(e, CS_ERR_STATE, "palette index %d in a frame of %d colours", highest, frame->colors);
         rc = cg_check(e, EGifPutLine(e->gif, e->row, (int)e->width), "compressing a frame");
     }
     return rc;
@@ -683,7 +683,7 @@ int cg_encoder_finish(cg_encoder *e) {
     e->gif = NULL;
     if (e->io_failed) return e->code;
     if (!cg_flush(e)) return e->code;
-    return CG_OK;
+    return CS_OK;
 }
 
 void cg_encoder_destroy(cg_encoder *e) {

@@ -177,24 +177,24 @@ typedef struct ch_check {
                                       // (a layered stream's first layer is half its last)
     uint64_t max_pixels;
     uint32_t largest_w, largest_h;    // the largest picture a codec header asks for
-    int code;                         // CH_OK until a header fails
+    int code;                         // CS_OK until a header fails
     char *why;
     size_t size;
     const char *what;                 // "the HEVC SPS", "the AV1 sequence header"
 } ch_check;
 
 static void ch_check_picture(ch_check *c, uint32_t w, uint32_t h) {
-    if (c->code != CH_OK) return;
+    if (c->code != CS_OK) return;
     if ((uint64_t)w * h > (uint64_t)c->largest_w * c->largest_h) c->largest_w = w, c->largest_h = h;
     if ((uint64_t)w * h > c->max_pixels) {
         cs_format(c->why, c->size, "%s asks for a %ux%u picture, over the limit of %llu pixels", c->what, w, h,
                   (unsigned long long)c->max_pixels);
-        c->code = CH_ERR_LIMIT;
+        c->code = CS_ERR_LIMIT;
     } else if (w > (uint64_t)c->declared_w * c->factor + c->margin ||
                h > (uint64_t)c->declared_h * c->factor + c->margin) {
         cs_format(c->why, c->size, "%s says %ux%u, larger than the %ux%u the file declares", c->what, w, h,
                   c->declared_w, c->declared_h);
-        c->code = CH_ERR_CORRUPT;
+        c->code = CS_ERR_CORRUPT;
     }
 }
 
@@ -225,7 +225,7 @@ static int ch_check_hvcc(ch_check *c, cs_span hvcc, int *nal_length) {
 // unit runs past the end.
 static int ch_check_hevc_data(ch_check *c, const ch_item_data *d, int length) {
     uint8_t sps[256];
-    for (uint64_t at = 0; at < d->length && c->code == CH_OK;) {
+    for (uint64_t at = 0; at < d->length && c->code == CS_OK;) {
         uint8_t head[4];
         if (d->length - at < (uint64_t)length || ch_item_copy(d, at, head, (size_t)length) != (size_t)length) return 0;
         uint32_t n = 0;
@@ -247,7 +247,7 @@ static int ch_check_hevc_data(ch_check *c, const ch_item_data *d, int length) {
 // field, or the last one running to the end). 0 when the OBUs are malformed.
 static int ch_check_av1_data(ch_check *c, const ch_item_data *d) {
     uint8_t seq[1024];
-    for (uint64_t at = 0; at < d->length && c->code == CH_OK;) {
+    for (uint64_t at = 0; at < d->length && c->code == CS_OK;) {
         uint8_t head[10];
         size_t got = ch_item_copy(d, at, head, sizeof head);
         if (got < 1 || (head[0] & 0x80)) return 0;  // obu_forbidden_bit
@@ -358,15 +358,15 @@ static long ch_find(const ch_meta *m, uint32_t id) {
 static int ch_read_iinf(ch_meta *m, cs_span iinf) {
     cs_span body;
     int version;
-    if (!cs_full_box(iinf, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iinf'");
+    if (!cs_full_box(iinf, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iinf'");
     size_t skip = version == 0 ? 2 : 4;
     cs_reader r = {body, 0, 0};
     uint64_t declared = cs_read(&r, skip);
-    if (r.bad) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iinf'");
+    if (r.bad) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iinf'");
     if (declared > CH_SCAN_MAX_ITEMS) {
         cs_format(m->why, m->size, "the file declares %llu items, more than %d", (unsigned long long)declared,
                   CH_SCAN_MAX_ITEMS);
-        return CH_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     }
     size_t at = skip;
     cs_box box;
@@ -375,27 +375,27 @@ static int ch_read_iinf(ch_meta *m, cs_span iinf) {
         if (box.type != FOURCC('i', 'n', 'f', 'e')) continue;
         if (m->item_count >= CH_SCAN_MAX_ITEMS) {
             cs_format(m->why, m->size, "the file has more than %d items", CH_SCAN_MAX_ITEMS);
-            return CH_ERR_LIMIT;
+            return CS_ERR_LIMIT;
         }
         cs_span infe;
         int v;
-        if (!cs_full_box(box.body, &infe, &v, NULL)) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'infe'");
+        if (!cs_full_box(box.body, &infe, &v, NULL)) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe'");
         cs_reader e = {infe, 0, 0};
         ch_item item = {0};
         item.id = (uint32_t)cs_read(&e, v == 3 ? 4 : 2);
         cs_skip(&e, 2);  // item_protection_index
         if (v >= 2) item.type = (uint32_t)cs_read(&e, 4);
-        if (e.bad) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'infe'");
+        if (e.bad) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe'");
         m->items[m->item_count++] = item;
     }
-    if (got < 0) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a box inside 'iinf' runs past its end");
+    if (got < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a box inside 'iinf' runs past its end");
     qsort(m->items, m->item_count, sizeof *m->items, ch_item_cmp);
     for (uint32_t i = 1; i < m->item_count; i++)
         if (m->items[i].id == m->items[i - 1].id) {
             cs_format(m->why, m->size, "item %u is declared twice", m->items[i].id);
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
-    return CH_OK;
+    return CS_OK;
 }
 
 static int ch_extent_cmp(const void *a, const void *b) {
@@ -418,21 +418,21 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
     cs_span body;
     int version;
     if (!cs_full_box(iloc, &body, &version, NULL) || version > 2)
-        return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iloc'");
+        return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iloc'");
     cs_reader r = {body, 0, 0};
     unsigned sizes = (unsigned)cs_read(&r, 1), more = (unsigned)cs_read(&r, 1);
     size_t offset_size = sizes >> 4, length_size = sizes & 15, base_size = more >> 4;
     size_t index_size = version >= 1 ? (more & 15) : 0;
     uint64_t count = cs_read(&r, version < 2 ? 2 : 4);
     if (r.bad || offset_size > 8 || length_size > 8 || base_size > 8 || index_size > 8)
-        return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iloc'");
+        return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iloc'");
     if (count > CH_SCAN_MAX_ITEMS) {
         cs_format(m->why, m->size, "'iloc' places %llu items, more than %d", (unsigned long long)count,
                   CH_SCAN_MAX_ITEMS);
-        return CH_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     }
     m->extents = malloc((size_t)(count ? count : 1) * CH_SCAN_MAX_EXTENTS * sizeof *m->extents);
-    if (!m->extents) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+    if (!m->extents) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
     size_t extent_capacity = (size_t)count * CH_SCAN_MAX_EXTENTS;
     for (uint64_t i = 0; i < count; i++) {
         uint32_t id = (uint32_t)cs_read(&r, version < 2 ? 2 : 4);
@@ -440,23 +440,23 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
         uint64_t reference = cs_read(&r, 2);
         uint64_t base = cs_read(&r, base_size);
         uint64_t extents = cs_read(&r, 2);
-        if (r.bad) return ch_fail_why(m->why, m->size, CH_ERR_TRUNCATED, "'iloc' ends early");
+        if (r.bad) return ch_fail_why(m->why, m->size, CS_ERR_TRUNCATED, "'iloc' ends early");
         if (extents > CH_SCAN_MAX_EXTENTS) {
             cs_format(m->why, m->size, "item %u has %llu extents, more than %d", id, (unsigned long long)extents,
                       CH_SCAN_MAX_EXTENTS);
-            return CH_ERR_LIMIT;
+            return CS_ERR_LIMIT;
         }
         long at = ch_find(m, id);
         ch_item *item = at >= 0 ? &m->items[at] : NULL;
         if (item && item->located) {
             cs_format(m->why, m->size, "item %u is placed twice in 'iloc'", id);
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
         if (construction > 1 || reference != 0) {
             // Data in another item or another file: libheif 1.15 reads neither.
             cs_format(m->why, m->size, "item %u's data is %s, which is not read", id,
                       reference ? "in another file" : "built from other items (construction method 2)");
-            return CH_ERR_UNSUPPORTED;
+            return CS_ERR_UNSUPPORTED;
         }
         if (item) {
             item->located = 1;
@@ -466,26 +466,26 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
         for (uint64_t k = 0; k < extents; k++) {
             cs_skip(&r, index_size);
             uint64_t offset = cs_read(&r, offset_size), length = cs_read(&r, length_size);
-            if (r.bad) return ch_fail_why(m->why, m->size, CH_ERR_TRUNCATED, "'iloc' ends early");
+            if (r.bad) return ch_fail_why(m->why, m->size, CS_ERR_TRUNCATED, "'iloc' ends early");
             // Where the extent lies in the file: idat's offset plus the offset, for method 1.
             uint64_t area_start = construction == 1 ? (uint64_t)(m->idat.p - m->file) : 0;
             uint64_t area_length = construction == 1 ? m->idat.n : m->length;
             if (construction == 1 && !m->idat.p)
-                return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "an item's data is in 'idat', which is missing");
+                return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "an item's data is in 'idat', which is missing");
             if (base > area_length || offset > area_length - base) {
                 cs_format(m->why, m->size, "item %u's data starts past the end of the %s (truncated)", id,
                           construction == 1 ? "'idat' box" : "file");
-                return CH_ERR_TRUNCATED;
+                return CS_ERR_TRUNCATED;
             }
             uint64_t start = base + offset;
             if (length == 0) length = area_length - start;  // to the end
             if (length > area_length - start) {
                 cs_format(m->why, m->size, "item %u's data runs past the end of the %s (truncated)", id,
                           construction == 1 ? "'idat' box" : "file");
-                return CH_ERR_TRUNCATED;
+                return CS_ERR_TRUNCATED;
             }
             if (m->extent_count >= extent_capacity)  // cannot happen: count items of at most 32
-                return ch_fail_why(m->why, m->size, CH_ERR_LIMIT, "too many extents");
+                return ch_fail_why(m->why, m->size, CS_ERR_LIMIT, "too many extents");
             m->extents[m->extent_count++] = (ch_extent){area_start + start, length, (uint32_t)i};
             if (item) {
                 item->extents++;
@@ -495,30 +495,30 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
     }
     size_t n = m->extent_count;
     ch_extent *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (!sorted) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+    if (!sorted) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
     memcpy(sorted, m->extents, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, ch_extent_cmp);
-    int rc = CH_OK;
+    int rc = CS_OK;
     uint64_t total = 0, end = 0;  // the end of the extents before the current one
-    for (size_t i = 0; i < n && rc == CH_OK; i++) {
+    for (size_t i = 0; i < n && rc == CS_OK; i++) {
         const ch_extent *e = &sorted[i];
         total += e->length;  // each at most the file's length, at most 2^17 of them: no overflow
         int same = i > 0 && e->start == sorted[i - 1].start && e->length == sorted[i - 1].length;
         if (same && e->owner == sorted[i - 1].owner) {
             cs_format(m->why, m->size, "an item places bytes %llu to %llu twice in 'iloc'",
                       (unsigned long long)e->start, (unsigned long long)(e->start + e->length - 1));
-            rc = CH_ERR_CORRUPT;
+            rc = CS_ERR_CORRUPT;
         } else if (!same && i > 0 && e->start < end) {
             cs_format(m->why, m->size, "items' data overlap in part (bytes %llu to %llu, in 'iloc')",
                       (unsigned long long)e->start, (unsigned long long)(end - 1));
-            rc = CH_ERR_CORRUPT;
+            rc = CS_ERR_CORRUPT;
         }
         if (e->start + e->length > end) end = e->start + e->length;
     }
-    if (rc == CH_OK && total > (uint64_t)CH_SCAN_READ_FACTOR * (m->length ? m->length : 1)) {
+    if (rc == CS_OK && total > (uint64_t)CH_SCAN_READ_FACTOR * (m->length ? m->length : 1)) {
         cs_format(m->why, m->size, "the items share data %llu times over (%llu bytes read from a file of %zu)",
                   (unsigned long long)(total / m->length), (unsigned long long)total, m->length);
-        rc = CH_ERR_LIMIT;
+        rc = CS_ERR_LIMIT;
     }
     free(sorted);
     return rc;
@@ -529,7 +529,7 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
 static int ch_read_iref(ch_meta *m, cs_span iref, uint32_t *ref_capacity) {
     cs_span body;
     int version;
-    if (!cs_full_box(iref, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iref'");
+    if (!cs_full_box(iref, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iref'");
     size_t id_size = version == 0 ? 2 : 4;
     size_t at = 0;
     cs_box box;
@@ -538,17 +538,17 @@ static int ch_read_iref(ch_meta *m, cs_span iref, uint32_t *ref_capacity) {
         cs_reader r = {box.body, 0, 0};
         uint32_t from_id = (uint32_t)cs_read(&r, id_size);
         uint32_t count = (uint32_t)cs_read(&r, 2);
-        if (r.bad || cs_left(&r) / id_size < count) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'iref'");
+        if (r.bad || cs_left(&r) / id_size < count) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iref'");
         long from = ch_find(m, from_id);
         if (from < 0) {
             cs_format(m->why, m->size, "a reference from item %u, which does not exist", from_id);
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
         if (*ref_capacity - m->ref_count < count) {
             // Each reference is at least 2 bytes of the file: the file bounds the total.
             uint64_t want = (uint64_t)m->ref_count + count + 64;
             ch_ref *grown = realloc(m->refs, (size_t)want * sizeof *grown);
-            if (!grown) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+            if (!grown) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
             m->refs = grown;
             *ref_capacity = (uint32_t)want;
         }
@@ -557,62 +557,62 @@ static int ch_read_iref(ch_meta *m, cs_span iref, uint32_t *ref_capacity) {
             long to = ch_find(m, to_id);
             if (to < 0) {
                 cs_format(m->why, m->size, "item %u refers to item %u, which does not exist", from_id, to_id);
-                return CH_ERR_CORRUPT;
+                return CS_ERR_CORRUPT;
             }
             if (to == from) {
                 cs_format(m->why, m->size, "item %u refers to itself", from_id);
-                return CH_ERR_CORRUPT;
+                return CS_ERR_CORRUPT;
             }
             m->refs[m->ref_count] = (ch_ref){box.type, (uint32_t)from, (uint32_t)to, m->ref_count};
             m->ref_count++;
         }
     }
-    if (got < 0) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a box inside 'iref' runs past its end");
-    return CH_OK;
+    if (got < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a box inside 'iref' runs past its end");
+    return CS_OK;
 }
 
 // iprp: each item's ispe, codec configuration and auxC, through ipma's associations.
 static int ch_read_iprp(ch_meta *m, cs_span iprp) {
     cs_span ipco;
-    if (!cs_box_child(iprp, 0, FOURCC('i', 'p', 'c', 'o'), &ipco)) return CH_OK;
+    if (!cs_box_child(iprp, 0, FOURCC('i', 'p', 'c', 'o'), &ipco)) return CS_OK;
     // The properties in order (1-based indices in ipma).
     enum { MAX_PROPERTIES = 65535 };
     size_t count = 0, at = 0;
     cs_box box;
     int got;
     while ((got = cs_box_next(ipco, &at, &box)) == 1) count++;
-    if (got < 0) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a property box runs past 'ipco'");
-    if (count > MAX_PROPERTIES) return ch_fail_why(m->why, m->size, CH_ERR_LIMIT, "too many properties");
+    if (got < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a property box runs past 'ipco'");
+    if (count > MAX_PROPERTIES) return ch_fail_why(m->why, m->size, CS_ERR_LIMIT, "too many properties");
     cs_box *properties = malloc((count ? count : 1) * sizeof *properties);
-    if (!properties) return ch_fail_why(m->why, m->size, CH_ERR_NOMEM, "out of memory");
+    if (!properties) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
     at = 0;
     for (size_t i = 0; i < count; i++) cs_box_next(ipco, &at, &properties[i]);
 
-    int rc = CH_OK, ipmas = 0;
+    int rc = CS_OK, ipmas = 0;
     at = 0;
-    while (rc == CH_OK && (got = cs_box_next(iprp, &at, &box)) == 1) {
+    while (rc == CS_OK && (got = cs_box_next(iprp, &at, &box)) == 1) {
         if (box.type != FOURCC('i', 'p', 'm', 'a')) continue;
         // libheif 1.15 reads one; so must the scan (a second could hide the first's hvcC).
         if (ipmas++) {
-            rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "two 'ipma' boxes");
+            rc = ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "two 'ipma' boxes");
             break;
         }
         cs_span body;
         int version;
         uint32_t flags;
         if (!cs_full_box(box.body, &body, &version, &flags)) {
-            rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a bad 'ipma'");
+            rc = ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'ipma'");
             break;
         }
         cs_reader r = {body, 0, 0};
         uint32_t entries = (uint32_t)cs_read(&r, 4);
-        for (uint32_t e = 0; e < entries && !r.bad && rc == CH_OK; e++) {
+        for (uint32_t e = 0; e < entries && !r.bad && rc == CS_OK; e++) {
             uint32_t id = (uint32_t)cs_read(&r, version < 1 ? 2 : 4);
             unsigned associations = (unsigned)cs_read(&r, 1);
             long index = ch_find(m, id);
             if (index >= 0 && m->items[index].associated++) {
                 cs_format(m->why, m->size, "item %u's properties are listed twice in 'ipma'", id);
-                rc = CH_ERR_CORRUPT;
+                rc = CS_ERR_CORRUPT;
                 break;
             }
             for (unsigned k = 0; k < associations && !r.bad; k++) {
@@ -620,7 +620,7 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
                 if (index < 0 || p == 0) continue;
                 if (p > count) {
                     cs_format(m->why, m->size, "item %u has property %u of %zu", id, p, count);
-                    rc = CH_ERR_CORRUPT;
+                    rc = CS_ERR_CORRUPT;
                     break;
                 }
                 ch_item *item = &m->items[index];
@@ -633,7 +633,7 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
                 if (twice) {
                     cs_format(m->why, m->size, "item %u has two properties of one kind (size or codec configuration)",
                               id);
-                    rc = CH_ERR_CORRUPT;
+                    rc = CS_ERR_CORRUPT;
                     break;
                 }
                 if (prop->type == FOURCC('i', 's', 'p', 'e') && cs_full_box(prop->body, &payload, NULL, NULL) &&
@@ -660,9 +660,9 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
                 }
             }
         }
-        if (r.bad && rc == CH_OK) rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "'ipma' ends early");
+        if (r.bad && rc == CS_OK) rc = ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "'ipma' ends early");
     }
-    if (got < 0 && rc == CH_OK) rc = ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "a box inside 'iprp' runs past its end");
+    if (got < 0 && rc == CS_OK) rc = ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a box inside 'iprp' runs past its end");
     free(properties);
     return rc;
 }
@@ -689,7 +689,7 @@ static int ch_find_cycle(ch_meta *m, uint32_t start, uint32_t *stack, uint32_t *
         uint32_t k = next_ref[depth];  // the item's next reference (they are together, sorted)
         if (k >= m->items[item].first_ref + m->items[item].refs) {
             m->items[item].state = 2;
-            if (depth == 0) return CH_OK;
+            if (depth == 0) return CS_OK;
             depth--;
             continue;
         }
@@ -699,7 +699,7 @@ static int ch_find_cycle(ch_meta *m, uint32_t start, uint32_t *stack, uint32_t *
         if (m->items[to].state == 1) {
             cs_format(m->why, m->size, "the references of items %u and %u form a cycle", m->items[item].id,
                       m->items[to].id);
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
         if (m->items[to].state == 0) {
             m->items[to].state = 1;
@@ -729,25 +729,25 @@ static uint64_t ch_add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ?
 
 // The pixels decoding item `index` allocates: a coded picture's declared (or codec) size,
 // a derived image's canvas plus all its inputs. Refuses a size over the limit or a codec
-// picture larger than declared: CH_OK with *out, or a CH_ERR_* with m->why.
+// picture larger than declared: CS_OK with *out, or a CH_ERR_* with m->why.
 static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
     ch_item *item = &m->items[index];
     if (item->charge) {
         *out = item->charge;
         m->decodes = ch_add_sat(m->decodes, item->decodes);
-        return CH_OK;
+        return CS_OK;
     }
     uint64_t decodes_before = m->decodes;
-    if (depth > 64) return ch_fail_why(m->why, m->size, CH_ERR_CORRUPT, "derived images nest too deeply");
+    if (depth > 64) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "derived images nest too deeply");
     if (!item->has_ispe || item->ispe_w == 0 || item->ispe_h == 0) {
         cs_format(m->why, m->size, "image item %u has no size ('ispe' missing or zero)", item->id);
-        return CH_ERR_CORRUPT;
+        return CS_ERR_CORRUPT;
     }
     uint64_t area = (uint64_t)item->ispe_w * item->ispe_h;
     if (area > m->max_pixels) {
         cs_format(m->why, m->size, "image item %u is %ux%u, over the limit of %llu pixels", item->id, item->ispe_w,
                   item->ispe_h, (unsigned long long)m->max_pixels);
-        return CH_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     }
     ch_item_data data = {m->file, m->extents + item->first_extent, item->extents, item->length};
     uint64_t own = area, inputs = 0;
@@ -755,9 +755,9 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
         int hevc = item->type == FOURCC('h', 'v', 'c', '1');
         if (!(m->codecs & (hevc ? CH_CODEC_HEVC : CH_CODEC_AV1))) {
             cs_format(m->why, m->size, "it holds %s-coded images, which are not allowed here", hevc ? "HEVC (HEIC)" : "AV1 (AVIF)");
-            return CH_ERR_UNSUPPORTED;
+            return CS_ERR_UNSUPPORTED;
         }
-        ch_check c = {item->ispe_w, item->ispe_h, hevc ? 64 : 128, hevc ? 1 : 2, m->max_pixels, 0, 0, CH_OK, m->why,
+        ch_check c = {item->ispe_w, item->ispe_h, hevc ? 64 : 128, hevc ? 1 : 2, m->max_pixels, 0, 0, CS_OK, m->why,
                       m->size, hevc ? "the HEVC SPS" : "the AV1 sequence header"};
         // A layered AV1 image (spatial layers, an operating point) declares the size of the
         // layer shown, while its sequence header gives the largest layer's: only the pixel
@@ -767,17 +767,17 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
         if (hevc) {
             if (!item->hvcc.p) {
                 cs_format(m->why, m->size, "HEVC item %u has no 'hvcC'", item->id);
-                return CH_ERR_CORRUPT;
+                return CS_ERR_CORRUPT;
             }
-            ok = ch_check_hvcc(&c, item->hvcc, &nal_length) && (c.code != CH_OK || nal_length != 3) &&
-                 (c.code != CH_OK || ch_check_hevc_data(&c, &data, nal_length));
+            ok = ch_check_hvcc(&c, item->hvcc, &nal_length) && (c.code != CS_OK || nal_length != 3) &&
+                 (c.code != CS_OK || ch_check_hevc_data(&c, &data, nal_length));
         } else {
-            ok = (!item->av1c.p || ch_check_av1c(&c, item->av1c)) && (c.code != CH_OK || ch_check_av1_data(&c, &data));
+            ok = (!item->av1c.p || ch_check_av1c(&c, item->av1c)) && (c.code != CS_OK || ch_check_av1_data(&c, &data));
         }
-        if (c.code != CH_OK) return c.code;
+        if (c.code != CS_OK) return c.code;
         if (!ok) {
             cs_format(m->why, m->size, "image item %u's %s data is malformed", item->id, hevc ? "HEVC" : "AV1");
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
         uint64_t coded = (uint64_t)c.largest_w * c.largest_h;
         if (coded > own) own = coded;
@@ -793,7 +793,7 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
             int wide = got >= 2 && (head[1] & 1);
             if (got < at + (wide ? 8 : 4)) {
                 cs_format(m->why, m->size, "derived image item %u's description is cut short", item->id);
-                return CH_ERR_CORRUPT;
+                return CS_ERR_CORRUPT;
             }
             uint32_t w = 0, h = 0;
             for (int i = 0; i < (wide ? 4 : 2); i++) w = w << 8 | head[at + (size_t)i];
@@ -801,13 +801,13 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
             if ((uint64_t)w * h > m->max_pixels) {
                 cs_format(m->why, m->size, "image item %u's canvas is %ux%u, over the limit of %llu pixels", item->id, w,
                           h, (unsigned long long)m->max_pixels);
-                return CH_ERR_LIMIT;
+                return CS_ERR_LIMIT;
             }
             // The canvas may exceed 'ispe' by one coding block (a padded tile), no more.
             if (w > (uint64_t)item->ispe_w + 128 || h > (uint64_t)item->ispe_h + 128) {
                 cs_format(m->why, m->size, "image item %u's canvas is %ux%u, larger than its declared %ux%u", item->id,
                           w, h, item->ispe_w, item->ispe_h);
-                return CH_ERR_CORRUPT;
+                return CS_ERR_CORRUPT;
             }
             if ((uint64_t)w * h > own) own = (uint64_t)w * h;
         }
@@ -815,12 +815,12 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
             if (m->refs[k].type != FOURCC('d', 'i', 'm', 'g')) continue;
             uint64_t input = 0;
             int rc = ch_charge(m, m->refs[k].to, &input, depth + 1);
-            if (rc != CH_OK) return rc;
+            if (rc != CS_OK) return rc;
             inputs = ch_add_sat(inputs, input);
             if (m->decodes > CH_SCAN_MAX_DECODES) {
                 cs_format(m->why, m->size, "image item %u takes more than %d decodes of its inputs (grid tiles)",
                           item->id, CH_SCAN_MAX_DECODES);
-                return CH_ERR_LIMIT;
+                return CS_ERR_LIMIT;
             }
         }
     }
@@ -828,7 +828,7 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
     item->decodes = m->decodes - decodes_before;
     item->charge = ch_add_sat(own, inputs);
     *out = item->charge;
-    return CH_OK;
+    return CS_OK;
 }
 
 // The decoded images (the primary, its alpha) must fit the limit, tiles and all.
@@ -845,7 +845,7 @@ static int ch_check_decoded(ch_meta *m, uint32_t primary) {
         uint64_t charge = 0;
         m->decodes = 0;
         int rc = ch_charge(m, image, &charge, 0);
-        if (rc != CH_OK) return rc;
+        if (rc != CS_OK) return rc;
         // Its own canvas was checked in ch_charge; its inputs (a grid's tiles, each named
         // once, outside the canvas too) may together have the pixel limit again.
         const ch_item *item = &m->items[image];
@@ -853,10 +853,10 @@ static int ch_check_decoded(ch_meta *m, uint32_t primary) {
             cs_format(m->why, m->size,
                       "image item %u's inputs (e.g. grid tiles) have %llu pixels together, over the limit of %llu",
                       item->id, (unsigned long long)(charge - item->own), (unsigned long long)m->max_pixels);
-            return CH_ERR_LIMIT;
+            return CS_ERR_LIMIT;
         }
     }
-    return CH_OK;
+    return CS_OK;
 }
 
 // Metadata items over the budget (their data is read by libheif while parsing, bounded
@@ -873,7 +873,7 @@ static void ch_check_metadata(ch_meta *m, ch_scan_result *result) {
 static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64_t max_pixels, unsigned codecs,
                         ch_scan_result *result, char *why, size_t size) {
     cs_span body;
-    if (!cs_full_box(meta, &body, NULL, NULL)) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad 'meta' box");
+    if (!cs_full_box(meta, &body, NULL, NULL)) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad 'meta' box");
     ch_meta m = {0};
     m.file = data;
     m.length = length;
@@ -901,20 +901,20 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         if (seen && (*seen)++) {
             char name[5] = {(char)(box.type >> 24), (char)(box.type >> 16), (char)(box.type >> 8), (char)box.type, 0};
             cs_format(why, size, "two '%s' boxes in 'meta'", name);
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
     }
-    if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'meta' runs past its end (truncated)");
-    if (!has_iinf || !has_iloc || !has_pitm) return CH_OK;  // libheif names what is missing
+    if (got < 0) return ch_fail_why(why, size, CS_ERR_TRUNCATED, "a box inside 'meta' runs past its end (truncated)");
+    if (!has_iinf || !has_iloc || !has_pitm) return CS_OK;  // libheif names what is missing
 
     uint32_t ref_capacity = 0;
     m.items = calloc(CH_SCAN_MAX_ITEMS, sizeof *m.items);
-    int rc = m.items ? CH_OK : ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
-    if (rc == CH_OK) rc = ch_read_iinf(&m, iinf);
-    if (rc == CH_OK) rc = ch_read_iloc(&m, iloc);
-    if (rc == CH_OK && has_iref) rc = ch_read_iref(&m, iref, &ref_capacity);
-    if (rc == CH_OK && has_iprp) rc = ch_read_iprp(&m, iprp);
-    if (rc == CH_OK && m.ref_count > 0) {
+    int rc = m.items ? CS_OK : ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
+    if (rc == CS_OK) rc = ch_read_iinf(&m, iinf);
+    if (rc == CS_OK) rc = ch_read_iloc(&m, iloc);
+    if (rc == CS_OK && has_iref) rc = ch_read_iref(&m, iref, &ref_capacity);
+    if (rc == CS_OK && has_iprp) rc = ch_read_iprp(&m, iprp);
+    if (rc == CS_OK && m.ref_count > 0) {
         // Each item's references together (in the order read: the sequence number breaks ties).
         qsort(m.refs, m.ref_count, sizeof *m.refs, ch_ref_cmp);
         for (uint32_t k = 0; k < m.ref_count; k++) {
@@ -923,16 +923,16 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         }
     }
     uint32_t *stack = NULL, *next_ref = NULL;
-    if (rc == CH_OK) {
+    if (rc == CS_OK) {
         stack = malloc((m.item_count + 1) * sizeof *stack);
         next_ref = malloc((m.item_count + 1) * sizeof *next_ref);
-        if (!stack || !next_ref) rc = ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+        if (!stack || !next_ref) rc = ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
     }
-    for (uint32_t i = 0; rc == CH_OK && i < m.item_count; i++)
+    for (uint32_t i = 0; rc == CS_OK && i < m.item_count; i++)
         if (m.items[i].state == 0) rc = ch_find_cycle(&m, i, stack, next_ref);
     free(stack);
     free(next_ref);
-    if (rc == CH_OK) {
+    if (rc == CS_OK) {
         int version = 0;
         cs_span p;
         cs_full_box(pitm, &p, &version, NULL);
@@ -944,7 +944,7 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         if (!r.bad && primary >= 0 && (ch_is_coded(m.items[primary].type) || ch_is_derived(m.items[primary].type)))
             rc = ch_check_decoded(&m, (uint32_t)primary);
     }
-    if (rc == CH_OK) ch_check_metadata(&m, result);
+    if (rc == CS_OK) ch_check_metadata(&m, result);
     free(m.items);
     free(m.extents);
     free(m.refs);
@@ -965,46 +965,46 @@ static int ch_tables(ch_track *t, const uint8_t *data, size_t length, cs_span st
     int version;
     if (!cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'z'), &box) || !cs_full_box(box, &body, &version, NULL) ||
         body.n < 8)
-        return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no sample sizes ('stsz')");
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no sample sizes ('stsz')");
     cs_reader r = {body, 0, 0};
     uint32_t fixed = (uint32_t)cs_read(&r, 4), count = (uint32_t)cs_read(&r, 4);
-    if (count == 0) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no samples");
+    if (count == 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no samples");
     if (count > max_frames) {
         cs_format(why, size, "a track has %u frames, over the limit of %u", count, max_frames);
         t->count = count;
-        return CH_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     }
     if (fixed == 0 && (body.n - 8) / 4 < count)
-        return ch_fail_why(why, size, CH_ERR_TRUNCATED, "the sample sizes end early ('stsz')");
+        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the sample sizes end early ('stsz')");
     t->count = count;
     t->sizes = calloc(count, sizeof *t->sizes);
     t->offsets = calloc(count, sizeof *t->offsets);
     t->durations = calloc(count, sizeof *t->durations);
-    if (!t->sizes || !t->offsets || !t->durations) return ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+    if (!t->sizes || !t->offsets || !t->durations) return ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < count; i++) t->sizes[i] = fixed ? fixed : (uint32_t)cs_read(&r, 4);
 
     int wide = 0;
     if (!cs_box_child(stbl, 0, FOURCC('s', 't', 'c', 'o'), &box)) {
         if (!cs_box_child(stbl, 0, FOURCC('c', 'o', '6', '4'), &box))
-            return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no chunk offsets");
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no chunk offsets");
         wide = 1;
     }
     if (!cs_full_box(box, &body, &version, NULL) || body.n < 4)
-        return ch_fail_why(why, size, CH_ERR_CORRUPT, "bad chunk offsets");
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "bad chunk offsets");
     cs_reader chunks_reader = {body, 0, 0};
     uint32_t chunks = (uint32_t)cs_read(&chunks_reader, 4);
     if (chunks == 0 || (body.n - 4) / (wide ? 8 : 4) < chunks)
-        return ch_fail_why(why, size, CH_ERR_TRUNCATED, "the chunk offsets end early");
+        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the chunk offsets end early");
     const uint8_t *offsets = body.p + 4;
 
     cs_span stsc;
     if (!cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'c'), &box) || !cs_full_box(box, &stsc, &version, NULL) ||
         stsc.n < 4)
-        return ch_fail_why(why, size, CH_ERR_CORRUPT, "a track has no sample-to-chunk table ('stsc')");
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no sample-to-chunk table ('stsc')");
     cs_reader runs_reader = {stsc, 0, 0};
     uint32_t runs = (uint32_t)cs_read(&runs_reader, 4);
     if (runs == 0 || (stsc.n - 4) / 12 < runs)
-        return ch_fail_why(why, size, CH_ERR_TRUNCATED, "the sample-to-chunk table ends early");
+        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the sample-to-chunk table ends early");
     uint32_t sample = 0;
     // Every chunk with samples yields at least one: the loops end after at most `count`
     // samples, however large the chunk counts and runs say they are.
@@ -1017,33 +1017,33 @@ static int ch_tables(ch_track *t, const uint8_t *data, size_t length, cs_span st
             last = (uint32_t)cs_read(&n, 4) - 1;  // chunks are numbered from 1
         }
         if (first == 0 || last < first || last > chunks || per == 0)
-            return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample-to-chunk entry");
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample-to-chunk entry");
         for (uint32_t c = first; c <= last && sample < count; c++) {
             cs_reader o = {{offsets, (size_t)chunks * (wide ? 8 : 4)}, (size_t)(c - 1) * (wide ? 8 : 4), 0};
             uint64_t at = cs_read(&o, wide ? 8 : 4);
             for (uint32_t k = 0; k < per && sample < count; k++, sample++) {
                 if (at > length || t->sizes[sample] > length - at) {
                     cs_format(why, size, "frame %u lies past the end of the file (truncated)", sample + 1);
-                    return CH_ERR_TRUNCATED;
+                    return CS_ERR_TRUNCATED;
                 }
                 t->offsets[sample] = at;
                 at += t->sizes[sample];
             }
         }
     }
-    if (sample < count) return ch_fail_why(why, size, CH_ERR_CORRUPT, "the chunks hold fewer samples than 'stsz'");
+    if (sample < count) return ch_fail_why(why, size, CS_ERR_CORRUPT, "the chunks hold fewer samples than 'stsz'");
 
     // No byte in two samples: the samples then hold at most the file, whatever the tables say.
     uint64_t *pairs = malloc((size_t)count * 2 * sizeof *pairs);
-    if (!pairs) return ch_fail_why(why, size, CH_ERR_NOMEM, "out of memory");
+    if (!pairs) return ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < count; i++) pairs[2 * i] = t->offsets[i], pairs[2 * i + 1] = t->sizes[i];
     qsort(pairs, count, 2 * sizeof *pairs, ch_sample_cmp);
-    int rc = CH_OK;
-    for (uint32_t i = 1; i < count && rc == CH_OK; i++)
+    int rc = CS_OK;
+    for (uint32_t i = 1; i < count && rc == CS_OK; i++)
         if (pairs[2 * i - 1] > pairs[2 * i] - pairs[2 * i - 2])
-            rc = ch_fail_why(why, size, CH_ERR_CORRUPT, "two samples of a track overlap (its sample tables are bad)");
+            rc = ch_fail_why(why, size, CS_ERR_CORRUPT, "two samples of a track overlap (its sample tables are bad)");
     free(pairs);
-    if (rc != CH_OK) return rc;
+    if (rc != CS_OK) return rc;
 
     if (cs_box_child(stbl, 0, FOURCC('s', 't', 't', 's'), &box) && cs_full_box(box, &body, &version, NULL) &&
         body.n >= 4) {
@@ -1054,7 +1054,7 @@ static int ch_tables(ch_track *t, const uint8_t *data, size_t length, cs_span st
             for (uint32_t k = 0; k < n && i < count && !d.bad; k++) t->durations[i++] = delta;
         }
     }
-    return CH_OK;
+    return CS_OK;
 }
 
 void ch_track_free(ch_track *t) {
@@ -1065,7 +1065,7 @@ void ch_track_free(ch_track *t) {
     memset(t, 0, sizeof *t);
 }
 
-// One 'trak': CH_OK with t->count 0 when none of its sample entries is of `types`.
+// One 'trak': CS_OK with t->count 0 when none of its sample entries is of `types`.
 static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const uint32_t *types, uint32_t max_frames,
                          ch_track *t, char *why, size_t size) {
     memset(t, 0, sizeof *t);
@@ -1076,7 +1076,7 @@ static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const
         !cs_box_child(minf, 0, FOURCC('s', 't', 'b', 'l'), &stbl) ||
         !cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'd'), &stsd) || !cs_full_box(stsd, &body, &version, NULL) ||
         body.n < 4)
-        return CH_OK;
+        return CS_OK;
     // The sample entries: one of the codec's is what a decoder takes (libavif takes a track
     // with any 'av01' entry), so one of them among others is refused: the samples could use
     // either, and the scan would check the wrong one.
@@ -1088,15 +1088,15 @@ static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const
         for (const uint32_t *type = types; *type; type++)
             if (each.type == *type && !wanted) chosen = each, wanted = 1;
     }
-    if (got < 0) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
-    if (!wanted) return CH_OK;
+    if (got < 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample entry");
+    if (!wanted) return CS_OK;
     if (entries > 1) {
         cs_format(why, size, "a video track has %zu sample descriptions", entries);
-        return CH_ERR_CORRUPT;
+        return CS_ERR_CORRUPT;
     }
     // A VisualSampleEntry: 78 bytes of fields (width and height at 24 and 26), then boxes.
     entry = chosen.body;
-    if (entry.n < 78) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a bad sample entry");
+    if (entry.n < 78) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample entry");
     t->entry_type = chosen.type;
     t->width = (uint32_t)entry.p[24] << 8 | entry.p[25];
     t->height = (uint32_t)entry.p[26] << 8 | entry.p[27];
@@ -1117,10 +1117,10 @@ static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const
         if (!r.bad && timescale > 0) t->timescale = timescale;
     }
     int rc = ch_tables(t, data, length, stbl, max_frames, why, size);
-    if (rc != CH_OK) {
+    if (rc != CS_OK) {
         uint32_t count = t->count;
         ch_track_free(t);
-        if (rc == CH_ERR_LIMIT) t->count = count;  // how many there are, to name them
+        if (rc == CS_ERR_LIMIT) t->count = count;  // how many there are, to name them
     }
     return rc;
 }
@@ -1129,18 +1129,18 @@ int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, siz
                   ch_track *t, char *why, size_t size) {
     memset(t, 0, sizeof *t);
     cs_span file = {data, length}, moov;
-    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CH_OK;
+    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CS_OK;
     size_t at = 0, found = 0;
     cs_box trak;
     int got;
     while ((got = cs_box_next(moov, &at, &trak)) == 1) {
         if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
         int rc = ch_track_from(data, length, trak.body, types, max_frames, t, why, size);
-        if (rc != CH_OK || (t->count > 0 && found++ == index)) return rc;
+        if (rc != CS_OK || (t->count > 0 && found++ == index)) return rc;
         ch_track_free(t);
     }
-    if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
-    return CH_OK;
+    if (got < 0) return ch_fail_why(why, size, CS_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
+    return CS_OK;
 }
 
 // Every AV1 and HEVC track: its samples counted against max_frames, the picture of every
@@ -1150,7 +1150,7 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
     static const uint32_t types[] = {FOURCC('a', 'v', '0', '1'), FOURCC('h', 'v', 'c', '1'), FOURCC('h', 'e', 'v', '1'),
                                      0};
     cs_span file = {data, length}, moov;
-    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CH_OK;
+    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CS_OK;
     size_t at = 0, index = 0;
     cs_box trak;
     int got;
@@ -1158,36 +1158,36 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
         if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
         ch_track t;
         int rc = ch_track_from(data, length, trak.body, types, max_frames, &t, why, size);
-        if (rc == CH_ERR_LIMIT && t.count > max_frames) result->frames = t.count;
-        if (rc != CH_OK) return rc;
+        if (rc == CS_ERR_LIMIT && t.count > max_frames) result->frames = t.count;
+        if (rc != CS_OK) return rc;
         if (t.count == 0) continue;
         int hevc = t.entry_type != FOURCC('a', 'v', '0', '1');
         if (!(codecs & (hevc ? CH_CODEC_HEVC : CH_CODEC_AV1))) {
             ch_track_free(&t);
             cs_format(why, size, "it holds %s-coded frames, which are not allowed here", hevc ? "HEVC (HEIC)" : "AV1 (AVIF)");
-            return CH_ERR_UNSUPPORTED;
+            return CS_ERR_UNSUPPORTED;
         }
         // The declared size: the sample entry's, and the track header's where it is set.
         uint32_t w = t.width, h = t.height;
         if (t.tkhd_width && t.tkhd_width < w) w = t.tkhd_width;
         if (t.tkhd_height && t.tkhd_height < h) h = t.tkhd_height;
         if (index++ == 0) result->width = w, result->height = h;
-        ch_check c = {w, h, hevc ? 64 : 128, hevc ? 1 : 2, max_pixels, 0, 0, CH_OK, why, size,
+        ch_check c = {w, h, hevc ? 64 : 128, hevc ? 1 : 2, max_pixels, 0, 0, CS_OK, why, size,
                       hevc ? "a frame's HEVC SPS" : "a frame's AV1 sequence header"};
         int ok = 1, nal_length = 4;
         if (hevc) ok = t.config.n == 0 || ch_check_hvcc(&c, t.config, &nal_length);
         else ok = t.config.n == 0 || ch_check_av1c(&c, t.config);
-        for (uint32_t i = 0; ok && c.code == CH_OK && i < t.count; i++) {
+        for (uint32_t i = 0; ok && c.code == CS_OK && i < t.count; i++) {
             ch_extent e = {t.offsets[i], t.sizes[i]};
             ch_item_data d = {data, &e, 1, t.sizes[i]};
             ok = hevc ? (nal_length == 3 || ch_check_hevc_data(&c, &d, nal_length)) : ch_check_av1_data(&c, &d);
         }
         ch_track_free(&t);
-        if (c.code != CH_OK) return c.code;
-        if (!ok) return ch_fail_why(why, size, CH_ERR_CORRUPT, "a frame's coded data is malformed");
+        if (c.code != CS_OK) return c.code;
+        if (!ok) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a frame's coded data is malformed");
     }
-    if (got < 0) return ch_fail_why(why, size, CH_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
-    return CH_OK;
+    if (got < 0) return ch_fail_why(why, size, CS_ERR_TRUNCATED, "a box inside 'moov' runs past its end (truncated)");
+    return CS_OK;
 }
 
 int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
@@ -1198,11 +1198,11 @@ int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
     cs_box box;
     int got, metas = 0;
     while ((got = cs_box_next(file, &at, &box)) == 1) {
-        if (++boxes > 100000) return ch_fail_why(why, size, CH_ERR_LIMIT, "more than 100000 boxes at the top level");
+        if (++boxes > 100000) return ch_fail_why(why, size, CS_ERR_LIMIT, "more than 100000 boxes at the top level");
         if (box.type != FOURCC('m', 'e', 't', 'a')) continue;
-        if (metas++) return ch_fail_why(why, size, CH_ERR_CORRUPT, "two 'meta' boxes at the top level");
+        if (metas++) return ch_fail_why(why, size, CS_ERR_CORRUPT, "two 'meta' boxes at the top level");
         int rc = ch_scan_meta(data, length, box.body, max_pixels, codecs, result, why, size);
-        if (rc != CH_OK) return rc;
+        if (rc != CS_OK) return rc;
     }
     // A cut-off last box is libheif's to report (as truncated); the boxes before it were read.
     (void)got;

@@ -41,9 +41,9 @@ typedef struct ch_scan_result {
     uint32_t width, height, frames;
 } ch_scan_result;
 
-// CH_OK, or a CH_ERR_* (cheif_shim.h) with the reason in why[0..size). `codecs` (CH_CODEC_*,
+// CS_OK, or a CH_ERR_* (cheif_shim.h) with the reason in why[0..size). `codecs` (CH_CODEC_*,
 // cheif_shim.h) are the codecs that may decode: a decoded item or a track of another is
-// CH_ERR_UNSUPPORTED.
+// CS_ERR_UNSUPPORTED.
 int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
                  ch_scan_result *result, char *why, size_t size);
 
@@ -52,7 +52,7 @@ int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
 int ch_hevc_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *height);
 
 // One track's samples (ISO/IEC 14496-12 stsz, stsc, stco/co64, stts), every sample inside
-// the file and no two overlapping, at most max_frames of them (more: CH_ERR_LIMIT with
+// the file and no two overlapping, at most max_frames of them (more: CS_ERR_LIMIT with
 // track->count set to how many there are).
 typedef struct ch_track {
     uint32_t entry_type;   // the first sample entry's type ('hvc1', 'hev1', 'av01', ...)
@@ -67,7 +67,7 @@ typedef struct ch_track {
 } ch_track;
 
 // The index-th track (0-based) of the file's 'moov' whose first sample entry is of one of
-// the `types` (a 0-terminated list): CH_OK with *track filled, CH_OK with track->count 0
+// the `types` (a 0-terminated list): CS_OK with *track filled, CS_OK with track->count 0
 // when there is no such track, or a CH_ERR_* with why. Free with ch_track_free.
 int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, size_t index, uint32_t max_frames,
                   ch_track *track, char *why, size_t size);

@@ -51,20 +51,20 @@ static int ch_mul_ok(size_t a, size_t b, size_t *out) {
 // libheif error -> CH_ code.
 static int ch_code_for(struct heif_error e) {
     switch (e.code) {
-    case heif_error_Ok: return CH_OK;
+    case heif_error_Ok: return CS_OK;
     case heif_error_Memory_allocation_error:
-        return e.subcode == heif_suberror_Security_limit_exceeded ? CH_ERR_LIMIT : CH_ERR_NOMEM;
+        return e.subcode == heif_suberror_Security_limit_exceeded ? CS_ERR_LIMIT : CS_ERR_NOMEM;
     case heif_error_Invalid_input:
-        return e.subcode == heif_suberror_End_of_data ? CH_ERR_TRUNCATED : CH_ERR_CORRUPT;
-    case heif_error_Unsupported_filetype: return CH_ERR_CORRUPT;
-    case heif_error_Unsupported_feature: return CH_ERR_UNSUPPORTED;
-    case heif_error_Decoder_plugin_error: return CH_ERR_CORRUPT;
+        return e.subcode == heif_suberror_End_of_data ? CS_ERR_TRUNCATED : CS_ERR_CORRUPT;
+    case heif_error_Unsupported_filetype: return CS_ERR_CORRUPT;
+    case heif_error_Unsupported_feature: return CS_ERR_UNSUPPORTED;
+    case heif_error_Decoder_plugin_error: return CS_ERR_CORRUPT;
     case heif_error_Usage_error:
         // 2000 "Nonexisting item referenced" is also libheif's code for bad references in files.
-        return e.subcode == heif_suberror_Nonexisting_item_referenced ? CH_ERR_CORRUPT : CH_ERR_STATE;
+        return e.subcode == heif_suberror_Nonexisting_item_referenced ? CS_ERR_CORRUPT : CS_ERR_STATE;
     case heif_error_Encoder_plugin_error:
-    case heif_error_Encoding_error: return CH_ERR_STATE;
-    default: return CH_ERR_CORRUPT;
+    case heif_error_Encoding_error: return CS_ERR_STATE;
+    default: return CS_ERR_CORRUPT;
     }
 }
 
@@ -277,17 +277,17 @@ static int ch_ftyp(const uint8_t *p, size_t n, uint32_t *major, uint32_t want, i
 static int ch_check_limits(ch_decoder *d, uint32_t w, uint32_t h, uint32_t frames, uint64_t max_pixels,
                            uint32_t max_frames) {
     if (frames > max_frames)
-        return ch_fail(d, CH_ERR_LIMIT, "the file has %u frames, more than the limit of %u", frames, max_frames);
+        return ch_fail(d, CS_ERR_LIMIT, "the file has %u frames, more than the limit of %u", frames, max_frames);
     // w, h < 2^32 and frames < 2^32: the product can exceed 2^64, so divide instead.
     uint64_t pixels = (uint64_t)w * h;
     if (pixels > max_pixels || (frames > 1 && pixels > max_pixels / frames)) {
         if (frames > 1)
-            return ch_fail(d, CH_ERR_LIMIT, "%ux%u x %u frames exceeds the limit of %llu pixels", w, h, frames,
+            return ch_fail(d, CS_ERR_LIMIT, "%ux%u x %u frames exceeds the limit of %llu pixels", w, h, frames,
                            (unsigned long long)max_pixels);
-        return ch_fail(d, CH_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", w, h,
+        return ch_fail(d, CS_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", w, h,
                        (unsigned long long)pixels, (unsigned long long)max_pixels);
     }
-    return CH_OK;
+    return CS_OK;
 }
 
 static uint8_t *ch_dup(const uint8_t *p, size_t n) {
@@ -299,14 +299,14 @@ static uint8_t *ch_dup(const uint8_t *p, size_t n) {
 #ifndef CH_NO_LIBAVIF
 static int ch_avif_code(avifResult r) {
     switch (r) {
-    case AVIF_RESULT_OK: return CH_OK;
-    case AVIF_RESULT_OUT_OF_MEMORY: return CH_ERR_NOMEM;
-    case AVIF_RESULT_TRUNCATED_DATA: return CH_ERR_TRUNCATED;
+    case AVIF_RESULT_OK: return CS_OK;
+    case AVIF_RESULT_OUT_OF_MEMORY: return CS_ERR_NOMEM;
+    case AVIF_RESULT_TRUNCATED_DATA: return CS_ERR_TRUNCATED;
     case AVIF_RESULT_NO_CODEC_AVAILABLE:
     case AVIF_RESULT_NOT_IMPLEMENTED:
-    case AVIF_RESULT_UNSUPPORTED_DEPTH: return CH_ERR_UNSUPPORTED;
-    case AVIF_RESULT_INVALID_ARGUMENT: return CH_ERR_STATE;
-    default: return CH_ERR_CORRUPT;
+    case AVIF_RESULT_UNSUPPORTED_DEPTH: return CS_ERR_UNSUPPORTED;
+    case AVIF_RESULT_INVALID_ARGUMENT: return CS_ERR_STATE;
+    default: return CS_ERR_CORRUPT;
     }
 }
 
@@ -319,7 +319,7 @@ static int ch_fail_avif(ch_decoder *d, avifResult r, const char *what) {
 // An AVIF image sequence through libavif (libheif 1.15 reads only items).
 static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames, ch_info *info) {
     avifDecoder *a = AVIF(avifDecoderCreate)();
-    if (!a) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+    if (!a) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
     d->avif = a;
     a->maxThreads = 1;
     // libaom, not dav1d: libavif 0.11 leaves dav1d's default logger on, which prints
@@ -335,27 +335,27 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     a->imageCountLimit = max_frames ? max_frames : 1;
     a->strictFlags = AVIF_STRICT_DISABLED;  // as browsers: accept files with minor spec violations
     if (AVIF(avifDecoderSetSource)(a, AVIF_DECODER_SOURCE_TRACKS) != AVIF_RESULT_OK)
-        return ch_fail(d, CH_ERR_STATE, "libavif: cannot select the tracks");
+        return ch_fail(d, CS_ERR_STATE, "libavif: cannot select the tracks");
     avifResult r = AVIF(avifDecoderSetIOMemory)(a, d->data, d->length);
     if (r != AVIF_RESULT_OK) return ch_fail_avif(d, r, "libavif");
     r = AVIF(avifDecoderParse)(a);
     if (r != AVIF_RESULT_OK) {
         // libavif refuses sizes over imageSizeLimit while parsing: that is our limit.
         if (strstr(a->diag.error, "imageCountLimit"))
-            return ch_fail(d, CH_ERR_LIMIT, "the sequence has more than %u frames (the limit)", max_frames);
+            return ch_fail(d, CS_ERR_LIMIT, "the sequence has more than %u frames (the limit)", max_frames);
         if (strstr(a->diag.error, "imageSizeLimit") || strstr(a->diag.error, "too large"))
-            return ch_fail(d, CH_ERR_LIMIT, "the image is larger than the limit of %llu pixels (%s)",
+            return ch_fail(d, CS_ERR_LIMIT, "the image is larger than the limit of %llu pixels (%s)",
                            (unsigned long long)max_pixels, a->diag.error);
         return ch_fail_avif(d, r, "cannot read the AVIF sequence");
     }
     uint32_t w = a->image->width, h = a->image->height;
-    if (a->imageCount <= 0 || w == 0 || h == 0) return ch_fail(d, CH_ERR_CORRUPT, "the AVIF sequence holds no image");
+    if (a->imageCount <= 0 || w == 0 || h == 0) return ch_fail(d, CS_ERR_CORRUPT, "the AVIF sequence holds no image");
     uint32_t frames = (uint32_t)a->imageCount;
     info->width = w;  // also when over the limit, so the caller can name the size
     info->height = h;
     info->frame_count = frames;
     int rc = ch_check_limits(d, w, h, frames, max_pixels, max_frames);
-    if (rc != CH_OK) return rc;
+    if (rc != CS_OK) return rc;
 
     d->width = w;
     d->height = h;
@@ -369,7 +369,7 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     info->frame_count = frames;
     const avifImage *im = a->image;
     if (im->icc.size > 0) {
-        if (!(d->icc = ch_dup(im->icc.data, im->icc.size))) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+        if (!(d->icc = ch_dup(im->icc.data, im->icc.size))) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
         info->icc = d->icc;
         info->icc_length = im->icc.size;
     } else {
@@ -392,17 +392,17 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     if (im->exif.size > CS_METADATA_BUDGET) info->exif_dropped = d->exif_dropped = im->exif.size;
     if (im->xmp.size > CS_METADATA_BUDGET) info->xmp_dropped = d->xmp_dropped = im->xmp.size;
     if (tiff) {
-        if (!(d->exif = ch_dup(tiff, n))) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+        if (!(d->exif = ch_dup(tiff, n))) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
         info->exif = d->exif;
         info->exif_length = n;
     }
     if (im->xmp.size > 0 && im->xmp.size <= CS_METADATA_BUDGET) {
-        if (!(d->xmp = ch_dup(im->xmp.data, im->xmp.size))) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+        if (!(d->xmp = ch_dup(im->xmp.data, im->xmp.size))) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
         info->xmp = d->xmp;
         info->xmp_length = im->xmp.size;
     }
     d->header_read = 1;
-    return CH_OK;
+    return CS_OK;
 }
 
 // Decodes libavif's next frame into dst (8-bit RGBA, un-premultiplied by libavif).
@@ -415,7 +415,7 @@ static int ch_avis_next(ch_decoder *d, uint8_t *dst, size_t stride, int *delay_m
         return ch_fail_avif(d, r, what);
     }
     if (a->image->width != d->width || a->image->height != d->height)
-        return ch_fail(d, CH_ERR_CORRUPT, "frame %u is %ux%u, the sequence %ux%u", d->frames_returned + 1,
+        return ch_fail(d, CS_ERR_CORRUPT, "frame %u is %ux%u, the sequence %ux%u", d->frames_returned + 1,
                        a->image->width, a->image->height, d->width, d->height);
     avifRGBImage rgb;
     AVIF(avifRGBImageSetDefaults)(&rgb, a->image);
@@ -442,14 +442,14 @@ static int ch_avis_next(ch_decoder *d, uint8_t *dst, size_t stride, int *delay_m
         *delay_ms = ms > INT_MAX ? INT_MAX : (int)ms;
     }
     d->frames_returned++;
-    return CH_OK;
+    return CS_OK;
 }
 #endif
 
 // Metadata blocks of the primary image: EXIF (to bare TIFF) and XMP.
 static int ch_read_metadata(ch_decoder *d, ch_info *info) {
     int count = HEIF(heif_image_handle_get_number_of_metadata_blocks)(d->handle, NULL);
-    if (count <= 0) return CH_OK;
+    if (count <= 0) return CS_OK;
     if (count > 64) count = 64;  // metadata items of one image; more is no real file
     heif_item_id ids[64];
     count = HEIF(heif_image_handle_get_list_of_metadata_block_IDs)(d->handle, NULL, ids, count);
@@ -470,7 +470,7 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
             continue;
         }
         uint8_t *bytes = malloc(n);
-        if (!bytes) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+        if (!bytes) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
         struct heif_error e = HEIF(heif_image_handle_get_metadata)(d->handle, ids[i], bytes);
         if (e.code != heif_error_Ok) { free(bytes); continue; }  // unreadable metadata: leave it out
         if (is_xmp) {
@@ -492,24 +492,24 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
             }
         }
     }
-    return CH_OK;
+    return CS_OK;
 }
 
 static int ch_read_colour(ch_decoder *d, ch_info *info) {
     size_t n = HEIF(heif_image_handle_get_raw_color_profile_size)(d->handle);
     if (n > CS_METADATA_BUDGET) {  // left out, with a note: no nclx stand-in either
         info->icc_dropped = d->icc_dropped = n;
-        return CH_OK;
+        return CS_OK;
     }
     if (n > 0) {
         uint8_t *icc = malloc(n);
-        if (!icc) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+        if (!icc) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
         struct heif_error e = HEIF(heif_image_handle_get_raw_color_profile)(d->handle, icc);
         if (e.code == heif_error_Ok) {
             d->icc = icc;
             info->icc = icc;
             info->icc_length = n;
-            return CH_OK;
+            return CS_OK;
         }
         free(icc);
     }
@@ -533,7 +533,7 @@ static int ch_read_colour(ch_decoder *d, ch_info *info) {
             info->icc_synthesized = 1;
         }
     }
-    return CH_OK;
+    return CS_OK;
 }
 
 // (Re)creates d->ctx from the file with libheif's per-side size limit.
@@ -550,22 +550,22 @@ static struct heif_error ch_open_context(ch_decoder *d, int side_limit) {
 
 int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames, ch_info *info) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!d) return CH_ERR_NOMEM;
-    if (!info) return ch_fail(d, CH_ERR_STATE, "no info structure");
+    if (!d) return CS_ERR_NOMEM;
+    if (!info) return ch_fail(d, CS_ERR_STATE, "no info structure");
     memset(info, 0, sizeof *info);
-    if (d->header_read) return ch_fail(d, CH_ERR_STATE, "the header was already read");
-    if (d->length == 0) return ch_fail(d, CH_ERR_TRUNCATED, "the file is empty");
+    if (d->header_read) return ch_fail(d, CS_ERR_STATE, "the header was already read");
+    if (d->length == 0) return ch_fail(d, CS_ERR_TRUNCATED, "the file is empty");
     if (d->length < 16) {
         if (d->length >= 8 && memcmp(d->data + 4, "ftyp", 4) == 0)
-            return ch_fail(d, CH_ERR_TRUNCATED, "the file ends inside its 'ftyp' box (truncated)");
-        return ch_fail(d, CH_ERR_CORRUPT, "not a HEIF/AVIF file");
+            return ch_fail(d, CS_ERR_TRUNCATED, "the file ends inside its 'ftyp' box (truncated)");
+        return ch_fail(d, CS_ERR_CORRUPT, "not a HEIF/AVIF file");
     }
-    if (d->length > INT_MAX) return ch_fail(d, CH_ERR_LIMIT, "files over 2 GiB are not read");
+    if (d->length > INT_MAX) return ch_fail(d, CS_ERR_LIMIT, "files over 2 GiB are not read");
 
     ch_scan_result scan;
     int scanned =
         ch_scan_file(d->data, d->length, max_pixels, max_frames, d->codecs, &scan, d->message, sizeof d->message);
-    if (scanned != CH_OK) {
+    if (scanned != CS_OK) {
         info->width = scan.width;  // so the caller can name what is over the limit
         info->height = scan.height;
         info->frame_count = scan.frames;
@@ -578,7 +578,7 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     uint32_t major = 0;
     int has_avif = 0, has_avis = 0;
     if (!ch_ftyp(d->data, d->length, &major, CH_FOURCC('a', 'v', 'i', 'f'), &has_avif))
-        return ch_fail(d, CH_ERR_CORRUPT, "not a HEIF/AVIF file (no 'ftyp' box first)");
+        return ch_fail(d, CS_ERR_CORRUPT, "not a HEIF/AVIF file (no 'ftyp' box first)");
     ch_ftyp(d->data, d->length, &major, CH_FOURCC('a', 'v', 'i', 's'), &has_avis);
 
     if (major == CH_FOURCC('a', 'v', 'i', 's')) {
@@ -598,10 +598,10 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
                               sizeof d->message);
         info->width = w;  // also when over the limit, so the caller can name the size
         info->height = h;
-        if (rc != CH_OK) return ch_failed(d, rc);
+        if (rc != CS_OK) return ch_failed(d, rc);
         if (sequence) {
             d->hevs = sequence;
-            if ((rc = ch_check_limits(d, w, h, frames, max_pixels, max_frames)) != CH_OK) return rc;
+            if ((rc = ch_check_limits(d, w, h, frames, max_pixels, max_frames)) != CS_OK) return rc;
             d->width = w;
             d->height = h;
             d->frame_count = frames;
@@ -610,7 +610,7 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
             info->format = CH_FORMAT_HEIC;
             info->bit_depth = 8;
             d->header_read = 1;
-            return CH_OK;
+            return CS_OK;
         }
     }
 
@@ -621,7 +621,7 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     struct heif_error e = ch_open_context(d, (int)side);
     if (e.code != heif_error_Ok) {
         if (e.code == heif_error_Memory_allocation_error && e.subcode == heif_suberror_Security_limit_exceeded)
-            return ch_fail(d, CH_ERR_LIMIT,
+            return ch_fail(d, CS_ERR_LIMIT,
                            "an image side exceeds %llu, the per-side limit (the pixel limit %llu, at most "
                            "libheif's 32768) (libheif: %s)",
                            (unsigned long long)side, (unsigned long long)max_pixels, e.message);
@@ -629,7 +629,7 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
                           major == CH_FOURCC('a', 'v', 'i', 's');
         if (is_sequence && (e.subcode == heif_suberror_No_meta_box || e.subcode == heif_suberror_No_pitm_box ||
                             e.subcode == heif_suberror_No_or_invalid_primary_item))
-            return ch_fail(d, CH_ERR_UNSUPPORTED,
+            return ch_fail(d, CS_ERR_UNSUPPORTED,
                            "this is a HEIF image sequence without a still image; libheif 1.15 reads no sequences");
         return ch_fail_heif(d, e, "cannot read the HEIF file");
     }
@@ -639,14 +639,14 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     int w = HEIF(heif_image_handle_get_width)(d->handle), h = HEIF(heif_image_handle_get_height)(d->handle);
     int iw = HEIF(heif_image_handle_get_ispe_width)(d->handle), ih = HEIF(heif_image_handle_get_ispe_height)(d->handle);
     if (w <= 0 || h <= 0 || iw <= 0 || ih <= 0)
-        return ch_fail(d, CH_ERR_CORRUPT, "the image has no size ('ispe' missing or zero)");
+        return ch_fail(d, CS_ERR_CORRUPT, "the image has no size ('ispe' missing or zero)");
     info->width = (uint32_t)w;  // also when over the limit, so the caller can name the size
     info->height = (uint32_t)h;
     info->frame_count = 1;
     int rc = ch_check_limits(d, (uint32_t)w, (uint32_t)h, 1, max_pixels, max_frames);
     // The coded picture ('ispe', before a 'clap' crop) is what gets allocated.
-    if (rc == CH_OK) rc = ch_check_limits(d, (uint32_t)iw, (uint32_t)ih, 1, max_pixels, max_frames);
-    if (rc != CH_OK) return rc;
+    if (rc == CS_OK) rc = ch_check_limits(d, (uint32_t)iw, (uint32_t)ih, 1, max_pixels, max_frames);
+    if (rc != CS_OK) return rc;
     // A grid's or overlay's canvas and its tiles were checked by the pre-scan (ch_scan_file):
     // libheif 1.15 ties neither to 'ispe'. (Before, the file was read again with libheif's
     // per-side limit at the primary's size, which refused files whose thumbnail or other
@@ -662,18 +662,18 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     int bits = HEIF(heif_image_handle_get_luma_bits_per_pixel)(d->handle);
     info->bit_depth = bits > 0 ? bits : 8;
     info->frame_count = 1;
-    if ((rc = ch_read_colour(d, info)) != CH_OK) return rc;
-    if ((rc = ch_read_metadata(d, info)) != CH_OK) return rc;
+    if ((rc = ch_read_colour(d, info)) != CS_OK) return rc;
+    if ((rc = ch_read_metadata(d, info)) != CS_OK) return rc;
     d->header_read = 1;
-    return CH_OK;
+    return CS_OK;
 }
 
 static int ch_check_output(ch_decoder *d, const uint8_t *dst, size_t stride) {
-    if (!d->header_read) return ch_fail(d, CH_ERR_STATE, "the header has not been read");
-    if (!dst) return ch_fail(d, CH_ERR_STATE, "no output buffer");
+    if (!d->header_read) return ch_fail(d, CS_ERR_STATE, "the header has not been read");
+    if (!dst) return ch_fail(d, CS_ERR_STATE, "no output buffer");
     if (stride < (size_t)d->width * 4 || stride > UINT32_MAX)
-        return ch_fail(d, CH_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
-    return CH_OK;
+        return ch_fail(d, CS_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
+    return CS_OK;
 }
 
 static void ch_unpremultiply(uint8_t *dst, size_t stride, uint32_t w, uint32_t h) {
@@ -694,9 +694,9 @@ static void ch_unpremultiply(uint8_t *dst, size_t stride, uint32_t w, uint32_t h
 static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
     HEIF(heif_context_set_max_decoding_threads)(d->ctx, use_threads ? 4 : 0);
     struct heif_error registered = ch_register_hevc_decoder(d->ctx, use_threads);
-    if (registered.code) return ch_fail(d, CH_ERR_NOMEM, "cannot register the HEVC decoder: %s", registered.message);
+    if (registered.code) return ch_fail(d, CS_ERR_NOMEM, "cannot register the HEVC decoder: %s", registered.message);
     struct heif_decoding_options *options = HEIF(heif_decoding_options_alloc)();
-    if (!options) return ch_fail(d, CH_ERR_NOMEM, "out of memory");
+    if (!options) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
     if (options->version >= 2) options->convert_hdr_to_8bit = 1;
     // AV1 through libaom rather than dav1d: dav1d logs bitstream errors to stderr through its
     // default logger, and libheif 1.15's dav1d plugin installs no logger of its own. (Grid
@@ -712,21 +712,21 @@ static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_t
         // libheif cannot tell which.
         return ch_fail_heif(d, e, "cannot decode the image");
     }
-    int rc = CH_OK;
+    int rc = CS_OK;
     int iw = HEIF(heif_image_get_width)(img, heif_channel_interleaved);
     int ih = HEIF(heif_image_get_height)(img, heif_channel_interleaved);
     int bits = HEIF(heif_image_get_bits_per_pixel_range)(img, heif_channel_interleaved);
     int src_stride = 0;
     const uint8_t *src = HEIF(heif_image_get_plane_readonly)(img, heif_channel_interleaved, &src_stride);
     if (!src || src_stride <= 0 || bits != 8) {
-        rc = ch_fail(d, CH_ERR_UNSUPPORTED, "libheif returned no 8-bit RGBA picture (%d bits)", bits);
+        rc = ch_fail(d, CS_ERR_UNSUPPORTED, "libheif returned no 8-bit RGBA picture (%d bits)", bits);
     } else if (iw < 0 || ih < 0 || (uint32_t)iw < d->width || (uint32_t)ih < d->height) {
-        rc = ch_fail(d, CH_ERR_CORRUPT, "the coded image is %dx%d, smaller than the declared %ux%u", iw, ih, d->width,
+        rc = ch_fail(d, CS_ERR_CORRUPT, "the coded image is %dx%d, smaller than the declared %ux%u", iw, ih, d->width,
                      d->height);
     } else {
         size_t row = (size_t)d->width * 4;
         if ((size_t)src_stride < row) {
-            rc = ch_fail(d, CH_ERR_CORRUPT, "libheif returned a short row");
+            rc = ch_fail(d, CS_ERR_CORRUPT, "libheif returned a short row");
         } else {
             for (uint32_t y = 0; y < d->height; y++)
                 memcpy(dst + (size_t)y * stride, src + (size_t)y * (size_t)src_stride, row);
@@ -734,16 +734,16 @@ static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_t
         }
     }
     HEIF(heif_image_release)(img);
-    if (rc != CH_OK) return rc;
-    d->code = CH_OK;
-    return CH_OK;
+    if (rc != CS_OK) return rc;
+    d->code = CS_OK;
+    return CS_OK;
 }
 
 int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!d) return CH_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     int rc = ch_check_output(d, dst, stride);
-    if (rc != CH_OK) return rc;
+    if (rc != CS_OK) return rc;
 #ifndef CH_NO_LIBAVIF
     if (d->avif) {
         d->avif->maxThreads = use_threads ? 4 : 1;
@@ -762,19 +762,19 @@ int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
         rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->message, sizeof d->message);
         ch_hevs_rewind(d->hevs);
         d->frames_returned = 0;
-        return rc == CH_OK ? CH_OK : ch_failed(d, rc);
+        return rc == CS_OK ? CS_OK : ch_failed(d, rc);
     }
     return ch_decode_still(d, dst, stride, use_threads);
 }
 
 int ch_decoder_next_frame(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads, int *delay_ms) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!d) return CH_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     if (delay_ms) *delay_ms = 0;
     int rc = ch_check_output(d, dst, stride);
-    if (rc != CH_OK) return rc;
+    if (rc != CS_OK) return rc;
     if (d->frames_returned >= d->frame_count)
-        return ch_fail(d, CH_ERR_STATE, "all %u frames were already read", d->frame_count);
+        return ch_fail(d, CS_ERR_STATE, "all %u frames were already read", d->frame_count);
 #ifndef CH_NO_LIBAVIF
     if (d->avif) {
         if (d->frames_returned == 0) d->avif->maxThreads = use_threads ? 4 : 1;
@@ -784,13 +784,13 @@ int ch_decoder_next_frame(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
     if (d->hevs) {
         int delay = 0;
         rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->message, sizeof d->message);
-        if (rc != CH_OK) return ch_failed(d, rc);
+        if (rc != CS_OK) return ch_failed(d, rc);
         if (delay_ms) *delay_ms = delay;
         d->frames_returned++;
-        return CH_OK;
+        return CS_OK;
     }
     rc = ch_decode_still(d, dst, stride, use_threads);
-    if (rc == CH_OK) d->frames_returned++;
+    if (rc == CS_OK) d->frames_returned++;
     return rc;
 }
 
@@ -841,8 +841,8 @@ void ch_rows_encoder_destroy(ch_rows_encoder *e) {
 }
 
 int ch_rows_encoder_add(ch_rows_encoder *e, const uint8_t *rgba, size_t stride, uint32_t rows) {
-    if (!e || e->finished) return CH_ERR_STATE;
-    if ((!rgba && rows) || stride < (size_t)e->width * 4 || rows > e->height - e->next_row) return CH_ERR_STATE;
+    if (!e || e->finished) return CS_ERR_STATE;
+    if ((!rgba && rows) || stride < (size_t)e->width * 4 || rows > e->height - e->next_row) return CS_ERR_STATE;
     size_t row = (size_t)e->width * 4;
     for (uint32_t y = 0; y < rows; y++) {
         const uint8_t *s = rgba + (size_t)y * stride;
@@ -856,7 +856,7 @@ int ch_rows_encoder_add(ch_rows_encoder *e, const uint8_t *rgba, size_t stride, 
             for (uint32_t x = 0; x < e->width; x++) p[4 * (size_t)x + 3] = 255;
     }
     e->next_row += rows;
-    return CH_OK;
+    return CS_OK;
 }
 
 typedef struct ch_buffer {
@@ -889,9 +889,9 @@ static int ch_has(const uint8_t *p, size_t n) { return p != NULL && n > 0; }
 
 static int ch_enc_fail(struct heif_error err, const char *what, char *message, size_t size) {
     int code = ch_code_for(err);
-    if (code == CH_OK || code == CH_ERR_CORRUPT) code = CH_ERR_STATE;
+    if (code == CS_OK || code == CS_ERR_CORRUPT) code = CS_ERR_STATE;
     if (err.code == heif_error_Unsupported_feature || err.code == heif_error_Unsupported_filetype)
-        code = CH_ERR_UNSUPPORTED;
+        code = CS_ERR_UNSUPPORTED;
     cs_format(message, size, "%s: %s", what, err.message ? err.message : "libheif error");
     if (message && size) ch_trim(message);
     return code;
@@ -910,34 +910,34 @@ int ch_can_encode(int format) {
 static const char *const ch_x265_presets[10] = { "ultrafast", "superfast", "veryfast", "faster", "fast",
                                                  "medium",    "slow",      "slower",   "veryslow", "placebo" };
 
-int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *o, const ch_metadata *m,
+int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *o, const cs_metadata *m,
                            char *message, size_t message_size, int *error_number) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
-    if (!e || !o) { cs_format(message, message_size, "no encoder or options"); return CH_ERR_STATE; }
-    if (e->finished) { cs_format(message, message_size, "the image was already encoded"); return CH_ERR_STATE; }
+    if (!e || !o) { cs_format(message, message_size, "no encoder or options"); return CS_ERR_STATE; }
+    if (e->finished) { cs_format(message, message_size, "the image was already encoded"); return CS_ERR_STATE; }
     if (e->next_row != e->height) {
         cs_format(message, message_size, "%u of %u rows given", e->next_row, e->height);
-        return CH_ERR_STATE;
+        return CS_ERR_STATE;
     }
     if (o->format != CH_FORMAT_HEIC && o->format != CH_FORMAT_AVIF) {
         cs_format(message, message_size, "unknown format %d", o->format);
-        return CH_ERR_STATE;
+        return CS_ERR_STATE;
     }
     if (m && ((m->icc_length > INT_MAX) || m->exif_length > INT_MAX || m->xmp_length > INT_MAX)) {
         cs_format(message, message_size, "metadata over 2 GiB");
-        return CH_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     }
     e->finished = 1;
     int heic = o->format == CH_FORMAT_HEIC;
     enum heif_compression_format cf = heic ? heif_compression_HEVC : heif_compression_AV1;
     if (!HEIF(heif_have_encoder_for_format)(cf)) {
         cs_format(message, message_size, "this libheif has no %s encoder", heic ? "HEVC (x265)" : "AV1");
-        return CH_ERR_UNSUPPORTED;
+        return CS_ERR_UNSUPPORTED;
     }
 
-    int rc = CH_OK;
+    int rc = CS_OK;
     struct heif_context *ctx = HEIF(heif_context_alloc)();
     struct heif_encoder *enc = NULL;
     struct heif_encoding_options *eo = HEIF(heif_encoding_options_alloc)();
@@ -948,7 +948,7 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     struct heif_error err;
     if (!ctx || !eo || !nclx) {
         cs_format(message, message_size, "out of memory");
-        rc = CH_ERR_NOMEM;
+        rc = CS_ERR_NOMEM;
         goto done;
     }
     err = HEIF(heif_context_get_encoder_for_format)(ctx, cf, &enc);
@@ -1015,7 +1015,7 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     struct heif_writer writer = { 1, ch_writer_write };
     err = HEIF(heif_context_write)(ctx, &writer, &out);
     if (err.code || out.failed) {
-        if (out.failed) { cs_format(message, message_size, "out of memory while writing the file"); rc = CH_ERR_NOMEM; }
+        if (out.failed) { cs_format(message, message_size, "out of memory while writing the file"); rc = CS_ERR_NOMEM; }
         else rc = ch_enc_fail(err, "cannot write the file", message, message_size);
         goto done;
     }
@@ -1023,7 +1023,7 @@ int ch_rows_encoder_finish(ch_rows_encoder *e, int fd, const ch_encode_options *
     if (w) {
         if (error_number) *error_number = w;
         cs_format(message, message_size, "write failed: %s", strerror(w));
-        rc = CH_ERR_IO;
+        rc = CS_ERR_IO;
     }
 
 done:
@@ -1037,32 +1037,32 @@ done:
 }
 
 int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    const ch_encode_options *options, const ch_metadata *metadata,
+                    const ch_encode_options *options, const cs_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
-    if (!ch_available(message, message_size)) return CH_ERR_UNSUPPORTED;
+    if (!ch_available(message, message_size)) return CS_ERR_UNSUPPORTED;
     if (!ch_check_size(width, height)) {
         cs_format(message, message_size, "HEIF images here are 1 to 65535 pixels wide and high, not %ux%u", width,
                    height);
-        return (width == 0 || height == 0) ? CH_ERR_STATE : CH_ERR_UNSUPPORTED;
+        return (width == 0 || height == 0) ? CS_ERR_STATE : CS_ERR_UNSUPPORTED;
     }
     if (!rgba || stride < (size_t)width * 4 || !options) {
         cs_format(message, message_size, "invalid pixel buffer, stride or options");
-        return CH_ERR_STATE;
+        return CS_ERR_STATE;
     }
     size_t bytes;
     if (!ch_mul_ok((size_t)width * 4, height, &bytes)) {
         cs_format(message, message_size, "image too large");
-        return CH_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     }
     ch_rows_encoder *e = ch_rows_encoder_create(width, height, has_alpha);
     if (!e) {
         cs_format(message, message_size, "out of memory");
-        return CH_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
     int rc = ch_rows_encoder_add(e, rgba, stride, height);
-    if (rc == CH_OK) rc = ch_rows_encoder_finish(e, fd, options, metadata, message, message_size, error_number);
+    if (rc == CS_OK) rc = ch_rows_encoder_finish(e, fd, options, metadata, message, message_size, error_number);
     ch_rows_encoder_destroy(e);
     return rc;
 }

@@ -34,21 +34,21 @@ int ch_hevs_open(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
     static const uint32_t hevc[] = {CS_FOURCC('h', 'v', 'c', '1'), CS_FOURCC('h', 'e', 'v', '1'), 0};
     ch_track track;
     int rc = ch_track_read(data, length, hevc, 0, max_frames, &track, why, size);
-    if (rc != CH_OK || track.count == 0) return rc;
+    if (rc != CS_OK || track.count == 0) return rc;
     uint32_t w = track.width, h = track.height;
     *width = w;
     *height = h;
-    if (track.config.n < 23) rc = ch_seq_fail(why, size, CH_ERR_CORRUPT, "the HEVC sample entry has no 'hvcC'");
-    else if (w == 0 || h == 0) rc = ch_seq_fail(why, size, CH_ERR_CORRUPT, "the sequence declares no size");
-    else if ((track.config.p[21] & 3) == 2) rc = ch_seq_fail(why, size, CH_ERR_CORRUPT, "a NAL length of 3 bytes");
+    if (track.config.n < 23) rc = ch_seq_fail(why, size, CS_ERR_CORRUPT, "the HEVC sample entry has no 'hvcC'");
+    else if (w == 0 || h == 0) rc = ch_seq_fail(why, size, CS_ERR_CORRUPT, "the sequence declares no size");
+    else if ((track.config.p[21] & 3) == 2) rc = ch_seq_fail(why, size, CS_ERR_CORRUPT, "a NAL length of 3 bytes");
     else if ((uint64_t)w * h > max_pixels) {
         cs_format(why, size, "the sequence is %ux%u, %llu pixels, over the limit of %llu", w, h,
                   (unsigned long long)w * h, (unsigned long long)max_pixels);
-        rc = CH_ERR_LIMIT;
+        rc = CS_ERR_LIMIT;
     }
-    ch_hevs *s = rc == CH_OK ? calloc(1, sizeof *s) : NULL;
-    if (rc == CH_OK && !s) rc = ch_seq_fail(why, size, CH_ERR_NOMEM, "out of memory");
-    if (rc != CH_OK) {
+    ch_hevs *s = rc == CS_OK ? calloc(1, sizeof *s) : NULL;
+    if (rc == CS_OK && !s) rc = ch_seq_fail(why, size, CS_ERR_NOMEM, "out of memory");
+    if (rc != CS_OK) {
         ch_track_free(&track);
         return rc;
     }
@@ -61,7 +61,7 @@ int ch_hevs_open(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
     s->nal_length = (track.config.p[21] & 3) + 1;
     *frames = s->count;
     *out = s;
-    return CH_OK;
+    return CS_OK;
 }
 
 void ch_hevs_free(ch_hevs *s) {
@@ -126,21 +126,21 @@ static int ch_to_rgba(ch_hevs *s, const struct de265_image *picture, uint8_t *ds
     int w = DE265(de265_get_image_width)(picture, 0), h = DE265(de265_get_image_height)(picture, 0);
     if (w != (int)s->width || h != (int)s->height) {
         cs_format(why, size, "a frame is %dx%d, not the %ux%u the track declares", w, h, s->width, s->height);
-        return CH_ERR_CORRUPT;
+        return CS_ERR_CORRUPT;
     }
     enum de265_chroma chroma = DE265(de265_get_chroma_format)(picture);
     int depth = DE265(de265_get_bits_per_pixel)(picture, 0);
-    if (depth < 8 || depth > 16) return ch_seq_fail(why, size, CH_ERR_UNSUPPORTED, "an unusual bit depth");
+    if (depth < 8 || depth > 16) return ch_seq_fail(why, size, CS_ERR_UNSUPPORTED, "an unusual bit depth");
     int sx = chroma == de265_chroma_420 || chroma == de265_chroma_422 ? 1 : 0, sy = chroma == de265_chroma_420 ? 1 : 0;
     // The chroma planes are read with the luma plane's sample size and at half (or full)
     // its size: an SPS may give chroma another depth (12-bit luma, 8-bit chroma read as
     // 16-bit ran past libde265's plane), so both are checked before any sample is read.
     for (int c = 1; chroma != de265_chroma_mono && c < 3; c++) {
         if (DE265(de265_get_bits_per_pixel)(picture, c) != depth)
-            return ch_seq_fail(why, size, CH_ERR_CORRUPT, "planes of different depths (luma and chroma)");
+            return ch_seq_fail(why, size, CS_ERR_CORRUPT, "planes of different depths (luma and chroma)");
         if (DE265(de265_get_image_width)(picture, c) < (w + sx) >> sx ||
             DE265(de265_get_image_height)(picture, c) < (h + sy) >> sy)
-            return ch_seq_fail(why, size, CH_ERR_CORRUPT, "a chroma plane smaller than the picture needs");
+            return ch_seq_fail(why, size, CS_ERR_CORRUPT, "a chroma plane smaller than the picture needs");
     }
     int matrix = DE265(de265_get_image_matrix_coefficients)(picture);
     int full = DE265(de265_get_image_full_range_flag)(picture);
@@ -177,34 +177,34 @@ static int ch_to_rgba(ch_hevs *s, const struct de265_image *picture, uint8_t *ds
             out[4 * x + 3] = 255;
         }
     }
-    return CH_OK;
+    return CS_OK;
 }
 
 int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *delay_ms, char *why, size_t size) {
     if (!s->ctx) {
         s->ctx = DE265(de265_new_decoder)();
-        if (!s->ctx) return ch_seq_fail(why, size, CH_ERR_NOMEM, "out of memory");
+        if (!s->ctx) return ch_seq_fail(why, size, CS_ERR_NOMEM, "out of memory");
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         DE265(de265_start_worker_threads)(s->ctx, threaded && cores > 1 ? (int)(cores > 8 ? 8 : cores) : 1);
         if (!ch_push_config(s))
-            return ch_seq_fail(why, size, CH_ERR_CORRUPT,
+            return ch_seq_fail(why, size, CS_ERR_CORRUPT,
                                "a bad 'hvcC' parameter set (cut, or a picture size other than the track's)");
     }
     // Each call of de265_decode makes progress or asks for data; the bound only guards
     // against a decoder that does neither.
     for (uint64_t rounds = 0;; rounds++) {
         if (rounds > 4096 + 64 * (uint64_t)s->count)
-            return ch_seq_fail(why, size, CH_ERR_CORRUPT, "the decoder made no progress");
+            return ch_seq_fail(why, size, CS_ERR_CORRUPT, "the decoder made no progress");
         const struct de265_image *picture = DE265(de265_get_next_picture)(s->ctx);
         if (picture) {
             int rc = ch_to_rgba(s, picture, dst, stride, why, size);
             DE265(de265_release_next_picture)(s->ctx);
-            if (rc != CH_OK) return rc;
+            if (rc != CS_OK) return rc;
             uint32_t ticks = s->returned < s->count ? s->track.durations[s->returned] : 0;
             uint64_t ms = (uint64_t)ticks * 1000 / s->track.timescale;
             *delay_ms = ms > 65535 * 10 ? 65535 * 10 : (int)ms;
             s->returned++;
-            return CH_OK;
+            return CS_OK;
         }
         int more = 0;
         de265_error e = DE265(de265_decode)(s->ctx, &more);
@@ -213,7 +213,7 @@ int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *del
                 uint32_t i = s->pushed++;
                 if (!ch_push_nals(s, s->data + s->track.offsets[i], s->track.sizes[i], s->nal_length)) {
                     cs_format(why, size, "frame %u's NAL units run past its end or change the picture size", i + 1);
-                    return CH_ERR_CORRUPT;
+                    return CS_ERR_CORRUPT;
                 }
                 DE265(de265_push_end_of_frame)(s->ctx);
             } else if (!s->flushed) {
@@ -221,13 +221,13 @@ int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *del
                 s->flushed = 1;
             } else if (!more) {
                 cs_format(why, size, "the sequence gave %u of its %u frames", s->returned, s->count);
-                return CH_ERR_CORRUPT;
+                return CS_ERR_CORRUPT;
             }
             continue;
         }
         if (!DE265(de265_isOK)(e)) {
             cs_format(why, size, "libde265: %s", DE265(de265_get_error_text)(e));
-            return CH_ERR_CORRUPT;
+            return CS_ERR_CORRUPT;
         }
     }
 }

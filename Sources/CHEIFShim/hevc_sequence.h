@@ -7,8 +7,8 @@
 
 typedef struct ch_hevs ch_hevs;
 
-// The first HEVC track ('hvc1' or 'hev1' with an 'hvcC') in `data`'s 'moov': CH_OK with *out
-// set (and its width, height and sample count), CH_OK with *out NULL when there is none, or
+// The first HEVC track ('hvc1' or 'hev1' with an 'hvcC') in `data`'s 'moov': CS_OK with *out
+// set (and its width, height and sample count), CS_OK with *out NULL when there is none, or
 // a CH_ERR_* (cheif_shim.h) with the reason in why[0..size). Nothing is decoded yet; the declared
 // size and the sample count are checked against max_pixels and max_frames here (LIMIT).
 // `data` must stay alive and unchanged while *out lives.
@@ -17,7 +17,7 @@ int ch_hevs_open(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
 
 // Decodes the next frame, in presentation order, as RGBA8 (alpha 255) into `dst` (rows of
 // `stride` bytes, at least width*4) and gives its duration in ms. `threaded`: libde265 with a
-// worker per core. CH_OK, or a CH_ERR_* with the reason in why.
+// worker per core. CS_OK, or a CH_ERR_* with the reason in why.
 int ch_hevs_next(ch_hevs *sequence, uint8_t *dst, size_t stride, int threaded, int *delay_ms, char *why,
                  size_t size);
 

@@ -31,21 +31,21 @@ static void cj_fail(j_common_ptr cinfo, int code, const char *message) {
 
 static void cj_error_exit(j_common_ptr cinfo) {
     cj_error_mgr *err = (cj_error_mgr *)cinfo->err;
-    if (err->code == CJ_OK) {  // not already set by one of our own callbacks
+    if (err->code == CS_OK) {  // not already set by one of our own callbacks
         switch (err->pub.msg_code) {
         case JERR_BAD_PRECISION:
         case JERR_NOT_COMPILED:
-            err->code = CJ_ERR_UNSUPPORTED;
+            err->code = CS_ERR_UNSUPPORTED;
             break;
         case JERR_OUT_OF_MEMORY:
-            err->code = CJ_ERR_NOMEM;
+            err->code = CS_ERR_NOMEM;
             break;
         case JERR_INPUT_EOF:
         case JERR_INPUT_EMPTY:
-            err->code = CJ_ERR_TRUNCATED;
+            err->code = CS_ERR_TRUNCATED;
             break;
         default:
-            err->code = CJ_ERR_CORRUPT;
+            err->code = CS_ERR_CORRUPT;
         }
         (*cinfo->err->format_message)(cinfo, err->message);
     }
@@ -59,7 +59,7 @@ static void cj_emit_message(j_common_ptr cinfo, int level) {
     // do), but data that ends before the image is an error: the memory source
     // would otherwise pad the rest of the picture with grey.
     if (err->pub.msg_code == JWRN_JPEG_EOF)
-        cj_fail(cinfo, CJ_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        cj_fail(cinfo, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
     err->pub.num_warnings++;
 }
 
@@ -67,7 +67,7 @@ static void cj_install_errors(j_common_ptr cinfo, cj_error_mgr *err) {
     cinfo->err = jpeg_std_error(&err->pub);
     err->pub.error_exit = cj_error_exit;
     err->pub.emit_message = cj_emit_message;
-    err->code = CJ_OK;
+    err->code = CS_OK;
     err->message[0] = '\0';
 }
 
@@ -210,10 +210,10 @@ static int cj_color_space(J_COLOR_SPACE cs) {
 }
 
 int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
-    if (!d->created) return d->err.code ? d->err.code : CJ_ERR_NOMEM;
-    if (d->header_read) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (!d->created) return d->err.code ? d->err.code : CS_ERR_NOMEM;
+    if (d->header_read) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(d->err.jump)) return d->err.code;
-    if (d->length == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_TRUNCATED, "the file is empty");
+    if (d->length == 0) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_TRUNCATED, "the file is empty");
     if (d->fd >= 0)
         cj_file_src(&d->cinfo, d->fd, d->length);
     else
@@ -222,7 +222,7 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);  // ICC profile
     jpeg_save_markers(&d->cinfo, JPEG_COM, 0xFFFF);
     if (jpeg_read_header(&d->cinfo, TRUE) != JPEG_HEADER_OK)
-        cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_CORRUPT, "the file holds tables but no image");
+        cj_fail((j_common_ptr)&d->cinfo, CS_ERR_CORRUPT, "the file holds tables but no image");
     d->header_read = 1;
 
     memset(info, 0, sizeof *info);
@@ -238,7 +238,7 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
         if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
             if (d->exif) continue;  // the first one is the image's
             d->exif = malloc(m->data_length - 6);
-            if (!d->exif) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
+            if (!d->exif) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_NOMEM, "out of memory");
             d->exif_length = m->data_length - 6;
             memcpy(d->exif, m->data + 6, d->exif_length);
         } else if (m->marker == JPEG_APP0 + 1 && m->data_length > sizeof xmp_ns
@@ -261,7 +261,7 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
     }
     info->icc = d->icc;
     info->icc_length = d->icc_length;
-    return CJ_OK;
+    return CS_OK;
 }
 
 // Progressive scans together may make libjpeg decode the image's blocks at most this many
@@ -292,19 +292,19 @@ static uint64_t cj_scan_blocks(const struct jpeg_decompress_struct *c, const uin
 }
 
 // Counts one more scan covering `blocks` blocks against both limits; longjmps with
-// CJ_ERR_LIMIT when one breaks.
+// CS_ERR_LIMIT when one breaks.
 static void cj_count_scan(cj_decoder *d, int scan, uint64_t *total, uint64_t blocks) {
     char message[128];
     if (d->max_scans > 0 && scan > d->max_scans) {
         snprintf(message, sizeof message, "more than %d progressive scans (a hostile file?)", d->max_scans);
-        cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_LIMIT, message);
+        cj_fail((j_common_ptr)&d->cinfo, CS_ERR_LIMIT, message);
     }
     *total += blocks;
     if (*total > CJ_MAX_SCAN_PASSES * d->image_blocks) {
         snprintf(message, sizeof message,
                  "the progressive scans cover the image more than %d times over (%.1f by scan %d; a hostile file?)",
                  CJ_MAX_SCAN_PASSES, (double)*total / (double)d->image_blocks, scan);
-        cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_LIMIT, message);
+        cj_fail((j_common_ptr)&d->cinfo, CS_ERR_LIMIT, message);
     }
 }
 
@@ -385,7 +385,7 @@ static void cj_progress_monitor(j_common_ptr cinfo) {
 }
 
 int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *info) {
-    if (!d->header_read || d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (!d->header_read || d->started) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(d->err.jump)) return d->err.code;
     J_COLOR_SPACE in = d->cinfo.jpeg_color_space;
     if (in == JCS_CMYK || in == JCS_YCCK) {
@@ -403,12 +403,12 @@ int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *inf
     d->image_blocks = 0;
     for (int ci = 0; ci < d->cinfo.num_components; ci++)
         d->image_blocks += (uint64_t)d->cinfo.comp_info[ci].width_in_blocks * d->cinfo.comp_info[ci].height_in_blocks;
-    if (d->image_blocks == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_CORRUPT, "the image has no blocks");
+    if (d->image_blocks == 0) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_CORRUPT, "the image has no blocks");
     if (jpeg_has_multiple_scans(&d->cinfo)) {
         if (d->fd >= 0) {
             // The scan check walks the whole file: read it once, let it go after.
             uint8_t *whole = malloc(d->length ? d->length : 1);
-            if (!whole) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
+            if (!whole) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_NOMEM, "out of memory");
             size_t got = 0;
             while (got < d->length) {
                 ssize_t r = pread(d->fd, whole + got, d->length - got, (off_t)got);
@@ -433,13 +433,13 @@ int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *inf
     d->started = 1;
     if (d->cmyk) {
         d->cmyk_row = malloc((size_t)d->cinfo.output_width * 4);
-        if (!d->cmyk_row) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_NOMEM, "out of memory");
+        if (!d->cmyk_row) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_NOMEM, "out of memory");
         d->cmyk_transform = cs_cmyk_transform(d->icc, d->icc_length, d->cmyk_inverted, 1);
     }
     info->output_width = d->cinfo.output_width;
     info->output_height = d->cinfo.output_height;
     info->color_managed = d->cmyk_transform != NULL;
-    return CJ_OK;
+    return CS_OK;
 }
 
 static inline uint8_t cj_mul255(unsigned a, unsigned b) {
@@ -461,7 +461,7 @@ static void cj_cmyk_to_rgba(const uint8_t *src, uint8_t *dst, uint32_t width, in
 
 int cj_decoder_read_rows(cj_decoder *d, uint8_t *dst, size_t stride, uint32_t max_rows, uint32_t *rows_read) {
     *rows_read = 0;
-    if (!d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (!d->started) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(d->err.jump)) return d->err.code;
     uint32_t done = 0;
     while (done < max_rows && d->cinfo.output_scanline < d->cinfo.output_height) {
@@ -482,19 +482,19 @@ int cj_decoder_read_rows(cj_decoder *d, uint8_t *dst, size_t stride, uint32_t ma
             for (uint32_t i = 0; i < n; i++) rows[i] = row + (size_t)i * stride;
             got = jpeg_read_scanlines(&d->cinfo, rows, n);
         }
-        if (got == 0) cj_fail((j_common_ptr)&d->cinfo, CJ_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        if (got == 0) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
         done += got;
         *rows_read = done;
     }
-    return CJ_OK;
+    return CS_OK;
 }
 
 int cj_decoder_finish(cj_decoder *d) {
-    if (!d->started) { d->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (!d->started) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(d->err.jump)) return d->err.code;
     if (d->cinfo.output_scanline < d->cinfo.output_height) jpeg_abort_decompress(&d->cinfo);
     else jpeg_finish_decompress(&d->cinfo);
-    return CJ_OK;
+    return CS_OK;
 }
 
 // ---------------------------------------------------------------- encoder
@@ -517,7 +517,7 @@ static void cj_write_all(cj_encoder *e, const uint8_t *p, size_t n) {
         e->saved_errno = err;
         char message[160];
         snprintf(message, sizeof message, "write failed: %s", strerror(err));
-        cj_fail((j_common_ptr)&e->cinfo, CJ_ERR_IO, message);  // does not return
+        cj_fail((j_common_ptr)&e->cinfo, CS_ERR_IO, message);  // does not return
     }
 }
 
@@ -551,9 +551,9 @@ cj_encoder *cj_encoder_create(void) {
 }
 
 int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int quality,
-                     const cj_metadata *metadata) {
-    if (!e->created) return e->err.code ? e->err.code : CJ_ERR_NOMEM;
-    if (e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+                     const cs_metadata *metadata) {
+    if (!e->created) return e->err.code ? e->err.code : CS_ERR_NOMEM;
+    if (e->started) { e->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(e->err.jump)) return e->err.code;
     e->fd = fd;
     e->dest.init_destination = cj_init_destination;
@@ -566,8 +566,8 @@ int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int
     e->cinfo.in_color_space = JCS_EXT_RGBA;
     jpeg_set_defaults(&e->cinfo);  // YCbCr 4:2:0, Huffman tables, islow DCT
     jpeg_set_quality(&e->cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
-    const cj_metadata none = {0};
-    const cj_metadata *m = metadata ? metadata : &none;
+    const cs_metadata none = {0};
+    const cs_metadata *m = metadata ? metadata : &none;
     int has_exif = m->exif && m->exif_length > 0 && m->exif_length <= 65533 - 6;
     if (has_exif) e->cinfo.write_JFIF_header = FALSE;
     jpeg_start_compress(&e->cinfo, TRUE);  // writes SOI (and JFIF APP0)
@@ -586,11 +586,11 @@ int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int
     if (m->comment && m->comment_length > 0 && m->comment_length <= 65533)
         jpeg_write_marker(&e->cinfo, JPEG_COM, m->comment, (unsigned)m->comment_length);
     e->started = 1;
-    return CJ_OK;
+    return CS_OK;
 }
 
 int cj_encoder_write_rows(cj_encoder *e, const uint8_t *src, size_t stride, uint32_t rows) {
-    if (!e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (!e->started) { e->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(e->err.jump)) return e->err.code;
     uint32_t done = 0;
     while (done < rows) {
@@ -598,17 +598,17 @@ int cj_encoder_write_rows(cj_encoder *e, const uint8_t *src, size_t stride, uint
         uint32_t n = rows - done < 16 ? rows - done : 16;
         for (uint32_t i = 0; i < n; i++) ptrs[i] = (JSAMPROW)(src + (size_t)(done + i) * stride);
         JDIMENSION wrote = jpeg_write_scanlines(&e->cinfo, ptrs, n);
-        if (wrote == 0) cj_fail((j_common_ptr)&e->cinfo, CJ_ERR_STATE, "more rows than the image has");
+        if (wrote == 0) cj_fail((j_common_ptr)&e->cinfo, CS_ERR_STATE, "more rows than the image has");
         done += wrote;
     }
-    return CJ_OK;
+    return CS_OK;
 }
 
 int cj_encoder_finish(cj_encoder *e) {
-    if (!e->started) { e->err.code = CJ_ERR_STATE; return CJ_ERR_STATE; }
+    if (!e->started) { e->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
     if (setjmp(e->err.jump)) return e->err.code;
     jpeg_finish_compress(&e->cinfo);
-    return CJ_OK;
+    return CS_OK;
 }
 
 void cj_encoder_destroy(cj_encoder *e) {

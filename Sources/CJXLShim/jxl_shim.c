@@ -158,26 +158,26 @@ static int cx_read_icc(cx_decoder *d, JxlDecoder *dec, const JxlBasicInfo *bi) {
     JxlColorEncoding data;
     if (JXL(JxlDecoderGetColorAsEncodedProfile)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &data) == JXL_DEC_SUCCESS &&
         cx_is_srgb(&data))
-        return CX_OK;
-    if (bi->num_color_channels != 3) return CX_OK;  // grey: a grey profile does not describe RGBA rows
+        return CS_OK;
+    if (bi->num_color_channels != 3) return CS_OK;  // grey: a grey profile does not describe RGBA rows
     size_t size = 0;
     if (JXL(JxlDecoderGetICCProfileSize)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS || size == 0)
-        return CX_OK;  // no profile can be made (e.g. unknown space): report none
+        return CS_OK;  // no profile can be made (e.g. unknown space): report none
     // Real print profiles are 0.5-3 MB (stored compressed in the codestream): the one
     // metadata budget decides, and a profile over it is left out, not the image.
     if (size > CS_METADATA_BUDGET) {
         d->icc_dropped = size;
-        return CX_OK;
+        return CS_OK;
     }
     d->icc = malloc(size);
-    if (!d->icc) return cx_fail(d, CX_ERR_NOMEM, "out of memory for the ICC profile");
+    if (!d->icc) return cx_fail(d, CS_ERR_NOMEM, "out of memory for the ICC profile");
     if (JXL(JxlDecoderGetColorAsICCProfile)(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
         free(d->icc);
         d->icc = NULL;
-        return CX_OK;
+        return CS_OK;
     }
     d->icc_length = size;
-    return CX_OK;
+    return CS_OK;
 }
 
 static int cx_check_frames(cx_decoder *d, uint32_t count) {
@@ -185,11 +185,11 @@ static int cx_check_frames(cx_decoder *d, uint32_t count) {
     // the product with count may not, so compare by division.
     uint64_t area = (uint64_t)d->width * d->height;
     if (count > d->max_frames)
-        return cx_fail(d, CX_ERR_LIMIT, "the file has more than %u frames (the limit)", d->max_frames);
+        return cx_fail(d, CS_ERR_LIMIT, "the file has more than %u frames (the limit)", d->max_frames);
     if (area > 0 && count > d->max_pixels / area)
-        return cx_fail(d, CX_ERR_LIMIT, "%ux%u x %u frames exceeds the limit of %llu pixels", d->width, d->height,
+        return cx_fail(d, CS_ERR_LIMIT, "%ux%u x %u frames exceeds the limit of %llu pixels", d->width, d->height,
                        count, (unsigned long long)d->max_pixels);
-    return CX_OK;
+    return CS_OK;
 }
 
 // A box over the metadata budget: the walk starts again without it (libjxl 0.7 cannot
@@ -206,10 +206,10 @@ static int cx_box_more(cx_decoder *d, JxlDecoder *dec, cx_buffer *b) {
     size_t extra = b->capacity / 2 + 4096;
     if (extra > CS_METADATA_BUDGET - b->size) extra = CS_METADATA_BUDGET - b->size;
     if (cx_buffer_reserve(b, extra, CS_METADATA_BUDGET) != 0)
-        return cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
+        return cx_fail(d, CS_ERR_NOMEM, "out of memory for a metadata box");
     if (JXL(JxlDecoderSetBoxBuffer)(dec, b->bytes + b->size, b->capacity - b->size) != JXL_DEC_SUCCESS)
-        return cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
-    return CX_OK;
+        return cx_fail(d, CS_ERR_STATE, "libjxl refused the box buffer");
+    return CS_OK;
 }
 
 static void cx_box_done(JxlDecoder *dec, cx_buffer *b) {
@@ -232,10 +232,10 @@ static void cx_take_exif(cx_decoder *d) {
 
 static int cx_status_error(cx_decoder *d, JxlDecoderStatus status, const char *where) {
     if (status == JXL_DEC_NEED_MORE_INPUT)
-        return cx_fail(d, CX_ERR_TRUNCATED, "the file ends before the %s does (truncated)", where);
+        return cx_fail(d, CS_ERR_TRUNCATED, "the file ends before the %s does (truncated)", where);
     if (status == JXL_DEC_ERROR)
-        return cx_fail(d, CX_ERR_CORRUPT, "libjxl could not decode the %s (corrupt or unsupported data)", where);
-    return cx_fail(d, CX_ERR_CORRUPT, "unexpected libjxl status %d while reading the %s", (int)status, where);
+        return cx_fail(d, CS_ERR_CORRUPT, "libjxl could not decode the %s (corrupt or unsupported data)", where);
+    return cx_fail(d, CS_ERR_CORRUPT, "unexpected libjxl status %d while reading the %s", (int)status, where);
 }
 
 // The header walk needs JxlDecoderCloseInput (for boxes), and with the input
@@ -244,14 +244,14 @@ static int cx_status_error(cx_decoder *d, JxlDecoderStatus status, const char *w
 // file is truncated. (Headers only, no pixels: cheap.)
 static int cx_classify_error(cx_decoder *d) {
     JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
-    if (!dec) return CX_ERR_CORRUPT;
-    int code = CX_ERR_CORRUPT;
+    if (!dec) return CS_ERR_CORRUPT;
+    int code = CS_ERR_CORRUPT;
     if (JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME) == JXL_DEC_SUCCESS &&
         JXL(JxlDecoderSetInput)(dec, d->data, d->length) == JXL_DEC_SUCCESS) {
         for (;;) {
             JxlDecoderStatus status = JXL(JxlDecoderProcessInput)(dec);
             if (status == JXL_DEC_BASIC_INFO || status == JXL_DEC_COLOR_ENCODING || status == JXL_DEC_FRAME) continue;
-            if (status == JXL_DEC_NEED_MORE_INPUT) code = CX_ERR_TRUNCATED;
+            if (status == JXL_DEC_NEED_MORE_INPUT) code = CS_ERR_TRUNCATED;
             break;
         }
     }
@@ -267,7 +267,7 @@ static int cx_scan_container(cx_decoder *d) {
     cs_box box;
     int got;
     while ((got = cs_box_next(file, &at, &box)) == 1) {
-        if (++boxes > 100000) return cx_fail(d, CX_ERR_LIMIT, "more than 100000 boxes in the container");
+        if (++boxes > 100000) return cx_fail(d, CS_ERR_LIMIT, "more than 100000 boxes in the container");
         int exif = box.type == CS_FOURCC('E', 'x', 'i', 'f'), xmp = box.type == CS_FOURCC('x', 'm', 'l', ' ');
         if (box.body.n > CS_METADATA_BUDGET && exif && !d->exif_dropped) d->exif_dropped = box.body.n;
         if (box.body.n > CS_METADATA_BUDGET && xmp && !d->xmp_dropped) d->xmp_dropped = box.body.n;
@@ -278,10 +278,10 @@ static int cx_scan_container(cx_decoder *d) {
         uint32_t size = left >= 4 ? (uint32_t)d->data[at] << 24 | (uint32_t)d->data[at + 1] << 16 |
                                         (uint32_t)d->data[at + 2] << 8 | d->data[at + 3]
                                   : 0;
-        if (left < 8 || size > left) return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside a box (truncated)");
-        return cx_fail(d, CX_ERR_CORRUPT, "a malformed box in the container");
+        if (left < 8 || size > left) return cx_fail(d, CS_ERR_TRUNCATED, "the file ends inside a box (truncated)");
+        return cx_fail(d, CS_ERR_CORRUPT, "a malformed box in the container");
     }
-    return CX_OK;
+    return CS_OK;
 }
 
 // One walk over the headers (see read_header). CX_OVER_BUDGET: a metadata box grew past
@@ -290,19 +290,19 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
     uint64_t max_pixels = d->max_pixels;
     uint32_t max_frames = d->max_frames;
     JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
-    if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
+    if (!dec) return cx_fail(d, CS_ERR_NOMEM, "cannot create the libjxl decoder");
     // No JXL_DEC_FULL_IMAGE: libjxl 0.7 then skips each frame's sections by its
     // table of contents and never allocates pixel memory; the walk is linear in
     // the file size. Boxes after the codestream are reported too. Not coalescing,
     // libjxl reports every regular frame (layers, zero-duration frames), each
     // decoded when the pixels are: all are counted.
-    int rc = CX_OK;
+    int rc = CS_OK;
     if (JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME | JXL_DEC_BOX) !=
             JXL_DEC_SUCCESS ||
         JXL(JxlDecoderSetCoalescing)(dec, JXL_FALSE) != JXL_DEC_SUCCESS ||
         JXL(JxlDecoderSetInput)(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
         JXL(JxlDecoderDestroy)(dec);
-        return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
+        return cx_fail(d, CS_ERR_STATE, "libjxl refused the decoder settings");
     }
     // Without Brotli support this fails and "brob" boxes stay compressed: their
     // decompressed type is then unknown ("brob") and they are not reported.
@@ -321,7 +321,7 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
                 if (box == &d->exif_box) d->exif_dropped = box->size;
                 else d->xmp_dropped = box->size;
             }
-            if (rc != CX_OK) break;
+            if (rc != CS_OK) break;
             continue;
         }
         if (box && (status == JXL_DEC_BOX || status == JXL_DEC_SUCCESS || status == JXL_DEC_BASIC_INFO ||
@@ -332,7 +332,7 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
         }
         if (status == JXL_DEC_BASIC_INFO) {
             if (JXL(JxlDecoderGetBasicInfo)(dec, bi) != JXL_DEC_SUCCESS) {
-                rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
+                rc = cx_fail(d, CS_ERR_CORRUPT, "libjxl reported no basic info");
                 break;
             }
             // With orientation applied (the default) libjxl reports xsize/ysize
@@ -343,17 +343,17 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
             info->height = bi->ysize;
             have_basic = 1;
             if (bi->xsize == 0 || bi->ysize == 0) {
-                rc = cx_fail(d, CX_ERR_CORRUPT, "the image has no pixels");
+                rc = cx_fail(d, CS_ERR_CORRUPT, "the image has no pixels");
                 break;
             }
             uint64_t area = (uint64_t)bi->xsize * bi->ysize;
             if (area > max_pixels) {
-                rc = cx_fail(d, CX_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", bi->xsize,
+                rc = cx_fail(d, CS_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", bi->xsize,
                              bi->ysize, (unsigned long long)area, (unsigned long long)max_pixels);
                 break;
             }
             if (max_frames == 0) {
-                rc = cx_fail(d, CX_ERR_LIMIT, "the file has more than 0 frames (the limit)");
+                rc = cx_fail(d, CS_ERR_LIMIT, "the file has more than 0 frames (the limit)");
                 break;
             }
             d->black = -1;
@@ -365,12 +365,12 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
             }
         } else if (status == JXL_DEC_COLOR_ENCODING) {
             cx_prefer_srgb(dec, bi);
-            if ((rc = cx_read_icc(d, dec, bi)) != CX_OK) break;
+            if ((rc = cx_read_icc(d, dec, bi)) != CS_OK) break;
             have_color = 1;
         } else if (status == JXL_DEC_FRAME) {
             JxlFrameHeader fh;
             if (JXL(JxlDecoderGetFrameHeader)(dec, &fh) != JXL_DEC_SUCCESS) {
-                rc = cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no frame header");
+                rc = cx_fail(d, CS_ERR_CORRUPT, "libjxl reported no frame header");
                 break;
             }
             // A layer's own size (it may be larger than the canvas, or placed off it), and at
@@ -382,13 +382,13 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
             all_frames++;
             all_area = area > UINT64_MAX - all_area ? UINT64_MAX : all_area + area;
             if (all_frames > max_frames) {
-                rc = cx_fail(d, CX_ERR_LIMIT,
+                rc = cx_fail(d, CS_ERR_LIMIT,
                              "the file has more than %u frames (the limit), counting layers and frames of no duration",
                              max_frames);
                 break;
             }
             if (all_area > max_pixels) {
-                rc = cx_fail(d, CX_ERR_LIMIT,
+                rc = cx_fail(d, CS_ERR_LIMIT,
                              "the frames' areas add up to more than the limit of %llu pixels (layers and frames of "
                              "no duration counted)",
                              (unsigned long long)max_pixels);
@@ -396,7 +396,7 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
             }
             // Shown: what a coalescing decoder returns (a frame with a duration, or the last).
             if (fh.duration > 0 || fh.is_last) {
-                if ((rc = cx_check_frames(d, frames + 1)) != CX_OK) break;
+                if ((rc = cx_check_frames(d, frames + 1)) != CS_OK) break;
                 frames++;
             }
         } else if (status == JXL_DEC_BOX) {
@@ -407,45 +407,45 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
             else if (memcmp(type, "xml ", 4) == 0 && !d->xmp_box.bytes && !d->xmp_dropped) target = &d->xmp_box;
             if (!target) continue;  // no buffer: libjxl skips the box's contents
             if (cx_buffer_reserve(target, 4096, CS_METADATA_BUDGET) != 0) {
-                rc = cx_fail(d, CX_ERR_NOMEM, "out of memory for a metadata box");
+                rc = cx_fail(d, CS_ERR_NOMEM, "out of memory for a metadata box");
                 break;
             }
             if (JXL(JxlDecoderSetBoxBuffer)(dec, target->bytes, target->capacity) != JXL_DEC_SUCCESS) {
-                rc = cx_fail(d, CX_ERR_STATE, "libjxl refused the box buffer");
+                rc = cx_fail(d, CS_ERR_STATE, "libjxl refused the box buffer");
                 break;
             }
             box = target;
         } else if (status == JXL_DEC_SUCCESS) {
             break;
         } else {
-            if (status == JXL_DEC_ERROR && cx_classify_error(d) == CX_ERR_TRUNCATED) status = JXL_DEC_NEED_MORE_INPUT;
+            if (status == JXL_DEC_ERROR && cx_classify_error(d) == CS_ERR_TRUNCATED) status = JXL_DEC_NEED_MORE_INPUT;
             rc = cx_status_error(d, status, have_basic ? "image" : "image header");
             break;
         }
     }
     JXL(JxlDecoderDestroy)(dec);
-    if (rc == CX_OK && (!have_basic || !have_color || frames == 0))
-        rc = cx_fail(d, CX_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+    if (rc == CS_OK && (!have_basic || !have_color || frames == 0))
+        rc = cx_fail(d, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
     *shown = frames;
     return rc;
 }
 
 int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_frames, cx_info *info) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!d) return CX_ERR_NOMEM;
-    if (!info) return cx_fail(d, CX_ERR_STATE, "no info structure");
+    if (!d) return CS_ERR_NOMEM;
+    if (!info) return cx_fail(d, CS_ERR_STATE, "no info structure");
     memset(info, 0, sizeof *info);
-    if (d->header_read) return cx_fail(d, CX_ERR_STATE, "the header was already read");
-    if (d->length == 0) return cx_fail(d, CX_ERR_TRUNCATED, "the file is empty");
+    if (d->header_read) return cx_fail(d, CS_ERR_STATE, "the header was already read");
+    if (d->length == 0) return cx_fail(d, CS_ERR_TRUNCATED, "the file is empty");
     switch (JXL(JxlSignatureCheck)(d->data, d->length)) {
     case JXL_SIG_CODESTREAM: break;
     case JXL_SIG_CONTAINER: {
         int rc = cx_scan_container(d);
-        if (rc != CX_OK) return rc;
+        if (rc != CS_OK) return rc;
         break;
     }
-    case JXL_SIG_NOT_ENOUGH_BYTES: return cx_fail(d, CX_ERR_TRUNCATED, "the file ends inside the JPEG XL signature");
-    default: return cx_fail(d, CX_ERR_CORRUPT, "not a JPEG XL file");
+    case JXL_SIG_NOT_ENOUGH_BYTES: return cx_fail(d, CS_ERR_TRUNCATED, "the file ends inside the JPEG XL signature");
+    default: return cx_fail(d, CS_ERR_CORRUPT, "not a JPEG XL file");
     }
     d->max_pixels = max_pixels;
     d->max_frames = max_frames;
@@ -463,8 +463,8 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
         cx_buffer_free(&d->exif_box);
         cx_buffer_free(&d->xmp_box);
     }
-    if (rc == CX_OVER_BUDGET) rc = cx_fail(d, CX_ERR_CORRUPT, "metadata boxes keep growing past the budget");
-    if (rc != CX_OK) {
+    if (rc == CX_OVER_BUDGET) rc = cx_fail(d, CS_ERR_CORRUPT, "metadata boxes keep growing past the budget");
+    if (rc != CS_OK) {
         free(d->icc);
         d->icc = NULL;
         d->icc_length = 0;
@@ -482,7 +482,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
         if (!d->cmyk) {
             cx_buffer_free(&d->exif_box);
             cx_buffer_free(&d->xmp_box);
-            return cx_fail(d, CX_ERR_UNSUPPORTED, "a CMYK image whose profile lcms2 cannot use");
+            return cx_fail(d, CS_ERR_UNSUPPORTED, "a CMYK image whose profile lcms2 cannot use");
         }
     }
 
@@ -512,7 +512,7 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     info->icc_dropped = d->icc_dropped;
     info->exif_dropped = d->exif_dropped;
     info->xmp_dropped = d->xmp_dropped;
-    return CX_OK;
+    return CS_OK;
 }
 
 // ---- pixel passes
@@ -533,11 +533,11 @@ static void cx_rows_callback(void *opaque, size_t x, size_t y, size_t num_pixels
 }
 
 static int cx_check_output(cx_decoder *d, const uint8_t *dst, size_t stride) {
-    if (!d->header_read) return cx_fail(d, CX_ERR_STATE, "the header has not been read");
-    if (!dst) return cx_fail(d, CX_ERR_STATE, "no output buffer");
+    if (!d->header_read) return cx_fail(d, CS_ERR_STATE, "the header has not been read");
+    if (!dst) return cx_fail(d, CS_ERR_STATE, "no output buffer");
     if (stride < (size_t)d->width * 4 || (d->height > 1 && stride > SIZE_MAX / (d->height - 1)))
-        return cx_fail(d, CX_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
-    return CX_OK;
+        return cx_fail(d, CS_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
+    return CS_OK;
 }
 
 // A decoder for a pixel pass over the whole file.
@@ -545,11 +545,11 @@ static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **run
     *out = NULL;
     *runner_out = NULL;
     JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
-    if (!dec) return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl decoder");
+    if (!dec) return cx_fail(d, CS_ERR_NOMEM, "cannot create the libjxl decoder");
     void *runner = cx_runner_create(threads);
     if (threads > 1 && !runner) {
         JXL(JxlDecoderDestroy)(dec);
-        return cx_fail(d, CX_ERR_NOMEM, "cannot create the libjxl thread runner");
+        return cx_fail(d, CS_ERR_NOMEM, "cannot create the libjxl thread runner");
     }
     if ((runner && JXL(JxlDecoderSetParallelRunner)(dec, JXL(JxlThreadParallelRunner), runner) != JXL_DEC_SUCCESS) ||
         JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME |
@@ -558,14 +558,14 @@ static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **run
         JXL(JxlDecoderSetInput)(dec, d->data, d->length) != JXL_DEC_SUCCESS) {
         JXL(JxlDecoderDestroy)(dec);
         if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
-        return cx_fail(d, CX_ERR_STATE, "libjxl refused the decoder settings");
+        return cx_fail(d, CS_ERR_STATE, "libjxl refused the decoder settings");
     }
     // No JxlDecoderCloseInput here (optional without JXL_DEC_BOX): with the
     // input closed, libjxl 0.7 reports a cut-off codestream as JXL_DEC_ERROR;
     // open, as JXL_DEC_NEED_MORE_INPUT, which tells truncation from corruption.
     *out = dec;
     *runner_out = runner;
-    return CX_OK;
+    return CS_OK;
 }
 
 static int cx_delay_ms(const cx_decoder *d, uint32_t ticks) {
@@ -579,7 +579,7 @@ static int cx_delay_ms(const cx_decoder *d, uint32_t ticks) {
 // (none: no black ink) to sRGB through the profile, the alpha left as it is.
 static int cx_cmyk_to_srgb(cx_decoder *d, uint8_t *dst, size_t stride) {
     uint8_t *row = malloc((size_t)d->width * 4 + 1);
-    if (!row) return cx_fail(d, CX_ERR_NOMEM, "out of memory for a CMYK row");
+    if (!row) return cx_fail(d, CS_ERR_NOMEM, "out of memory for a CMYK row");
     for (uint32_t y = 0; y < d->height; y++) {
         uint8_t *p = dst + (size_t)y * stride;
         const uint8_t *k = d->black >= 0 ? d->black_plane + (size_t)y * d->width : NULL;
@@ -592,7 +592,7 @@ static int cx_cmyk_to_srgb(cx_decoder *d, uint8_t *dst, size_t stride) {
         cmsDoTransform(d->cmyk, row, p, d->width);
     }
     free(row);
-    return CX_OK;
+    return CS_OK;
 }
 
 // Runs `dec` to the end of its next displayed frame, writing it into dst.
@@ -607,24 +607,24 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
         case JXL_DEC_BASIC_INFO: {
             JxlBasicInfo bi;
             if (JXL(JxlDecoderGetBasicInfo)(dec, &bi) != JXL_DEC_SUCCESS || bi.xsize != d->width || bi.ysize != d->height)
-                return cx_fail(d, CX_ERR_CORRUPT, "the image header changed between passes");
+                return cx_fail(d, CS_ERR_CORRUPT, "the image header changed between passes");
             break;
         }
         case JXL_DEC_COLOR_ENCODING: {
             JxlBasicInfo bi;
             if (JXL(JxlDecoderGetBasicInfo)(dec, &bi) != JXL_DEC_SUCCESS)
-                return cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no basic info");
+                return cx_fail(d, CS_ERR_CORRUPT, "libjxl reported no basic info");
             cx_prefer_srgb(dec, &bi);  // as in read_header, so the pixels match the reported profile
             break;
         }
         case JXL_DEC_FRAME: {
             int rc = cx_check_frames(d, *returned + 1);
-            if (rc != CX_OK) return rc;
+            if (rc != CS_OK) return rc;
             if (*returned >= d->frame_count)
-                return cx_fail(d, CX_ERR_CORRUPT, "the file has more frames than its first reading found");
+                return cx_fail(d, CS_ERR_CORRUPT, "the file has more frames than its first reading found");
             JxlFrameHeader fh;
             if (JXL(JxlDecoderGetFrameHeader)(dec, &fh) != JXL_DEC_SUCCESS)
-                return cx_fail(d, CX_ERR_CORRUPT, "libjxl reported no frame header");
+                return cx_fail(d, CS_ERR_CORRUPT, "libjxl reported no frame header");
             if (delay_ms) *delay_ms = cx_delay_ms(d, fh.duration);
             in_frame = 1;
             break;
@@ -635,33 +635,33 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
             size_t need = 0;
             if (JXL(JxlDecoderImageOutBufferSize)(dec, &format, &need) != JXL_DEC_SUCCESS ||
                 need != (size_t)d->width * d->height * 4)
-                return cx_fail(d, CX_ERR_CORRUPT, "the frame size does not match the image");
+                return cx_fail(d, CS_ERR_CORRUPT, "the frame size does not match the image");
             if (JXL(JxlDecoderSetImageOutCallback)(dec, &format, cx_rows_callback, &rows) != JXL_DEC_SUCCESS)
-                return cx_fail(d, CX_ERR_STATE, "libjxl refused the output callback");
+                return cx_fail(d, CS_ERR_STATE, "libjxl refused the output callback");
             if (d->cmyk && d->black >= 0) {
                 JxlPixelFormat one = {1, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
                 size_t size = 0;
                 if (JXL(JxlDecoderExtraChannelBufferSize)(dec, &one, &size, (uint32_t)d->black) != JXL_DEC_SUCCESS ||
                     size != (size_t)d->width * d->height)
-                    return cx_fail(d, CX_ERR_CORRUPT, "the black channel does not match the image");
+                    return cx_fail(d, CS_ERR_CORRUPT, "the black channel does not match the image");
                 if (!d->black_plane && !(d->black_plane = malloc(size ? size : 1)))
-                    return cx_fail(d, CX_ERR_NOMEM, "out of memory for the black channel");
+                    return cx_fail(d, CS_ERR_NOMEM, "out of memory for the black channel");
                 if (JXL(JxlDecoderSetExtraChannelBuffer)(dec, &one, d->black_plane, size, (uint32_t)d->black) !=
                     JXL_DEC_SUCCESS)
-                    return cx_fail(d, CX_ERR_STATE, "libjxl refused the black channel's buffer");
+                    return cx_fail(d, CS_ERR_STATE, "libjxl refused the black channel's buffer");
             }
             break;
         }
         case JXL_DEC_FULL_IMAGE:
-            if (!in_frame) return cx_fail(d, CX_ERR_CORRUPT, "a frame ended before it began");
+            if (!in_frame) return cx_fail(d, CS_ERR_CORRUPT, "a frame ended before it began");
             if (d->cmyk) {
                 int rc = cx_cmyk_to_srgb(d, dst, stride);
-                if (rc != CX_OK) return rc;
+                if (rc != CS_OK) return rc;
             }
             (*returned)++;
-            return CX_OK;
+            return CS_OK;
         case JXL_DEC_SUCCESS:
-            return cx_fail(d, CX_ERR_STATE, "all %u frames were already read", d->frame_count);
+            return cx_fail(d, CS_ERR_STATE, "all %u frames were already read", d->frame_count);
         default:
             return cx_status_error(d, status, "image data");
         }
@@ -670,13 +670,13 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
 
 int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int threads) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!d) return CX_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     int rc = cx_check_output(d, dst, stride);
-    if (rc != CX_OK) return rc;
+    if (rc != CS_OK) return rc;
     cx_close_frames(d);  // next_frame starts over
     JxlDecoder *dec;
     void *runner;
-    if ((rc = cx_open_pass(d, threads, &dec, &runner)) != CX_OK) return rc;
+    if ((rc = cx_open_pass(d, threads, &dec, &runner)) != CS_OK) return rc;
     uint32_t returned = 0;
     rc = cx_decode_frame(d, dec, &returned, dst, stride, NULL);
     JXL(JxlDecoderDestroy)(dec);
@@ -686,20 +686,20 @@ int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int thread
 
 int cx_decoder_next_frame(cx_decoder *d, uint8_t *dst, size_t stride, int threads, int *delay_ms) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!d) return CX_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     if (delay_ms) *delay_ms = 0;
     int rc = cx_check_output(d, dst, stride);
-    if (rc != CX_OK) return rc;
+    if (rc != CS_OK) return rc;
     if (d->frames_returned >= d->frame_count)
-        return cx_fail(d, CX_ERR_STATE, "all %u frames were already read", d->frame_count);
+        return cx_fail(d, CS_ERR_STATE, "all %u frames were already read", d->frame_count);
     if (!d->frames) {
-        if ((rc = cx_open_pass(d, threads, &d->frames, &d->frames_runner)) != CX_OK) return rc;
+        if ((rc = cx_open_pass(d, threads, &d->frames, &d->frames_runner)) != CS_OK) return rc;
         d->frames_returned = 0;
     }
     rc = cx_decode_frame(d, d->frames, &d->frames_returned, dst, stride, delay_ms);
-    if (rc != CX_OK) {
+    if (rc != CS_OK) {
         // A libjxl decoder cannot go on after an error: drop it, and answer
-        // further calls with CX_ERR_STATE rather than restart from frame 1.
+        // further calls with CS_ERR_STATE rather than restart from frame 1.
         cx_close_frames(d);
         d->frames_returned = d->frame_count;
     } else if (d->frames_returned == d->frame_count) {
@@ -724,19 +724,19 @@ static int cx_enc_error(JxlEncoder *enc, const char *what, char *message, size_t
     switch (e) {
     case JXL_ENC_ERR_OOM:
         cs_format(message, size, "out of memory while %s", what);
-        return CX_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     case JXL_ENC_ERR_NOT_SUPPORTED:
         cs_format(message, size, "libjxl does not support this while %s", what);
-        return CX_ERR_UNSUPPORTED;
+        return CS_ERR_UNSUPPORTED;
     case JXL_ENC_ERR_BAD_INPUT:
         cs_format(message, size, "libjxl rejected the input while %s", what);
-        return CX_ERR_UNSUPPORTED;
+        return CS_ERR_UNSUPPORTED;
     case JXL_ENC_ERR_API_USAGE:
         cs_format(message, size, "libjxl API misuse while %s", what);
-        return CX_ERR_STATE;
+        return CS_ERR_STATE;
     default:
         cs_format(message, size, "libjxl failed while %s (error %d)", what, (int)e);
-        return CX_ERR_STATE;
+        return CS_ERR_STATE;
     }
 }
 
@@ -749,7 +749,7 @@ typedef struct cx_settings {
 
 // Sets up `enc` (basic info, colour, metadata boxes, frame settings); returns
 // the frame settings through *out.
-static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata *m, JxlEncoderFrameSettings **out,
+static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cs_metadata *m, JxlEncoderFrameSettings **out,
                         char *message, size_t size) {
     JxlBasicInfo bi;
     JXL(JxlEncoderInitBasicInfo)(&bi);
@@ -778,14 +778,14 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
     int level = JXL(JxlEncoderGetRequiredCodestreamLevel)(enc);
     if (level < 0) {
         cs_format(message, size, "%ux%u is too large for JPEG XL", s->width, s->height);
-        return CX_ERR_UNSUPPORTED;
+        return CS_ERR_UNSUPPORTED;
     }
     if (level == 10 && JXL(JxlEncoderSetCodestreamLevel)(enc, 10) != JXL_ENC_SUCCESS)
         return cx_enc_error(enc, "setting codestream level 10", message, size);
     if (m && cx_has(m->icc, m->icc_length)) {
         if (JXL(JxlEncoderSetICCProfile)(enc, m->icc, m->icc_length) != JXL_ENC_SUCCESS) {
             int rc = cx_enc_error(enc, "setting the ICC profile", message, size);
-            if (rc == CX_ERR_STATE) rc = CX_ERR_UNSUPPORTED;  // 0.7 reports a bad profile as a generic error
+            if (rc == CS_ERR_STATE) rc = CS_ERR_UNSUPPORTED;  // 0.7 reports a bad profile as a generic error
             cs_format(message, size, "libjxl cannot use the ICC profile (%zu bytes)", m->icc_length);
             return rc;
         }
@@ -799,12 +799,12 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
         if (cx_has(m->exif, m->exif_length)) {
             if (m->exif_length > SIZE_MAX - 4) {
                 cs_format(message, size, "EXIF too large");
-                return CX_ERR_LIMIT;
+                return CS_ERR_LIMIT;
             }
             uint8_t *payload = malloc(m->exif_length + 4);
             if (!payload) {
                 cs_format(message, size, "out of memory for the EXIF box");
-                return CX_ERR_NOMEM;
+                return CS_ERR_NOMEM;
             }
             memset(payload, 0, 4);  // offset of the TIFF header: right after this field
             memcpy(payload + 4, m->exif, m->exif_length);
@@ -820,7 +820,7 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
     JxlEncoderFrameSettings *fs = JXL(JxlEncoderFrameSettingsCreate)(enc, NULL);
     if (!fs) {
         cs_format(message, size, "out of memory for the frame settings");
-        return CX_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
     int effort = s->effort < 1 ? 1 : s->effort > 9 ? 9 : s->effort;
     if (JXL(JxlEncoderFrameSettingsSetOption)(fs, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS)
@@ -833,7 +833,7 @@ static int cx_enc_setup(JxlEncoder *enc, const cx_settings *s, const cx_metadata
         return cx_enc_error(enc, "setting the distance", message, size);
     }
     *out = fs;
-    return CX_OK;
+    return CS_OK;
 }
 
 // Pulls everything libjxl has ready into `file` (growable, overflow-checked).
@@ -841,7 +841,7 @@ static int cx_enc_drain(JxlEncoder *enc, cx_buffer *file, char *message, size_t 
     for (;;) {
         if (file->capacity - file->size < 4096 && cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
             cs_format(message, size, "out of memory for the encoded file");
-            return CX_ERR_NOMEM;
+            return CS_ERR_NOMEM;
         }
         uint8_t *next = file->bytes + file->size;
         size_t avail = file->capacity - file->size;
@@ -850,11 +850,11 @@ static int cx_enc_drain(JxlEncoder *enc, cx_buffer *file, char *message, size_t 
         if (st == JXL_ENC_NEED_MORE_OUTPUT) {
             if (cx_buffer_reserve(file, file->capacity / 2 + 65536, SIZE_MAX) != 0) {
                 cs_format(message, size, "out of memory for the encoded file");
-                return CX_ERR_NOMEM;
+                return CS_ERR_NOMEM;
             }
             continue;
         }
-        if (st == JXL_ENC_SUCCESS) return CX_OK;
+        if (st == JXL_ENC_SUCCESS) return CS_OK;
         return cx_enc_error(enc, "encoding", message, size);
     }
 }
@@ -864,9 +864,9 @@ static int cx_write_file(int fd, const cx_buffer *file, char *message, size_t si
     if (e) {
         if (error_number) *error_number = e;
         cs_format(message, size, "write failed: %s", strerror(e));
-        return CX_ERR_IO;
+        return CS_ERR_IO;
     }
-    return CX_OK;
+    return CS_OK;
 }
 
 // Copies width x height pixels from RGBA rows into a packed RGBA (has_alpha) or
@@ -901,13 +901,13 @@ static int cx_add_frame(JxlEncoder *enc, JxlEncoderFrameSettings *fs, const cx_s
     uint8_t *packed = cx_pack(rgba, stride, s->width, s->height, s->has_alpha, &packed_size);
     if (!packed) {
         cs_format(message, size, "out of memory for the frame pixels");
-        return CX_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
     JxlPixelFormat format = { s->has_alpha ? 4 : 3, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
     JxlEncoderStatus st = JXL(JxlEncoderAddImageFrame)(fs, &format, packed, packed_size);  // libjxl copies
     free(packed);
     if (st != JXL_ENC_SUCCESS) return cx_enc_error(enc, "adding the pixels", message, size);
-    return CX_OK;
+    return CS_OK;
 }
 
 static int cx_check_input(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height) {
@@ -918,41 +918,41 @@ static int cx_check_input(const uint8_t *rgba, size_t stride, uint32_t width, ui
 }
 
 int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    int quality, int lossless, int effort, int threads, const cx_metadata *metadata,
+                    int quality, int lossless, int effort, int threads, const cs_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
-    if (!cx_available(message, message_size)) return CX_ERR_UNSUPPORTED;
+    if (!cx_available(message, message_size)) return CS_ERR_UNSUPPORTED;
     if (!cx_check_input(rgba, stride, width, height)) {
         cs_format(message, message_size, "invalid pixel buffer, size %ux%u or stride %zu", width, height, stride);
-        return CX_ERR_STATE;
+        return CS_ERR_STATE;
     }
     cx_settings s = { width, height, has_alpha ? 1 : 0, quality, lossless ? 1 : 0, effort, threads, 0, 0 };
     JxlEncoder *enc = JXL(JxlEncoderCreate)(NULL);
     if (!enc) {
         cs_format(message, message_size, "cannot create the libjxl encoder");
-        return CX_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
     void *runner = cx_runner_create(threads);
-    int rc = CX_OK;
+    int rc = CS_OK;
     cx_buffer file = { 0 };
     JxlEncoderFrameSettings *fs = NULL;
     if (threads > 1 && !runner) {
         cs_format(message, message_size, "cannot create the libjxl thread runner");
-        rc = CX_ERR_NOMEM;
+        rc = CS_ERR_NOMEM;
     } else if (runner && JXL(JxlEncoderSetParallelRunner)(enc, JXL(JxlThreadParallelRunner), runner) != JXL_ENC_SUCCESS) {
         rc = cx_enc_error(enc, "setting the thread runner", message, message_size);
     }
-    if (rc == CX_OK) rc = cx_enc_setup(enc, &s, metadata, &fs, message, message_size);
-    if (rc == CX_OK) rc = cx_add_frame(enc, fs, &s, rgba, stride, message, message_size);
-    if (rc == CX_OK) {
+    if (rc == CS_OK) rc = cx_enc_setup(enc, &s, metadata, &fs, message, message_size);
+    if (rc == CS_OK) rc = cx_add_frame(enc, fs, &s, rgba, stride, message, message_size);
+    if (rc == CS_OK) {
         JXL(JxlEncoderCloseInput)(enc);
         rc = cx_enc_drain(enc, &file, message, message_size);
     }
     JXL(JxlEncoderDestroy)(enc);
     if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
-    if (rc == CX_OK) rc = cx_write_file(fd, &file, message, message_size, error_number);
+    if (rc == CS_OK) rc = cx_write_file(fd, &file, message, message_size, error_number);
     cx_buffer_free(&file);
     return rc;
 }
@@ -1008,58 +1008,58 @@ const char *cx_anim_encoder_message(const cx_anim_encoder *e) { return e ? e->me
 
 int cx_anim_encoder_add(cx_anim_encoder *e, const uint8_t *rgba, size_t stride, int delay_ms) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
-    if (!e) return CX_ERR_NOMEM;
-    if (e->finished) return cx_anim_fail(e, CX_ERR_STATE, "the animation was already finished");
+    if (!e) return CS_ERR_NOMEM;
+    if (e->finished) return cx_anim_fail(e, CS_ERR_STATE, "the animation was already finished");
     if (!cx_check_input(rgba, stride, e->settings.width, e->settings.height))
-        return cx_anim_fail(e, CX_ERR_STATE, "invalid pixel buffer or stride");
-    if (delay_ms < 0) return cx_anim_fail(e, CX_ERR_STATE, "negative frame delay %d ms", delay_ms);
+        return cx_anim_fail(e, CS_ERR_STATE, "invalid pixel buffer or stride");
+    if (delay_ms < 0) return cx_anim_fail(e, CS_ERR_STATE, "negative frame delay %d ms", delay_ms);
     if (e->count == e->capacity) {
         size_t capacity = e->capacity ? e->capacity * 2 : 16;
         if (capacity > SIZE_MAX / sizeof(uint8_t *) || capacity > UINT32_MAX)
-            return cx_anim_fail(e, CX_ERR_LIMIT, "too many frames");
+            return cx_anim_fail(e, CS_ERR_LIMIT, "too many frames");
         uint8_t **frames = realloc(e->frames, capacity * sizeof *frames);
-        if (!frames) return cx_anim_fail(e, CX_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
+        if (!frames) return cx_anim_fail(e, CS_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
         e->frames = frames;
         uint32_t *delays = realloc(e->delays, capacity * sizeof *delays);
-        if (!delays) return cx_anim_fail(e, CX_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
+        if (!delays) return cx_anim_fail(e, CS_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
         e->delays = delays;
         e->capacity = capacity;
     }
     size_t row = (size_t)e->settings.width * 4;
     uint8_t *copy = malloc(row * e->settings.height);  // create() checked the product
-    if (!copy) return cx_anim_fail(e, CX_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
+    if (!copy) return cx_anim_fail(e, CS_ERR_NOMEM, "out of memory for frame %zu", e->count + 1);
     for (uint32_t y = 0; y < e->settings.height; y++) memcpy(copy + (size_t)y * row, rgba + (size_t)y * stride, row);
     e->frames[e->count] = copy;
     e->delays[e->count] = delay_ms == 0 ? 1 : (uint32_t)delay_ms;
     e->count++;
-    return CX_OK;
+    return CS_OK;
 }
 
-int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metadata, int *error_number) {
+int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cs_metadata *metadata, int *error_number) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
     if (error_number) *error_number = 0;
-    if (!e) return CX_ERR_NOMEM;
-    if (e->finished) return cx_anim_fail(e, CX_ERR_STATE, "the animation was already finished");
-    if (e->count == 0) return cx_anim_fail(e, CX_ERR_STATE, "the animation has no frames");
+    if (!e) return CS_ERR_NOMEM;
+    if (e->finished) return cx_anim_fail(e, CS_ERR_STATE, "the animation was already finished");
+    if (e->count == 0) return cx_anim_fail(e, CS_ERR_STATE, "the animation has no frames");
     e->finished = 1;
     e->message[0] = '\0';
     const cx_settings *s = &e->settings;
     JxlEncoder *enc = JXL(JxlEncoderCreate)(NULL);
     if (!enc) {
         cx_anim_free_frames(e);
-        return cx_anim_fail(e, CX_ERR_NOMEM, "cannot create the libjxl encoder");
+        return cx_anim_fail(e, CS_ERR_NOMEM, "cannot create the libjxl encoder");
     }
     void *runner = cx_runner_create(s->threads);
-    int rc = CX_OK;
+    int rc = CS_OK;
     cx_buffer file = { 0 };
     JxlEncoderFrameSettings *fs = NULL;
     if (s->threads > 1 && !runner) {
-        rc = cx_anim_fail(e, CX_ERR_NOMEM, "cannot create the libjxl thread runner");
+        rc = cx_anim_fail(e, CS_ERR_NOMEM, "cannot create the libjxl thread runner");
     } else if (runner && JXL(JxlEncoderSetParallelRunner)(enc, JXL(JxlThreadParallelRunner), runner) != JXL_ENC_SUCCESS) {
         rc = cx_enc_error(enc, "setting the thread runner", e->message, sizeof e->message);
     }
-    if (rc == CX_OK) rc = cx_enc_setup(enc, s, metadata, &fs, e->message, sizeof e->message);
-    for (size_t i = 0; rc == CX_OK && i < e->count; i++) {
+    if (rc == CS_OK) rc = cx_enc_setup(enc, s, metadata, &fs, e->message, sizeof e->message);
+    for (size_t i = 0; rc == CS_OK && i < e->count; i++) {
         JxlFrameHeader fh;
         JXL(JxlEncoderInitFrameHeader)(&fh);
         fh.duration = e->delays[i];
@@ -1070,7 +1070,7 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metada
         rc = cx_add_frame(enc, fs, s, e->frames[i], (size_t)s->width * 4, e->message, sizeof e->message);
         free(e->frames[i]);
         e->frames[i] = NULL;
-        if (rc != CX_OK) break;
+        if (rc != CS_OK) break;
         if (i + 1 == e->count) JXL(JxlEncoderCloseInput)(enc);
         // Encode this frame now so libjxl's float copy of it can go.
         rc = cx_enc_drain(enc, &file, e->message, sizeof e->message);
@@ -1078,7 +1078,7 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cx_metadata *metada
     JXL(JxlEncoderDestroy)(enc);
     if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
     cx_anim_free_frames(e);
-    if (rc == CX_OK) rc = cx_write_file(fd, &file, e->message, sizeof e->message, error_number);
+    if (rc == CS_OK) rc = cx_write_file(fd, &file, e->message, sizeof e->message, error_number);
     cx_buffer_free(&file);
     e->code = rc;
     return rc;

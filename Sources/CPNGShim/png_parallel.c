@@ -43,7 +43,7 @@ int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t
                    int channels, uint8_t *out) {
     const size_t n = (size_t)width * (size_t)channels, bpp = (size_t)channels;
     uint8_t *buffer = malloc(n * 7 + 16);
-    if (!buffer) return CP_ERR_NOMEM;
+    if (!buffer) return CS_ERR_NOMEM;
     uint8_t *prev = buffer, *cur = buffer + n, *cand[5];
     for (int f = 0; f < 5; f++) cand[f] = buffer + (2 + (size_t)f) * n;
     if (first > 0) cp_pack_row(image + (size_t)(first - 1) * stride, width, channels, prev);
@@ -78,7 +78,7 @@ int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t
         uint8_t *t = prev; prev = cur; cur = t;
     }
     free(buffer);
-    return CP_OK;
+    return CS_OK;
 }
 
 int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictionary, size_t dictionary_length,
@@ -89,7 +89,7 @@ int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictiona
     zng_stream z;
     memset(&z, 0, sizeof z);
     if (zng_deflateInit2(&z, level < 0 ? 0 : level > 9 ? 9 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return CP_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     if (dictionary && dictionary_length) {
         if (dictionary_length > 32768) {
             dictionary += dictionary_length - 32768;
@@ -99,7 +99,7 @@ int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictiona
     }
     size_t capacity = zng_deflateBound(&z, (unsigned long)length) + 64;
     uint8_t *buffer = malloc(capacity);
-    if (!buffer) { zng_deflateEnd(&z); return CP_ERR_NOMEM; }
+    if (!buffer) { zng_deflateEnd(&z); return CS_ERR_NOMEM; }
     uint32_t a = zng_adler32(0, NULL, 0);
     size_t done = 0;
     z.next_out = buffer;
@@ -116,19 +116,19 @@ int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictiona
         if (rc == Z_STREAM_ERROR || (flush == Z_FINISH && rc != Z_STREAM_END)) {
             free(buffer);
             zng_deflateEnd(&z);
-            return CP_ERR_NOMEM;
+            return CS_ERR_NOMEM;
         }
     } while (done < length);
     if (z.avail_out == 0) {  // cannot happen within deflateBound, but never write a cut stream
         free(buffer);
         zng_deflateEnd(&z);
-        return CP_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
     *out_length = capacity - z.avail_out;
     *out = buffer;
     *adler = (uint32_t)a;
     zng_deflateEnd(&z);
-    return CP_OK;
+    return CS_OK;
 }
 
 uint32_t cp_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {

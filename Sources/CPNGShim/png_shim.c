@@ -20,14 +20,14 @@ typedef struct cp_error {
 } cp_error;
 
 static void cp_record(cp_error *err, int code, const char *message) {
-    if (err->code != CP_OK) return;  // keep the first, most precise reason
+    if (err->code != CS_OK) return;  // keep the first, most precise reason
     err->code = code;
     snprintf(err->message, sizeof err->message, "%s", message);
 }
 
 static void cp_error_fn(png_structp png, png_const_charp message) {
     cp_error *err = png_get_error_ptr(png);
-    cp_record(err, CP_ERR_CORRUPT, message);
+    cp_record(err, CS_ERR_CORRUPT, message);
     png_longjmp(png, 1);
 }
 
@@ -61,7 +61,7 @@ struct cp_decoder {
 static void cp_read_fn(png_structp png, png_bytep out, size_t count) {
     cp_decoder *d = png_get_io_ptr(png);
     if (count > d->length - d->offset) {
-        cp_record(&d->err, CP_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        cp_record(&d->err, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
         png_error(png, "truncated");
     }
     memcpy(out, d->data + d->offset, count);
@@ -76,7 +76,7 @@ cp_decoder *cp_decoder_create(const uint8_t *data, size_t length) {
     d->length = length;
     d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->err, cp_error_fn, cp_warning_fn);
     if (d->png) d->info = png_create_info_struct(d->png);
-    if (!d->png || !d->info) cp_record(&d->err, CP_ERR_NOMEM, "out of memory");
+    if (!d->png || !d->info) cp_record(&d->err, CS_ERR_NOMEM, "out of memory");
     d->text_budget = CP_TEXT_BUDGET;
     return d;
 }
@@ -298,10 +298,10 @@ void cp_decoder_set_max_pixels(cp_decoder *d, uint64_t max_pixels) {
 }
 
 int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
-    if (d->err.code != CP_OK) return d->err.code;
-    if (d->header_read) { cp_record(&d->err, CP_ERR_STATE, "header already read"); return CP_ERR_STATE; }
+    if (d->err.code != CS_OK) return d->err.code;
+    if (d->header_read) { cp_record(&d->err, CS_ERR_STATE, "header already read"); return CS_ERR_STATE; }
     if (!cp_chunks_fit(d)) {
-        cp_record(&d->err, CP_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        cp_record(&d->err, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
         return d->err.code;
     }
     if (d->max_pixels && d->length >= 24 && memcmp(d->data + 12, "IHDR", 4) == 0) {
@@ -312,8 +312,8 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
         if (w && h && (uint64_t)w * h > d->max_pixels) {
             out->width = w;
             out->height = h;
-            cp_record(&d->err, CP_ERR_LIMIT, "the declared size is over the pixel limit");
-            return CP_ERR_LIMIT;
+            cp_record(&d->err, CS_ERR_LIMIT, "the declared size is over the pixel limit");
+            return CS_ERR_LIMIT;
         }
     }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
@@ -345,7 +345,7 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     png_set_interlace_handling(d->png);
     png_read_update_info(d->png, d->info);
     if (png_get_rowbytes(d->png, d->info) != (size_t)width * 4) {
-        cp_record(&d->err, CP_ERR_CORRUPT, "unexpected row layout after transformations");
+        cp_record(&d->err, CS_ERR_CORRUPT, "unexpected row layout after transformations");
         png_error(d->png, "layout");
     }
 
@@ -359,37 +359,37 @@ int cp_decoder_read_header(cp_decoder *d, cp_info *out) {
     out->interlaced = interlace != PNG_INTERLACE_NONE;
     out->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) || has_trns;
     cp_read_metadata(d, out);
-    return CP_OK;
+    return CS_OK;
 }
 
 int cp_decoder_read_image(cp_decoder *d, uint8_t *dst, size_t stride) {
-    if (!d->header_read || d->image_read) { cp_record(&d->err, CP_ERR_STATE, "out of order"); return CP_ERR_STATE; }
+    if (!d->header_read || d->image_read) { cp_record(&d->err, CS_ERR_STATE, "out of order"); return CS_ERR_STATE; }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
     if (!d->rows) {
         d->rows = malloc(sizeof(png_bytep) * (d->height ? d->height : 1));
-        if (!d->rows) { cp_record(&d->err, CP_ERR_NOMEM, "out of memory"); png_error(d->png, "nomem"); }
+        if (!d->rows) { cp_record(&d->err, CS_ERR_NOMEM, "out of memory"); png_error(d->png, "nomem"); }
     }
     for (uint32_t y = 0; y < d->height; y++) d->rows[y] = dst + (size_t)y * stride;
     png_read_image(d->png, d->rows);
     d->image_read = 1;
-    return CP_OK;
+    return CS_OK;
 }
 
 int cp_decoder_read_rows(cp_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
     if (!d->header_read || d->image_read || d->interlaced || d->next_row + rows > d->height) {
-        cp_record(&d->err, CP_ERR_STATE, "out of order");
-        return CP_ERR_STATE;
+        cp_record(&d->err, CS_ERR_STATE, "out of order");
+        return CS_ERR_STATE;
     }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
     for (uint32_t y = 0; y < rows; y++) png_read_row(d->png, dst + (size_t)y * stride, NULL);
     d->next_row += rows;
     if (d->next_row == d->height) d->image_read = 1;
-    return CP_OK;
+    return CS_OK;
 }
 
 int cp_decoder_finish(cp_decoder *d) {
-    if (!d->image_read) { cp_record(&d->err, CP_ERR_STATE, "out of order"); return CP_ERR_STATE; }
+    if (!d->image_read) { cp_record(&d->err, CS_ERR_STATE, "out of order"); return CS_ERR_STATE; }
     if (setjmp(png_jmpbuf(d->png))) return d->err.code;
     png_read_end(d->png, NULL);
-    return CP_OK;
+    return CS_OK;
 }

@@ -601,19 +601,19 @@ static int ct_layout(TIFF *tif, uint16_t photometric, uint16_t spp, int *kind, i
 }
 
 int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixels, ct_info *info) {
-    if (!d) return CT_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     ct_borrow(d, data);
-    if (!info) return ct_fail(d, CT_ERR_STATE, "no info structure");
+    if (!info) return ct_fail(d, CS_ERR_STATE, "no info structure");
     memset(info, 0, sizeof *info);
-    if (d->header_tried) return ct_fail(d, CT_ERR_STATE, "read_header was already called");
+    if (d->header_tried) return ct_fail(d, CS_ERR_STATE, "read_header was already called");
     d->header_tried = 1;
-    if (d->length == 0) return ct_fail(d, CT_ERR_TRUNCATED, "the file is empty");
+    if (d->length == 0) return ct_fail(d, CS_ERR_TRUNCATED, "the file is empty");
 
     d->src = (ct_src){.p = d->fd >= 0 ? NULL : d->data, .fd = d->fd, .n = d->length};
     uint64_t ifd0 = 0;
     int h = ct_parse_header(&d->src, &ifd0);
-    if (h == 0) return ct_fail(d, CT_ERR_CORRUPT, "not a TIFF file (no II*/MM* header)");
-    if (h < 0) return ct_fail(d, CT_ERR_TRUNCATED, "the file ends inside the TIFF header (truncated)");
+    if (h == 0) return ct_fail(d, CS_ERR_CORRUPT, "not a TIFF file (no II*/MM* header)");
+    if (h < 0) return ct_fail(d, CS_ERR_TRUNCATED, "the file ends inside the TIFF header (truncated)");
     int capped = 0, ifd0_state = -1;
     uint32_t pages = ct_count_pages(&d->src, ifd0, &capped, &ifd0_state);
 
@@ -626,23 +626,23 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
     TIFF *tif = d->tif[0];
     if (!tif) {
         if (ifd0_state == 0 || (ifd0 >= d->length && ifd0 < ct_near_end(&d->src)))
-            return ct_fail(d, CT_ERR_TRUNCATED, "the file ends inside the first directory (truncated)");
-        return ct_fail(d, CT_ERR_CORRUPT, "the first TIFF directory cannot be read");
+            return ct_fail(d, CS_ERR_TRUNCATED, "the file ends inside the first directory (truncated)");
+        return ct_fail(d, CS_ERR_CORRUPT, "the first TIFF directory cannot be read");
     }
     // libtiff opens a directory whose large values (an ICC profile, XMP) lie past the end by
     // dropping those tags with a warning: a cut file, refused as such rather than decoded
     // without its profile.
     if (ifd0_state == 0)
-        return ct_fail(d, CT_ERR_TRUNCATED, "a value of the first directory lies past the end of the file (truncated)");
+        return ct_fail(d, CS_ERR_TRUNCATED, "a value of the first directory lies past the end of the file (truncated)");
     uint32_t w = 0, hgt = 0;
     if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &hgt) || w == 0 ||
         hgt == 0)
-        return ct_fail(d, CT_ERR_CORRUPT, "the first page has no size (ImageWidth/ImageLength)");
+        return ct_fail(d, CS_ERR_CORRUPT, "the first page has no size (ImageWidth/ImageLength)");
     uint64_t pixels = (uint64_t)w * hgt;
     info->width = w;  // also when over the limit, so the caller can name the size
     info->height = hgt;
     if (pixels > max_pixels)
-        return ct_fail(d, CT_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", w, hgt,
+        return ct_fail(d, CS_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", w, hgt,
                        (unsigned long long)pixels, (unsigned long long)max_pixels);
     d->width = w;
     d->height = hgt;
@@ -699,27 +699,27 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
     info->exif = d->exif;
     info->exif_length = d->exif_length;
     d->header_read = 1;
-    return CT_OK;
+    return CS_OK;
 }
 
 static void *ct_alloc(ct_decoder *d, uint64_t bytes, const char *what, int *rc) {
     if (bytes == 0) bytes = 1;
     if (bytes > (uint64_t)d->mem_limit || bytes > SIZE_MAX) {
-        *rc = ct_fail(d, CT_ERR_LIMIT, "the %s would take %llu bytes, more than this image may use (%llu)", what,
+        *rc = ct_fail(d, CS_ERR_LIMIT, "the %s would take %llu bytes, more than this image may use (%llu)", what,
                       (unsigned long long)bytes, (unsigned long long)d->mem_limit);
         return NULL;
     }
     void *p = malloc((size_t)bytes);
-    if (!p) *rc = ct_fail(d, CT_ERR_NOMEM, "out of memory (%s, %llu bytes)", what, (unsigned long long)bytes);
+    if (!p) *rc = ct_fail(d, CS_ERR_NOMEM, "out of memory (%s, %llu bytes)", what, (unsigned long long)bytes);
     return p;
 }
 
 static int ct_start_rgba(ct_decoder *d, ct_info *info) {
     TIFF *tif = d->tif[0];
     char emsg[1024] = "";
-    int rc = CT_OK;
+    int rc = CS_OK;
     if (!TIFFRGBAImageOK(tif, emsg))
-        return ct_fail(d, CT_ERR_UNSUPPORTED, "this TIFF cannot be converted to RGBA: %s", emsg);
+        return ct_fail(d, CS_ERR_UNSUPPORTED, "this TIFF cannot be converted to RGBA: %s", emsg);
     uint32_t band = 0;
     if (TIFFIsTiled(tif)) {
         band = d->tile_h;  // checked by the caller
@@ -736,7 +736,7 @@ static int ct_start_rgba(ct_decoder *d, ct_info *info) {
     if (!d->band) return rc;
     ct_lib_clear(d);
     if (!TIFFRGBAImageBegin(&d->img, tif, 1, emsg))
-        return ct_fail(d, CT_ERR_UNSUPPORTED, "this TIFF cannot be converted to RGBA: %s", emsg);
+        return ct_fail(d, CS_ERR_UNSUPPORTED, "this TIFF cannot be converted to RGBA: %s", emsg);
     d->img_begun = 1;
     // Stored order, top row first: no flips (Swift applies the Orientation tag itself).
     d->img.req_orientation = ORIENTATION_TOPLEFT;
@@ -745,55 +745,55 @@ static int ct_start_rgba(ct_decoder *d, ct_info *info) {
     d->mode = CT_MODE_RGBA;
     d->has_alpha = d->img.alpha != 0;
     info->has_alpha = d->has_alpha;
-    return CT_OK;
+    return CS_OK;
 }
 
 int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
-    if (!d) return CT_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     ct_borrow(d, data);
-    if (!info) return ct_fail(d, CT_ERR_STATE, "no info structure");
-    if (!d->header_read || d->started) return ct_fail(d, CT_ERR_STATE, "start needs a read header, once");
+    if (!info) return ct_fail(d, CS_ERR_STATE, "no info structure");
+    if (!d->header_read || d->started) return ct_fail(d, CS_ERR_STATE, "start needs a read header, once");
     d->started = 1;
     TIFF *tif = d->tif[0];
-    int rc = CT_OK;
+    int rc = CS_OK;
     uint16_t bps = 1, spp = 1, planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT;
     TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
     TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
     if (format == SAMPLEFORMAT_IEEEFP || format == SAMPLEFORMAT_COMPLEXIEEEFP)
-        return ct_fail(d, CT_ERR_UNSUPPORTED, "floating-point TIFF samples (%u-bit) are not supported", bps);
+        return ct_fail(d, CS_ERR_UNSUPPORTED, "floating-point TIFF samples (%u-bit) are not supported", bps);
     if (format != SAMPLEFORMAT_UINT && format != SAMPLEFORMAT_VOID)
-        return ct_fail(d, CT_ERR_UNSUPPORTED, "signed or complex TIFF samples (SampleFormat %u) are not supported",
+        return ct_fail(d, CS_ERR_UNSUPPORTED, "signed or complex TIFF samples (SampleFormat %u) are not supported",
                        format);
     if (!TIFFIsCODECConfigured(d->compression)) {
         const TIFFCodec *codec = TIFFFindCODEC(d->compression);
-        return ct_fail(d, CT_ERR_UNSUPPORTED, "compression %u (%s) is not available in this libtiff", d->compression,
+        return ct_fail(d, CS_ERR_UNSUPPORTED, "compression %u (%s) is not available in this libtiff", d->compression,
                        codec ? codec->name : "unknown");
     }
     uint16_t photometric = d->photometric;
     if (d->compression == COMPRESSION_JPEG && photometric == PHOTOMETRIC_YCBCR) {
         // libjpeg upsamples and converts to RGB; scanline and tile sizes become RGB ones.
         if (!TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB))
-            return ct_fail(d, CT_ERR_CORRUPT, "cannot set up JPEG colour conversion");
+            return ct_fail(d, CS_ERR_CORRUPT, "cannot set up JPEG colour conversion");
         photometric = PHOTOMETRIC_RGB;
     }
     int tiled = TIFFIsTiled(tif);
     if (tiled) {
         uint32_t tw = 0, th = 0;
         if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) || !tw || !th)
-            return ct_fail(d, CT_ERR_CORRUPT, "a tiled TIFF without tile size");
+            return ct_fail(d, CS_ERR_CORRUPT, "a tiled TIFF without tile size");
         uint64_t max_w = (uint64_t)d->width * 2 > CT_TILE_FLOOR ? (uint64_t)d->width * 2 : CT_TILE_FLOOR;
         uint64_t max_h = (uint64_t)d->height * 2 > CT_TILE_FLOOR ? (uint64_t)d->height * 2 : CT_TILE_FLOOR;
         if (tw > max_w || th > max_h)
-            return ct_fail(d, CT_ERR_LIMIT, "%ux%u tiles for a %ux%u image (a hostile file?)", tw, th, d->width,
+            return ct_fail(d, CS_ERR_LIMIT, "%ux%u tiles for a %ux%u image (a hostile file?)", tw, th, d->width,
                            d->height);
         // Samples per pixel and bits per sample multiply a tile's bytes: at most 16 bytes a
         // pixel (8 samples of 16 bits) of the image, or of a 1024x1024 tile for a small one.
         uint64_t area = (uint64_t)d->width * d->height, floor = (uint64_t)CT_TILE_FLOOR * CT_TILE_FLOOR;
         uint64_t bytes = TIFFTileSize64(tif), bound = (area > floor ? area : floor) * 16;
         if (bytes > bound)
-            return ct_fail(d, CT_ERR_LIMIT, "tiles of %llu bytes (%u samples of %u bits a pixel) for a %ux%u image",
+            return ct_fail(d, CS_ERR_LIMIT, "tiles of %llu bytes (%u samples of %u bits a pixel) for a %ux%u image",
                            (unsigned long long)bytes, (unsigned)spp, (unsigned)bps, d->width, d->height);
         d->tile_w = tw;
         d->tile_h = th;
@@ -825,7 +825,7 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
     if (kind == CT_KIND_PALETTE) {
         uint16_t *r = NULL, *g = NULL, *b = NULL;
         if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &r, &g, &b) || !r || !g || !b)
-            return ct_fail(d, CT_ERR_CORRUPT, "a palette image without a colormap");
+            return ct_fail(d, CS_ERR_CORRUPT, "a palette image without a colormap");
         size_t entries = (size_t)1 << bps;  // libtiff reads exactly 1 << BitsPerSample entries
         d->pal = ct_alloc(d, (uint64_t)entries * 3, "palette", &rc);
         if (!d->pal) return rc;
@@ -851,7 +851,7 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
 
     if (tiled) {
         uint64_t tile = TIFFTileSize64(tif), row = TIFFTileRowSize64(tif);
-        if (tile == 0 || row == 0) return ct_fail(d, CT_ERR_CORRUPT, "the tile size cannot be computed");
+        if (tile == 0 || row == 0) return ct_fail(d, CS_ERR_CORRUPT, "the tile size cannot be computed");
         d->plane_bytes = (size_t)(tile > SIZE_MAX ? 0 : tile);
         d->tile_row_bytes = (size_t)row;
         for (int i = 0; i < d->planes; i++)
@@ -862,7 +862,7 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
         d->mode = CT_MODE_TILES;
     } else {
         uint64_t line = TIFFScanlineSize64(tif);
-        if (line == 0) return ct_fail(d, CT_ERR_CORRUPT, "the scanline size cannot be computed");
+        if (line == 0) return ct_fail(d, CS_ERR_CORRUPT, "the scanline size cannot be computed");
         d->plane_bytes = (size_t)(line > SIZE_MAX ? 0 : line);
         for (int i = 0; i < d->planes; i++)
             if (!(d->plane[i] = ct_alloc(d, line, "scanline buffer", &rc))) return rc;
@@ -871,11 +871,11 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
         // handle would decode every strip over and over.
         for (int i = 1; i < d->planes; i++) {
             ct_lib_clear(d);
-            if (!(d->tif[i] = ct_open_handle(d, i))) return ct_fail(d, CT_ERR_NOMEM, "cannot open a plane reader");
+            if (!(d->tif[i] = ct_open_handle(d, i))) return ct_fail(d, CS_ERR_NOMEM, "cannot open a plane reader");
         }
         d->mode = CT_MODE_SCANLINE;
     }
-    return CT_OK;
+    return CS_OK;
 }
 
 // Whether some strip/tile of the image reaches past the end of the data (a cut file).
@@ -898,9 +898,9 @@ static int ct_data_cut(ct_decoder *d) {
 
 static int ct_read_failed(ct_decoder *d, const char *what, uint32_t index) {
     if (ct_data_cut(d))
-        return ct_fail(d, CT_ERR_TRUNCATED, "the file ends before the image data does (truncated; %s %u)", what,
+        return ct_fail(d, CS_ERR_TRUNCATED, "the file ends before the image data does (truncated; %s %u)", what,
                        index);
-    return ct_fail(d, CT_ERR_CORRUPT, "%s %u cannot be decoded", what, index);
+    return ct_fail(d, CS_ERR_CORRUPT, "%s %u cannot be decoded", what, index);
 }
 
 static inline uint32_t ct_sample(const uint8_t *p, size_t index, int bps) {
@@ -1046,7 +1046,7 @@ static int ct_fill_tiles(ct_decoder *d, uint32_t y0) {
     }
     d->band_y0 = y0;
     d->band_rows = rows;
-    return CT_OK;
+    return CS_OK;
 }
 
 // Fills the band through TIFFRGBAImageGet (premultiplied ABGR words, top row first).
@@ -1070,20 +1070,20 @@ static int ct_fill_rgba(ct_decoder *d, uint32_t y0) {
     }
     d->band_y0 = y0;
     d->band_rows = rows;
-    return CT_OK;
+    return CS_OK;
 }
 
 int ct_decoder_read_rows(ct_decoder *d, const uint8_t *data, uint8_t *dst, size_t stride, uint32_t max_rows,
                          uint32_t *rows_read) {
-    if (!d) return CT_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     ct_borrow(d, data);
     uint32_t dummy;
     if (!rows_read) rows_read = &dummy;
     *rows_read = 0;
-    if (!d->started || !d->mode || d->finished) return ct_fail(d, CT_ERR_STATE, "read_rows needs a started decoder");
-    if (!dst || stride < (size_t)d->width * 4) return ct_fail(d, CT_ERR_STATE, "invalid output rows (stride %zu)", stride);
+    if (!d->started || !d->mode || d->finished) return ct_fail(d, CS_ERR_STATE, "read_rows needs a started decoder");
+    if (!dst || stride < (size_t)d->width * 4) return ct_fail(d, CS_ERR_STATE, "invalid output rows (stride %zu)", stride);
     uint32_t done = 0;
-    int rc = CT_OK;
+    int rc = CS_OK;
     while (done < max_rows && d->next_row < d->height) {
         uint8_t *out = dst + (size_t)done * stride;
         if (d->mode == CT_MODE_SCANLINE) {
@@ -1101,7 +1101,7 @@ int ct_decoder_read_rows(ct_decoder *d, const uint8_t *data, uint8_t *dst, size_
         }
         if (d->next_row >= d->band_y0 + d->band_rows) {
             rc = d->mode == CT_MODE_TILES ? ct_fill_tiles(d, d->next_row) : ct_fill_rgba(d, d->next_row);
-            if (rc != CT_OK) {
+            if (rc != CS_OK) {
                 *rows_read = done;
                 return rc;
             }
@@ -1115,14 +1115,14 @@ int ct_decoder_read_rows(ct_decoder *d, const uint8_t *data, uint8_t *dst, size_
         done += k;
     }
     *rows_read = done;
-    return CT_OK;
+    return CS_OK;
 }
 
 int ct_decoder_finish(ct_decoder *d) {
-    if (!d) return CT_ERR_NOMEM;
-    if (!d->started || d->finished) return ct_fail(d, CT_ERR_STATE, "finish needs a started decoder, once");
+    if (!d) return CS_ERR_NOMEM;
+    if (!d->started || d->finished) return ct_fail(d, CS_ERR_STATE, "finish needs a started decoder, once");
     d->finished = 1;
-    return CT_OK;
+    return CS_OK;
 }
 
 // ---------------------------------------------------------------- encoder
@@ -1211,7 +1211,7 @@ static int ct_efail(ct_encoder *e, int code, const char *format, ...) {
     va_start(args, format);
     cs_vformat(e->message, sizeof e->message, format, args);
     va_end(args);
-    if (e->lib[0] && e->lib_is_error && code != CT_ERR_IO) {
+    if (e->lib[0] && e->lib_is_error && code != CS_ERR_IO) {
         size_t n = strlen(e->message);
         snprintf(e->message + n, sizeof e->message - n, " (libtiff: %s)", e->lib);
     }
@@ -1284,24 +1284,24 @@ static void ct_set_ascii_tags(ct_encoder *e, size_t length) {
 }
 
 int ct_encoder_start(ct_encoder *e, uint32_t width, uint32_t height, int has_alpha, int compression, int quality,
-                     const ct_metadata *metadata) {
-    if (!e) return CT_ERR_NOMEM;
-    if (e->started) return ct_efail(e, CT_ERR_STATE, "the encoder was already started");
+                     const cs_metadata *metadata) {
+    if (!e) return CS_ERR_NOMEM;
+    if (e->started) return ct_efail(e, CS_ERR_STATE, "the encoder was already started");
     if (width == 0 || height == 0 || width > INT32_MAX || height > INT32_MAX)
-        return ct_efail(e, CT_ERR_UNSUPPORTED, "invalid image size %ux%u", width, height);
+        return ct_efail(e, CS_ERR_UNSUPPORTED, "invalid image size %ux%u", width, height);
     if (compression < CT_COMPRESSION_NONE || compression > CT_COMPRESSION_JPEG)
-        return ct_efail(e, CT_ERR_STATE, "unknown compression %d", compression);
+        return ct_efail(e, CS_ERR_STATE, "unknown compression %d", compression);
     if (compression == CT_COMPRESSION_JPEG && has_alpha)
-        return ct_efail(e, CT_ERR_UNSUPPORTED,
+        return ct_efail(e, CS_ERR_UNSUPPORTED,
                         "JPEG-compressed TIFF cannot hold alpha: flatten the image or choose another compression");
     e->started = 1;
     e->width = width;
     e->height = height;
     e->spp = has_alpha ? 4 : 3;
     e->row = malloc((size_t)width * 4);
-    if (!e->row) return ct_efail(e, CT_ERR_NOMEM, "out of memory");
-    const ct_metadata none = {0};
-    const ct_metadata *m = metadata ? metadata : &none;
+    if (!e->row) return ct_efail(e, CS_ERR_NOMEM, "out of memory");
+    const cs_metadata none = {0};
+    const cs_metadata *m = metadata ? metadata : &none;
 
     int order = ct_parse_exif(e, m->exif, m->exif_length);
     if (order < 0) e->n_exif = e->n_gps = 0;
@@ -1313,13 +1313,13 @@ int ct_encoder_start(ct_encoder *e, uint32_t width, uint32_t height, int has_alp
     if (e->big) strcat(mode, "8");
 
     TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
-    if (!o) return ct_efail(e, CT_ERR_NOMEM, "out of memory");
+    if (!o) return ct_efail(e, CS_ERR_NOMEM, "out of memory");
     TIFFOpenOptionsSetErrorHandlerExtR(o, ct_enc_error, e);
     TIFFOpenOptionsSetWarningHandlerExtR(o, ct_enc_warning, e);
     e->tif = TIFFClientOpenExt("TIFF output", mode, (thandle_t)&e->out, ct_wbuf_read, ct_wbuf_write, ct_wbuf_seek,
                                ct_mem_close, ct_wbuf_size, ct_nomap, ct_mem_unmap, o);
     TIFFOpenOptionsFree(o);
-    if (!e->tif) return ct_efail(e, CT_ERR_NOMEM, "cannot start the TIFF writer");
+    if (!e->tif) return ct_efail(e, CS_ERR_NOMEM, "cannot start the TIFF writer");
     TIFF *tif = e->tif;
     int ok = 1;
     ok &= TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width);
@@ -1367,16 +1367,16 @@ int ct_encoder_start(ct_encoder *e, uint32_t width, uint32_t height, int has_alp
         if (e->n_exif) ok &= TIFFSetField(tif, TIFFTAG_EXIFIFD, (uint64_t)8);
         if (e->n_gps) ok &= TIFFSetField(tif, TIFFTAG_GPSIFD, (uint64_t)8);
     }
-    if (!ok) return ct_efail(e, CT_ERR_STATE, "libtiff refused a tag");
-    return CT_OK;
+    if (!ok) return ct_efail(e, CS_ERR_STATE, "libtiff refused a tag");
+    return CS_OK;
 }
 
 int ct_encoder_write_rows(ct_encoder *e, const uint8_t *src, size_t stride, uint32_t rows) {
-    if (!e) return CT_ERR_NOMEM;
+    if (!e) return CS_ERR_NOMEM;
     if (e->code) return e->code;  // an earlier failure; its message stays
-    if (!e->started || !e->tif || e->finished) return ct_efail(e, CT_ERR_STATE, "the encoder is not writing");
-    if (rows > e->height - e->y) return ct_efail(e, CT_ERR_STATE, "more rows than the image has");
-    if (rows && (!src || stride < (size_t)e->width * 4)) return ct_efail(e, CT_ERR_STATE, "invalid input rows");
+    if (!e->started || !e->tif || e->finished) return ct_efail(e, CS_ERR_STATE, "the encoder is not writing");
+    if (rows > e->height - e->y) return ct_efail(e, CS_ERR_STATE, "more rows than the image has");
+    if (rows && (!src || stride < (size_t)e->width * 4)) return ct_efail(e, CS_ERR_STATE, "invalid input rows");
     for (uint32_t r = 0; r < rows; r++) {
         const uint8_t *s = src + (size_t)r * stride;
         if (e->spp == 4) {
@@ -1386,21 +1386,21 @@ int ct_encoder_write_rows(ct_encoder *e, const uint8_t *src, size_t stride, uint
             for (uint32_t x = 0; x < e->width; x++, s += 4, o += 3) { o[0] = s[0]; o[1] = s[1]; o[2] = s[2]; }
         }
         if (TIFFWriteScanline(e->tif, e->row, e->y, 0) < 0)
-            return ct_efail(e, e->out.failed ? CT_ERR_NOMEM : CT_ERR_STATE, "cannot encode row %u", e->y);
+            return ct_efail(e, e->out.failed ? CS_ERR_NOMEM : CS_ERR_STATE, "cannot encode row %u", e->y);
         e->y++;
     }
-    return CT_OK;
+    return CS_OK;
 }
 
 // Appends the EXIF/GPS IFDs to the finished file and points IFD0's tags at them.
 static int ct_append_exif(ct_encoder *e) {
-    if (!e->n_exif && !e->n_gps) return CT_OK;
+    if (!e->n_exif && !e->n_gps) return CS_OK;
     ct_wbuf *b = &e->out;
     ct_src s = {.p = b->p, .fd = -1, .n = b->len};
     uint64_t ifd0 = 0;
-    if (ct_parse_header(&s, &ifd0) != 1) return ct_efail(e, CT_ERR_STATE, "libtiff wrote no header");
+    if (ct_parse_header(&s, &ifd0) != 1) return ct_efail(e, CS_ERR_STATE, "libtiff wrote no header");
     uint64_t count = 0, table = ct_ifd_table(&s, ifd0, &count);
-    if (table == 0 || table == UINT64_MAX || !ct_in(&s, ifd0, table)) return ct_efail(e, CT_ERR_STATE, "no IFD0");
+    if (table == 0 || table == UINT64_MAX || !ct_in(&s, ifd0, table)) return ct_efail(e, CS_ERR_STATE, "no IFD0");
     uint64_t at[2] = {0, 0}, end = (b->len + 1) & ~(uint64_t)1;
     const ct_entry *lists[2] = {e->exif_entries, e->exif_entries + e->n_exif};
     size_t ns[2] = {e->n_exif, e->n_gps};
@@ -1410,8 +1410,8 @@ static int ct_append_exif(ct_encoder *e) {
         at[k] = total;
         total += ct_ifd_bytes(lists[k], ns[k], e->big);
     }
-    if (!e->big && total > UINT32_MAX) return ct_efail(e, CT_ERR_LIMIT, "the file would exceed 4 GiB");
-    if (total > SIZE_MAX || !ct_wbuf_reserve(b, (size_t)total)) return ct_efail(e, CT_ERR_NOMEM, "out of memory");
+    if (!e->big && total > UINT32_MAX) return ct_efail(e, CS_ERR_LIMIT, "the file would exceed 4 GiB");
+    if (total > SIZE_MAX || !ct_wbuf_reserve(b, (size_t)total)) return ct_efail(e, CS_ERR_NOMEM, "out of memory");
     memset(b->p + b->len, 0, (size_t)(total - b->len));
     for (int k = 0; k < 2; k++)
         if (ns[k]) ct_write_ifd(b->p + at[k], at[k], lists[k], ns[k], e->big, e->be);
@@ -1431,26 +1431,26 @@ static int ct_append_exif(ct_encoder *e) {
             ct_wr(p + 8, e->be, at[k], 4);
         }
     }
-    return CT_OK;
+    return CS_OK;
 }
 
 int ct_encoder_finish(ct_encoder *e, int fd) {
-    if (!e) return CT_ERR_NOMEM;
+    if (!e) return CS_ERR_NOMEM;
     if (e->code) return e->code;
-    if (!e->started || !e->tif || e->finished) return ct_efail(e, CT_ERR_STATE, "the encoder is not writing");
-    if (e->y < e->height) return ct_efail(e, CT_ERR_STATE, "only %u of %u rows were written", e->y, e->height);
+    if (!e->started || !e->tif || e->finished) return ct_efail(e, CS_ERR_STATE, "the encoder is not writing");
+    if (e->y < e->height) return ct_efail(e, CS_ERR_STATE, "only %u of %u rows were written", e->y, e->height);
     e->finished = 1;
     int ok = TIFFWriteDirectory(e->tif);
     TIFFClose(e->tif);
     e->tif = NULL;
     if (!ok || e->out.failed)
-        return ct_efail(e, e->out.failed ? CT_ERR_NOMEM : CT_ERR_STATE, "cannot complete the TIFF file");
+        return ct_efail(e, e->out.failed ? CS_ERR_NOMEM : CS_ERR_STATE, "cannot complete the TIFF file");
     int rc = ct_append_exif(e);
-    if (rc != CT_OK) return rc;
+    if (rc != CS_OK) return rc;
     int err = cs_write_all(fd, e->out.p, e->out.len);
     if (err) {
         e->saved_errno = err;
-        return ct_efail(e, CT_ERR_IO, "write failed: %s", strerror(err));
+        return ct_efail(e, CS_ERR_IO, "write failed: %s", strerror(err));
     }
-    return CT_OK;
+    return CS_OK;
 }

@@ -97,11 +97,11 @@ static const uint8_t *cw_chunk(const WebPDemuxer *demux, const char fourcc[4], s
 }
 
 int cw_decoder_read_header(cw_decoder *d, uint64_t max_pixels, uint32_t max_frames, cw_info *info) {
-    if (!d) return CW_ERR_NOMEM;
-    if (!info) return cw_fail(d, CW_ERR_STATE, "no info structure");
+    if (!d) return CS_ERR_NOMEM;
+    if (!info) return cw_fail(d, CS_ERR_STATE, "no info structure");
     memset(info, 0, sizeof *info);
-    if (d->header_read) return cw_fail(d, CW_ERR_STATE, "the header was already read");
-    if (d->length == 0) return cw_fail(d, CW_ERR_TRUNCATED, "the file is empty");
+    if (d->header_read) return cw_fail(d, CS_ERR_STATE, "the header was already read");
+    if (d->length == 0) return cw_fail(d, CS_ERR_TRUNCATED, "the file is empty");
 
     // WebPDemuxPartial rather than WebPDemux: the latter returns NULL for both a
     // cut-off file and garbage; the partial parser's state separates the two.
@@ -111,12 +111,12 @@ int cw_decoder_read_header(cw_decoder *d, uint64_t max_pixels, uint32_t max_fram
     WebPDemuxer *demux = WebPDemuxPartial(&data, &state);
     if (!demux) {
         if (state == WEBP_DEMUX_PARSING_HEADER && cw_is_webp_prefix(d->data, d->length))
-            return cw_fail(d, CW_ERR_TRUNCATED, "the file ends inside the WebP header (truncated)");
-        return cw_fail(d, CW_ERR_CORRUPT, "not a WebP file, or its RIFF container is malformed");
+            return cw_fail(d, CS_ERR_TRUNCATED, "the file ends inside the WebP header (truncated)");
+        return cw_fail(d, CS_ERR_CORRUPT, "not a WebP file, or its RIFF container is malformed");
     }
     if (state == WEBP_DEMUX_PARSING_HEADER) {  // (a VP8X file cut before the end of the VP8X chunk)
         WebPDemuxDelete(demux);
-        return cw_fail(d, CW_ERR_TRUNCATED, "the file ends inside the WebP header (truncated)");
+        return cw_fail(d, CS_ERR_TRUNCATED, "the file ends inside the WebP header (truncated)");
     }
 
     // From here (PARSED_HEADER or DONE) the canvas size is known. Check the limits
@@ -130,23 +130,23 @@ int cw_decoder_read_header(cw_decoder *d, uint64_t max_pixels, uint32_t max_fram
     uint64_t pixels = (uint64_t)width * height * (frames ? frames : 1);
     if (frames > max_frames) {
         WebPDemuxDelete(demux);
-        return cw_fail(d, CW_ERR_LIMIT, "the file has %u frames, more than the limit of %u", frames, max_frames);
+        return cw_fail(d, CS_ERR_LIMIT, "the file has %u frames, more than the limit of %u", frames, max_frames);
     }
     if (pixels > max_pixels) {
         WebPDemuxDelete(demux);
         if (frames > 1)
-            return cw_fail(d, CW_ERR_LIMIT, "%ux%u x %u frames = %llu pixels exceeds the limit of %llu pixels",
+            return cw_fail(d, CS_ERR_LIMIT, "%ux%u x %u frames = %llu pixels exceeds the limit of %llu pixels",
                            width, height, frames, (unsigned long long)pixels, (unsigned long long)max_pixels);
-        return cw_fail(d, CW_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", width, height,
+        return cw_fail(d, CS_ERR_LIMIT, "%ux%u = %llu pixels exceeds the limit of %llu pixels", width, height,
                        (unsigned long long)pixels, (unsigned long long)max_pixels);
     }
     if (state != WEBP_DEMUX_DONE) {
         WebPDemuxDelete(demux);
-        return cw_fail(d, CW_ERR_TRUNCATED, "the file ends before the image does (truncated)");
+        return cw_fail(d, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
     }
     if (width == 0 || height == 0 || frames == 0) {  // the demuxer's validation rules these out
         WebPDemuxDelete(demux);
-        return cw_fail(d, CW_ERR_CORRUPT, "the file holds no image");
+        return cw_fail(d, CS_ERR_CORRUPT, "the file holds no image");
     }
 
     int animated = (flags & ANIMATION_FLAG) ? 1 : 0;
@@ -188,54 +188,54 @@ int cw_decoder_read_header(cw_decoder *d, uint64_t max_pixels, uint32_t max_fram
     info->icc = cw_chunk(demux, "ICCP", &info->icc_length);
     info->exif = cw_chunk(demux, "EXIF", &info->exif_length);
     info->xmp = cw_chunk(demux, "XMP ", &info->xmp_length);
-    return CW_OK;
+    return CS_OK;
 }
 
 static int cw_check_output(cw_decoder *d, const uint8_t *dst, size_t stride) {
-    if (!d->header_read) return cw_fail(d, CW_ERR_STATE, "the header has not been read");
-    if (!dst) return cw_fail(d, CW_ERR_STATE, "no output buffer");
+    if (!d->header_read) return cw_fail(d, CS_ERR_STATE, "the header has not been read");
+    if (!dst) return cw_fail(d, CS_ERR_STATE, "no output buffer");
     // libwebp takes the stride as an int; the width is at most 2^24 so width*4 fits.
     if (stride < (size_t)d->width * 4 || stride > INT_MAX)
-        return cw_fail(d, CW_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
-    return CW_OK;
+        return cw_fail(d, CS_ERR_STATE, "invalid row stride %zu for width %u", stride, d->width);
+    return CS_OK;
 }
 
 static int cw_status(cw_decoder *d, VP8StatusCode status) {
     switch (status) {
-    case VP8_STATUS_OK: return CW_OK;
-    case VP8_STATUS_OUT_OF_MEMORY: return cw_fail(d, CW_ERR_NOMEM, "out of memory");
+    case VP8_STATUS_OK: return CS_OK;
+    case VP8_STATUS_OUT_OF_MEMORY: return cw_fail(d, CS_ERR_NOMEM, "out of memory");
     case VP8_STATUS_UNSUPPORTED_FEATURE:
-        return cw_fail(d, CW_ERR_UNSUPPORTED, "the image uses a WebP feature this libwebp cannot decode");
+        return cw_fail(d, CS_ERR_UNSUPPORTED, "the image uses a WebP feature this libwebp cannot decode");
     case VP8_STATUS_NOT_ENOUGH_DATA:
-        return cw_fail(d, CW_ERR_TRUNCATED, "the image data ends before the image does (truncated)");
+        return cw_fail(d, CS_ERR_TRUNCATED, "the image data ends before the image does (truncated)");
     default:
         // A cut-off VP8L bitstream also lands here (libwebp reports a bitstream
         // error); for RIFF files read_header has already ruled truncation out.
-        return cw_fail(d, CW_ERR_CORRUPT, "the image data is corrupt or incomplete (libwebp status %d)", (int)status);
+        return cw_fail(d, CS_ERR_CORRUPT, "the image data is corrupt or incomplete (libwebp status %d)", (int)status);
     }
 }
 
 static int cw_open_anim(cw_decoder *d, int use_threads) {
-    if (d->anim) return CW_OK;
+    if (d->anim) return CS_OK;
     WebPAnimDecoderOptions options;
-    if (!WebPAnimDecoderOptionsInit(&options)) return cw_fail(d, CW_ERR_STATE, "libwebpdemux version mismatch");
+    if (!WebPAnimDecoderOptionsInit(&options)) return cw_fail(d, CS_ERR_STATE, "libwebpdemux version mismatch");
     options.color_mode = MODE_RGBA;  // not premultiplied: RGB under partial alpha is kept
     options.use_threads = use_threads ? 1 : 0;
     WebPData data = { d->data, d->length };
     // WebPAnimDecoder demuxes again (cheaply) and allocates two canvases of
     // width*height*4 bytes, which read_header bounded by max_pixels.
     d->anim = WebPAnimDecoderNew(&data, &options);
-    if (!d->anim) return cw_fail(d, CW_ERR_NOMEM, "cannot start the animation decoder (out of memory?)");
+    if (!d->anim) return cw_fail(d, CS_ERR_NOMEM, "cannot start the animation decoder (out of memory?)");
     WebPAnimInfo ai;
     if (!WebPAnimDecoderGetInfo(d->anim, &ai) || ai.canvas_width != d->width || ai.canvas_height != d->height ||
         ai.frame_count != d->frame_count) {
         WebPAnimDecoderDelete(d->anim);
         d->anim = NULL;
-        return cw_fail(d, CW_ERR_CORRUPT, "the animation decoder disagrees with the container");
+        return cw_fail(d, CS_ERR_CORRUPT, "the animation decoder disagrees with the container");
     }
     d->frames_returned = 0;
     d->last_timestamp = 0;
-    return CW_OK;
+    return CS_OK;
 }
 
 // Decodes the next composited canvas into dst. Caller checked the output.
@@ -243,7 +243,7 @@ static int cw_anim_next(cw_decoder *d, uint8_t *dst, size_t stride, int *delay_m
     uint8_t *canvas = NULL;
     int timestamp = 0;
     if (!WebPAnimDecoderGetNext(d->anim, &canvas, &timestamp) || !canvas)
-        return cw_fail(d, CW_ERR_CORRUPT, "frame %u of %u could not be decoded (corrupt data)",
+        return cw_fail(d, CS_ERR_CORRUPT, "frame %u of %u could not be decoded (corrupt data)",
                        d->frames_returned + 1, d->frame_count);
     size_t row = (size_t)d->width * 4;
     for (uint32_t y = 0; y < d->height; y++) memcpy(dst + (size_t)y * stride, canvas + (size_t)y * row, row);
@@ -252,19 +252,19 @@ static int cw_anim_next(cw_decoder *d, uint8_t *dst, size_t stride, int *delay_m
     if (delay_ms) *delay_ms = timestamp - d->last_timestamp;
     d->last_timestamp = timestamp;
     d->frames_returned++;
-    return CW_OK;
+    return CS_OK;
 }
 
 int cw_decoder_read_image(cw_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
-    if (!d) return CW_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     int rc = cw_check_output(d, dst, stride);
-    if (rc != CW_OK) return rc;
+    if (rc != CS_OK) return rc;
 
     if (d->animated) {
         // The first canvas of an animation is the first frame composited onto a
         // transparent canvas; let WebPAnimDecoder do it so read_image and
         // next_frame agree bit for bit (blend rules for alpha 0, offsets...).
-        if ((rc = cw_open_anim(d, use_threads)) != CW_OK) return rc;
+        if ((rc = cw_open_anim(d, use_threads)) != CS_OK) return rc;
         WebPAnimDecoderReset(d->anim);
         d->frames_returned = 0;
         d->last_timestamp = 0;
@@ -279,18 +279,18 @@ int cw_decoder_read_image(cw_decoder *d, uint8_t *dst, size_t stride, int use_th
     // into the caller's rows, with no intermediate canvas.
     WebPIterator it;
     if (!WebPDemuxGetFrame(d->demux, 1, &it))
-        return cw_fail(d, CW_ERR_CORRUPT, "the file holds no image");
+        return cw_fail(d, CS_ERR_CORRUPT, "the file holds no image");
     // The demuxer checks that a still frame matches the canvas; keep our own check
     // since libwebp writes the frame's size into our buffer sized for the canvas.
     if ((uint32_t)it.width != d->width || (uint32_t)it.height != d->height) {
         WebPDemuxReleaseIterator(&it);
-        return cw_fail(d, CW_ERR_CORRUPT, "the image is %dx%d but the canvas %ux%u", it.width, it.height, d->width,
+        return cw_fail(d, CS_ERR_CORRUPT, "the image is %dx%d but the canvas %ux%u", it.width, it.height, d->width,
                        d->height);
     }
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
         WebPDemuxReleaseIterator(&it);
-        return cw_fail(d, CW_ERR_STATE, "libwebp version mismatch");
+        return cw_fail(d, CS_ERR_STATE, "libwebp version mismatch");
     }
     config.output.colorspace = MODE_RGBA;
     config.output.is_external_memory = 1;
@@ -306,13 +306,13 @@ int cw_decoder_read_image(cw_decoder *d, uint8_t *dst, size_t stride, int use_th
 }
 
 int cw_decoder_next_frame(cw_decoder *d, uint8_t *dst, size_t stride, int use_threads, int *delay_ms) {
-    if (!d) return CW_ERR_NOMEM;
+    if (!d) return CS_ERR_NOMEM;
     if (delay_ms) *delay_ms = 0;
     int rc = cw_check_output(d, dst, stride);
-    if (rc != CW_OK) return rc;
-    if ((rc = cw_open_anim(d, use_threads)) != CW_OK) return rc;
+    if (rc != CS_OK) return rc;
+    if ((rc = cw_open_anim(d, use_threads)) != CS_OK) return rc;
     if (d->frames_returned >= d->frame_count)
-        return cw_fail(d, CW_ERR_STATE, "all %u frames were already read", d->frame_count);
+        return cw_fail(d, CS_ERR_STATE, "all %u frames were already read", d->frame_count);
     return cw_anim_next(d, dst, stride, delay_ms);
 }
 
@@ -320,24 +320,24 @@ int cw_decoder_next_frame(cw_decoder *d, uint8_t *dst, size_t stride, int use_th
 
 static int cw_has(const uint8_t *p, size_t n) { return p != NULL && n > 0; }
 
-static int cw_has_metadata(const cw_metadata *m) {
+static int cw_has_metadata(const cs_metadata *m) {
     return m && (cw_has(m->icc, m->icc_length) || cw_has(m->exif, m->exif_length) || cw_has(m->xmp, m->xmp_length));
 }
 
 static int cw_mux_code(WebPMuxError err) {
-    return err == WEBP_MUX_MEMORY_ERROR ? CW_ERR_NOMEM : CW_ERR_STATE;
+    return err == WEBP_MUX_MEMORY_ERROR ? CS_ERR_NOMEM : CS_ERR_STATE;
 }
 
 // Re-muxes a complete WebP file (still or animated) with the metadata chunks.
 // WebPMuxAssemble writes the VP8X chunk with the ICCP/EXIF/XMP/ALPHA/ANIMATION
 // flags and puts the chunks in the order the container spec requires.
 // On success *out holds WebPMalloc'ed data (release with WebPDataClear).
-static int cw_add_metadata(const WebPData *in, const cw_metadata *m, WebPData *out, char *message, size_t size) {
+static int cw_add_metadata(const WebPData *in, const cs_metadata *m, WebPData *out, char *message, size_t size) {
     WebPDataInit(out);
     WebPMux *mux = WebPMuxCreate(in, 0);  // 0: refer to `in`, which outlives mux
     if (!mux) {
         cs_format(message, size, "cannot prepare the metadata chunks (out of memory?)");
-        return CW_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
     WebPMuxError err = WEBP_MUX_OK;
     const char *what = "";
@@ -366,7 +366,7 @@ static int cw_add_metadata(const WebPData *in, const cw_metadata *m, WebPData *o
         cs_format(message, size, "cannot add the %s chunk (WebPMux error %d)", what, (int)err);
         return cw_mux_code(err);
     }
-    return CW_OK;
+    return CS_OK;
 }
 
 static int cw_write_file(int fd, const WebPData *file, char *message, size_t size, int *error_number) {
@@ -374,9 +374,9 @@ static int cw_write_file(int fd, const WebPData *file, char *message, size_t siz
     if (e) {
         if (error_number) *error_number = e;
         cs_format(message, size, "write failed: %s", strerror(e));
-        return CW_ERR_IO;
+        return CS_ERR_IO;
     }
-    return CW_OK;
+    return CS_OK;
 }
 
 // ---------------------------------------------------------------- still encoder
@@ -391,46 +391,46 @@ static int cw_encoding_error(WebPEncodingError e, char *message, size_t size) {
     case VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY:
     case VP8_ENC_ERROR_BAD_WRITE:  // our writer is WebPMemoryWrite, which fails only on allocation
         cs_format(message, size, "out of memory while encoding");
-        return CW_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     case VP8_ENC_ERROR_BAD_DIMENSION:
         cs_format(message, size, "WebP images are at most %dx%d pixels", WEBP_MAX_DIMENSION, WEBP_MAX_DIMENSION);
-        return CW_ERR_UNSUPPORTED;
+        return CS_ERR_UNSUPPORTED;
     case VP8_ENC_ERROR_PARTITION0_OVERFLOW:
     case VP8_ENC_ERROR_PARTITION_OVERFLOW:
         cs_format(message, size, "the image is too large for lossy WebP at this quality (a VP8 partition "
                                   "exceeds its size limit); try a lower quality or lossless");
-        return CW_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     case VP8_ENC_ERROR_FILE_TOO_BIG:
         cs_format(message, size, "the encoded file would exceed 4 GiB");
-        return CW_ERR_LIMIT;
+        return CS_ERR_LIMIT;
     default:
         cs_format(message, size, "libwebp could not encode the image (error %d)", (int)e);
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     }
 }
 
-static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, const cw_metadata *metadata,
+static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, const cs_metadata *metadata,
                              char *message, size_t message_size, int *error_number);
 
 int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    int lossless, int quality, int method, int threads, const cw_metadata *metadata,
+                    int lossless, int quality, int method, int threads, const cs_metadata *metadata,
                     char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
     if (!cw_check_size(width, height)) {
         cs_format(message, message_size, "WebP images are 1 to %d pixels wide and high, not %ux%u",
                    WEBP_MAX_DIMENSION, width, height);
-        return (width == 0 || height == 0) ? CW_ERR_STATE : CW_ERR_UNSUPPORTED;
+        return (width == 0 || height == 0) ? CS_ERR_STATE : CS_ERR_UNSUPPORTED;
     }
     if (!rgba || stride < (size_t)width * 4 || stride > INT_MAX) {
         cs_format(message, message_size, "invalid pixel buffer or stride");
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     }
 
     WebPConfig config;
     if (!WebPConfigInit(&config)) {  // quality 75, method 4, exact 0
         cs_format(message, message_size, "libwebp version mismatch");
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     }
     if (lossless) {
         config.lossless = 1;
@@ -444,7 +444,7 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
     WebPPicture picture;
     if (!WebPPictureInit(&picture)) {
         cs_format(message, message_size, "libwebp version mismatch");
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     }
     picture.width = (int)width;
     picture.height = (int)height;
@@ -458,14 +458,14 @@ int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, 
     if (!imported) {
         WebPPictureFree(&picture);
         cs_format(message, message_size, "out of memory while importing the pixels");
-        return CW_ERR_NOMEM;
+        return CS_ERR_NOMEM;
     }
 
     return cw_encode_picture(&config, &picture, fd, metadata, message, message_size, error_number);
 }
 
 // Encodes `picture` (freed here) with `config` and writes the file, metadata added.
-static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, const cw_metadata *metadata,
+static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, const cs_metadata *metadata,
                              char *message, size_t message_size, int *error_number) {
     WebPMemoryWriter writer;
     WebPMemoryWriterInit(&writer);
@@ -484,7 +484,7 @@ static int cw_encode_picture(WebPConfig *config, WebPPicture *picture, int fd, c
     if (cw_has_metadata(metadata)) {
         WebPData with_metadata;
         rc = cw_add_metadata(&file, metadata, &with_metadata, message, message_size);
-        if (rc == CW_OK) rc = cw_write_file(fd, &with_metadata, message, message_size, error_number);
+        if (rc == CS_OK) rc = cw_write_file(fd, &with_metadata, message, message_size, error_number);
         WebPDataClear(&with_metadata);
     } else {
         rc = cw_write_file(fd, &file, message, message_size, error_number);
@@ -531,11 +531,11 @@ void cw_rows_encoder_destroy(cw_rows_encoder *e) {
 // blocks gives exactly the planes a whole-image import gives.
 static int cw_rows_convert(cw_rows_encoder *e, const uint8_t *rgba, size_t stride, uint32_t rows) {
     WebPPicture block;
-    if (!WebPPictureInit(&block)) return CW_ERR_STATE;
+    if (!WebPPictureInit(&block)) return CS_ERR_STATE;
     block.width = (int)e->width;
     block.height = (int)rows;
     block.use_argb = 0;
-    if (!WebPPictureImportRGBX(&block, rgba, (int)stride)) { WebPPictureFree(&block); return CW_ERR_NOMEM; }
+    if (!WebPPictureImportRGBX(&block, rgba, (int)stride)) { WebPPictureFree(&block); return CS_ERR_NOMEM; }
     WebPPicture *p = &e->picture;
     for (uint32_t y = 0; y < rows; y++)
         memcpy(p->y + (size_t)(e->next_row + y) * p->y_stride, block.y + (size_t)y * block.y_stride, e->width);
@@ -547,18 +547,18 @@ static int cw_rows_convert(cw_rows_encoder *e, const uint8_t *rgba, size_t strid
     }
     WebPPictureFree(&block);
     e->next_row += rows;
-    return CW_OK;
+    return CS_OK;
 }
 
 int cw_rows_encoder_add(cw_rows_encoder *e, const uint8_t *rgba, size_t stride, uint32_t rows) {
     if (stride < (size_t)e->width * 4 || stride > INT_MAX || e->next_row + e->carrying + rows > e->height)
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     size_t row_bytes = (size_t)e->width * 4;
     if (rows > 0 && e->carrying) {  // pair the waiting row with the first new one
         memcpy(e->carry + row_bytes, rgba, row_bytes);
         e->carrying = 0;
         int rc = cw_rows_convert(e, e->carry, row_bytes, 2);
-        if (rc != CW_OK) return rc;
+        if (rc != CS_OK) return rc;
         rgba += stride;
         rows -= 1;
     }
@@ -567,28 +567,28 @@ int cw_rows_encoder_add(cw_rows_encoder *e, const uint8_t *rgba, size_t stride, 
     if (last) even = rows;  // the image's last rows, odd or not
     if (even > 0) {
         int rc = cw_rows_convert(e, rgba, stride, even);
-        if (rc != CW_OK) return rc;
+        if (rc != CS_OK) return rc;
     }
     if (even < rows) {
         memcpy(e->carry, rgba + (size_t)even * stride, row_bytes);
         e->carrying = 1;
     }
-    return CW_OK;
+    return CS_OK;
 }
 
 int cw_rows_encoder_finish(cw_rows_encoder *e, int fd, int quality, int method, int threads,
-                           const cw_metadata *metadata,
+                           const cs_metadata *metadata,
                            char *message, size_t message_size, int *error_number) {
     if (error_number) *error_number = 0;
     cs_format(message, message_size, "%s", "");
     if (e->next_row != e->height || e->carrying) {
         cs_format(message, message_size, "%u of %u rows given", e->next_row, e->height);
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     }
     WebPConfig config;
     if (!WebPConfigInit(&config)) {
         cs_format(message, message_size, "libwebp version mismatch");
-        return CW_ERR_STATE;
+        return CS_ERR_STATE;
     }
     config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
     config.method = cw_method(method);
@@ -661,27 +661,27 @@ static int cw_anim_lib_error(cw_anim_encoder *e, int code, const char *what) {
 }
 
 int cw_anim_encoder_add(cw_anim_encoder *e, const uint8_t *rgba, size_t stride, int delay_ms) {
-    if (!e) return CW_ERR_NOMEM;
-    if (e->finished) return cw_anim_fail(e, CW_ERR_STATE, "the animation was already finished");
+    if (!e) return CS_ERR_NOMEM;
+    if (e->finished) return cw_anim_fail(e, CS_ERR_STATE, "the animation was already finished");
     if (!rgba || stride < (size_t)e->width * 4 || stride > INT_MAX)
-        return cw_anim_fail(e, CW_ERR_STATE, "invalid pixel buffer or stride");
-    if (delay_ms < 0) return cw_anim_fail(e, CW_ERR_STATE, "negative frame delay %d ms", delay_ms);
+        return cw_anim_fail(e, CS_ERR_STATE, "invalid pixel buffer or stride");
+    if (delay_ms < 0) return cw_anim_fail(e, CS_ERR_STATE, "negative frame delay %d ms", delay_ms);
     // ANMF stores a duration in 24 bits and WebPAnimEncoderAdd refuses a longer
     // gap between timestamps (it would only fail at cw_anim_encoder_finish).
     if (delay_ms > 0xFFFFFF)
-        return cw_anim_fail(e, CW_ERR_UNSUPPORTED, "a WebP frame lasts at most 16777215 ms, not %d ms", delay_ms);
+        return cw_anim_fail(e, CS_ERR_UNSUPPORTED, "a WebP frame lasts at most 16777215 ms, not %d ms", delay_ms);
     // WebPAnimEncoder takes int timestamps (their running sum must fit).
     if (e->timestamp + delay_ms > INT_MAX)
-        return cw_anim_fail(e, CW_ERR_LIMIT, "the animation would be longer than %d ms", INT_MAX);
+        return cw_anim_fail(e, CS_ERR_LIMIT, "the animation would be longer than %d ms", INT_MAX);
 
     WebPPicture picture;
-    if (!WebPPictureInit(&picture)) return cw_anim_fail(e, CW_ERR_STATE, "libwebp version mismatch");
+    if (!WebPPictureInit(&picture)) return cw_anim_fail(e, CS_ERR_STATE, "libwebp version mismatch");
     picture.width = (int)e->width;
     picture.height = (int)e->height;
     picture.use_argb = 1;  // WebPAnimEncoder works on ARGB (it would convert YUV back, lossily)
     if (!WebPPictureImportRGBA(&picture, rgba, (int)stride)) {
         WebPPictureFree(&picture);
-        return cw_anim_fail(e, CW_ERR_NOMEM, "out of memory while importing frame %u", e->frames + 1);
+        return cw_anim_fail(e, CS_ERR_NOMEM, "out of memory while importing frame %u", e->frames + 1);
     }
     // The encoder copies the frame into its own canvas, so the picture can go.
     int ok = WebPAnimEncoderAdd(e->enc, &picture, (int)e->timestamp, &e->config);
@@ -689,37 +689,37 @@ int cw_anim_encoder_add(cw_anim_encoder *e, const uint8_t *rgba, size_t stride, 
     WebPPictureFree(&picture);
     if (!ok) {
         int code = (encode_error == VP8_ENC_ERROR_OUT_OF_MEMORY || encode_error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY)
-                       ? CW_ERR_NOMEM : CW_ERR_STATE;
+                       ? CS_ERR_NOMEM : CS_ERR_STATE;
         char what[64];
         snprintf(what, sizeof what, "cannot encode frame %u", e->frames + 1);
         return cw_anim_lib_error(e, code, what);
     }
     e->timestamp += delay_ms;
     e->frames++;
-    return CW_OK;
+    return CS_OK;
 }
 
-int cw_anim_encoder_finish(cw_anim_encoder *e, int fd, const cw_metadata *metadata, int *error_number) {
+int cw_anim_encoder_finish(cw_anim_encoder *e, int fd, const cs_metadata *metadata, int *error_number) {
     if (error_number) *error_number = 0;
-    if (!e) return CW_ERR_NOMEM;
-    if (e->finished) return cw_anim_fail(e, CW_ERR_STATE, "the animation was already finished");
-    if (e->frames == 0) return cw_anim_fail(e, CW_ERR_STATE, "the animation has no frames");
+    if (!e) return CS_ERR_NOMEM;
+    if (e->finished) return cw_anim_fail(e, CS_ERR_STATE, "the animation was already finished");
+    if (e->frames == 0) return cw_anim_fail(e, CS_ERR_STATE, "the animation has no frames");
     e->finished = 1;
     // A NULL frame at the end timestamp sets the last frame's duration (without
     // it libwebp would use the average of the others).
     if (!WebPAnimEncoderAdd(e->enc, NULL, (int)e->timestamp, NULL))
-        return cw_anim_lib_error(e, CW_ERR_STATE, "cannot end the animation");
+        return cw_anim_lib_error(e, CS_ERR_STATE, "cannot end the animation");
     WebPData file;
     WebPDataInit(&file);
     if (!WebPAnimEncoderAssemble(e->enc, &file)) {
         WebPDataClear(&file);
-        return cw_anim_lib_error(e, CW_ERR_NOMEM, "cannot assemble the animation");
+        return cw_anim_lib_error(e, CS_ERR_NOMEM, "cannot assemble the animation");
     }
     int rc;
     if (cw_has_metadata(metadata)) {
         WebPData with_metadata;
         rc = cw_add_metadata(&file, metadata, &with_metadata, e->message, sizeof e->message);
-        if (rc == CW_OK) rc = cw_write_file(fd, &with_metadata, e->message, sizeof e->message, error_number);
+        if (rc == CS_OK) rc = cw_write_file(fd, &with_metadata, e->message, sizeof e->message, error_number);
         WebPDataClear(&with_metadata);
     } else {
         rc = cw_write_file(fd, &file, e->message, sizeof e->message, error_number);

@@ -10,15 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CG_OK = 0,
-    CG_ERR_CORRUPT = 1,    // the data is not a GIF, or breaks the format in a way we cannot draw around
-    CG_ERR_TRUNCATED = 2,  // the data ended inside a block (a missing trailer alone is tolerated)
-    CG_ERR_NOMEM = 4,
-    CG_ERR_IO = 5,         // a write to the output descriptor failed (see cg_encoder_errno)
-    CG_ERR_STATE = 6,      // the API was called out of order, or with arguments that do not fit
-    CG_ERR_LIMIT = 7,      // a caller-supplied bound (pixels, frames) or a GIF format limit was exceeded
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: the data is not a GIF, or breaks the format in a way we cannot draw around
+//   CS_ERR_TRUNCATED: the data ended inside a block (a missing trailer alone is tolerated)
+//   CS_ERR_IO: a write to the output descriptor failed (see cg_encoder_errno)
+//   CS_ERR_STATE: the API was called out of order, or with arguments that do not fit
+//   CS_ERR_LIMIT: a caller-supplied bound (pixels, frames) or a GIF format limit was exceeded
 
 typedef struct cg_info {
     uint32_t width, height;  // logical screen size, enlarged to hold the first frame when that
@@ -36,7 +35,7 @@ typedef struct cg_decoder cg_decoder;
 cg_decoder *cg_decoder_create(const uint8_t *data, size_t length);
 void cg_decoder_destroy(cg_decoder *decoder);
 // Reads the screen descriptor and walks every record without decompressing pixel data, filling
-// `info`. CG_ERR_LIMIT (info->width and height are set then, the rest of `info` only on success):
+// `info`. CS_ERR_LIMIT (info->width and height are set then, the rest of `info` only on success):
 //  - when the screen (or one frame's rectangle) has more than `max_pixels` pixels, checked
 //    before anything large is allocated or scanned;
 //  - when the file has more than `max_frames` frames (info->frame_count is max_frames + 1);
@@ -46,7 +45,7 @@ void cg_decoder_destroy(cg_decoder *decoder);
 //    last pass holding a visible row), nothing for a frame wholly off the screen. Frames
 //    inside the screen cost at most frame_count x width x height; a frame wider than the
 //    screen costs its full width on every visible row.
-// CG_ERR_CORRUPT when it holds no image. Afterwards decoding starts at the first frame.
+// CS_ERR_CORRUPT when it holds no image. Afterwards decoding starts at the first frame.
 // Call once.
 int cg_decoder_scan(cg_decoder *decoder, uint64_t max_pixels, uint32_t max_frames, cg_info *info);
 // Decodes the next frame, composites it onto the canvas as browsers do and copies the whole
@@ -72,7 +71,7 @@ typedef struct cg_indexed {
 // Reduces an RGBA8 frame to at most 256 colours (255 + one transparent entry when some pixel
 // has alpha < 128; other alpha values count as opaque) and maps it with Floyd–Steinberg error
 // diffusion. Frames with few enough distinct opaque colours map exactly, without dithering.
-// On error `out` holds no allocation. Returns CG_OK or CG_ERR_NOMEM.
+// On error `out` holds no allocation. Returns CS_OK or CS_ERR_NOMEM.
 int cg_quantize(const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, cg_indexed *out);
 void cg_indexed_free(cg_indexed *frame);
 
@@ -89,7 +88,7 @@ cg_encoder *cg_encoder_create(int fd, uint32_t width, uint32_t height, int loop_
 // disposal of frame n acts before frame n+1, which may have transparent pixels that frame n
 // must not show through. The frame must be width x height.
 int cg_encoder_write_frame(cg_encoder *encoder, const cg_indexed *frame, int delay_ms);
-// Writes the trailer and flushes. CG_ERR_IO on a failed write.
+// Writes the trailer and flushes. CS_ERR_IO on a failed write.
 int cg_encoder_finish(cg_encoder *encoder);
 // Also valid when finish was never called (then nothing more is written). Does not close fd.
 void cg_encoder_destroy(cg_encoder *encoder);

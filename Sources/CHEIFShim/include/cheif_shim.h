@@ -15,19 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CH_OK = 0,
-    CH_ERR_CORRUPT = 1,      // not HEIF/AVIF, or the container/bitstream is malformed
-    CH_ERR_TRUNCATED = 2,    // the data ends before the image does
-    CH_ERR_UNSUPPORTED = 3,  // valid file or request this build cannot handle (a sequence
-                             // with neither an HEVC track nor a still image, a codec with no
-                             // decoder/encoder, ...)
-    CH_ERR_NOMEM = 4,
-    CH_ERR_IO = 5,           // a write to the output descriptor failed (see *error_number)
-    CH_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
-    CH_ERR_LIMIT = 7,        // the caller's max_pixels / max_frames (or libheif's own
-                             // security limit, set from max_pixels) was exceeded
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: not HEIF/AVIF, or the container/bitstream is malformed
+//   CS_ERR_TRUNCATED: the data ends before the image does
+//   CS_ERR_UNSUPPORTED: valid file or request this build cannot handle (a sequence with neither an HEVC track nor a still image, a codec with no decoder/encoder, ...)
+//   CS_ERR_IO: a write to the output descriptor failed (see *error_number)
+//   CS_ERR_STATE: the API was called out of order or with invalid arguments
+//   CS_ERR_LIMIT: the caller's max_pixels / max_frames (or libheif's own security limit, set from max_pixels) was exceeded
 
 enum {
     CH_FORMAT_HEIC = 1,      // HEVC-coded HEIF ('heic', 'heix', 'mif1' + hvc1 items, ...)
@@ -75,9 +71,9 @@ void ch_decoder_destroy(ch_decoder *decoder);
 // tiles' sum, the sample count) against max_pixels and max_frames; then libheif's own
 // per-dimension security limit is set from max_pixels before it reads the file, then
 // width*height (*frame_count) is checked against max_pixels and frame_count against
-// max_frames (0 is a limit, not "unlimited"): CH_ERR_LIMIT. A HEIF image sequence
+// max_frames (0 is a limit, not "unlimited"): CS_ERR_LIMIT. A HEIF image sequence
 // ('msf1'/'hevs' brands) with an HEVC track is read frame by frame (hevc_sequence.c); one
-// without such a track as its still primary image, else CH_ERR_UNSUPPORTED. The metadata pointers stay valid until ch_decoder_destroy. width,
+// without such a track as its still primary image, else CS_ERR_UNSUPPORTED. The metadata pointers stay valid until ch_decoder_destroy. width,
 // height and frame_count are set as soon as they are known, also when a limit then fails.
 int ch_decoder_read_header(ch_decoder *decoder, uint64_t max_pixels, uint32_t max_frames, ch_info *info);
 // Decodes the primary image (for a sequence: the first frame, and next_frame is rewound) as
@@ -86,22 +82,20 @@ int ch_decoder_read_header(ch_decoder *decoder, uint64_t max_pixels, uint32_t ma
 // and clap are applied, grid (tiled) images are assembled, the alpha auxiliary image is
 // merged, 10/12-bit samples are scaled to 8 bits by libheif. use_threads=0 keeps libheif's
 // tile decoding on the calling thread (the codec may still use its own threads).
-// CH_ERR_CORRUPT when the decoded picture is smaller than the header said (a larger one is
+// CS_ERR_CORRUPT when the decoded picture is smaller than the header said (a larger one is
 // cut to the header's size, top-left).
 int ch_decoder_read_image(ch_decoder *decoder, uint8_t *dst, size_t stride, int use_threads);
 // Decodes the next frame into `dst` (as read_image) and sets *delay_ms to its duration
 // (media timescale rounded to ms; 0 for stills). Call frame_count times; one more call is
-// CH_ERR_STATE. Works for stills too (one frame, delay 0).
+// CS_ERR_STATE. Works for stills too (one frame, delay 0).
 int ch_decoder_next_frame(ch_decoder *decoder, uint8_t *dst, size_t stride, int use_threads, int *delay_ms);
 // A human-readable reason for the last error ("" when none).
 const char *ch_decoder_message(const ch_decoder *decoder);
 
-typedef struct ch_metadata {
-    const uint8_t *icc;  size_t icc_length;   // NULL/0 when none; written as a 'prof' colr box
-    const uint8_t *exif; size_t exif_length;  // bare TIFF data; libheif adds the 4-byte offset
-                                              // prefix of the 'Exif' item itself
-    const uint8_t *xmp;  size_t xmp_length;   // XMP packet, a 'mime' item (uncompressed)
-} ch_metadata;
+// Metadata comes as CShimSupport's cs_metadata. Here:
+//   icc: NULL/0 when none; written as a 'prof' colr box
+//   exif: bare TIFF data; libheif adds the 4-byte offset prefix of the 'Exif' item itself
+//   xmp: XMP packet, a 'mime' item (uncompressed)
 
 typedef struct ch_encode_options {
     int format;     // CH_FORMAT_HEIC (x265) or CH_FORMAT_AVIF (aom)
@@ -120,9 +114,9 @@ typedef struct ch_encode_options {
 // 4:2:0 (libheif's default; 4:4:4 at quality >= 90, as libvips does) with libheif's default
 // nclx 1/13/6 full range. The alpha channel is kept (as an auxiliary image) when has_alpha and
 // some pixel is not opaque. Metadata may be NULL. On failure a reason goes to `message` (if
-// non-NULL) and, for CH_ERR_IO, errno to *error_number (if non-NULL; 0 otherwise).
+// non-NULL) and, for CS_ERR_IO, errno to *error_number (if non-NULL; 0 otherwise).
 int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    const ch_encode_options *options, const ch_metadata *metadata,
+                    const ch_encode_options *options, const cs_metadata *metadata,
                     char *message, size_t message_size, int *error_number);
 
 // The same, fed rows top to bottom (any counts) into libheif's own RGBA image, so the caller
@@ -132,7 +126,7 @@ ch_rows_encoder *ch_rows_encoder_create(uint32_t width, uint32_t height, int has
 int ch_rows_encoder_add(ch_rows_encoder *encoder, const uint8_t *rgba, size_t stride, uint32_t rows);
 // Encodes and writes as ch_encode_image. Once only.
 int ch_rows_encoder_finish(ch_rows_encoder *encoder, int fd, const ch_encode_options *options,
-                           const ch_metadata *metadata, char *message, size_t message_size, int *error_number);
+                           const cs_metadata *metadata, char *message, size_t message_size, int *error_number);
 void ch_rows_encoder_destroy(ch_rows_encoder *encoder);
 
 // 1 when this libheif can encode `format` (CH_FORMAT_*), 0 if not.

@@ -7,16 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CJ_OK = 0,
-    CJ_ERR_CORRUPT = 1,      // libjpeg reported a fatal error in the data
-    CJ_ERR_TRUNCATED = 2,    // the data ended before the image did
-    CJ_ERR_UNSUPPORTED = 3,  // valid JPEG that this build cannot decode (e.g. 12-bit)
-    CJ_ERR_NOMEM = 4,
-    CJ_ERR_IO = 5,           // a write to the output descriptor failed (see cj_encoder_errno)
-    CJ_ERR_STATE = 6,        // the API was called out of order
-    CJ_ERR_LIMIT = 7,        // a resource limit was hit (too many progressive scans, or too much work in them)
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: libjpeg reported a fatal error in the data
+//   CS_ERR_TRUNCATED: the data ended before the image did
+//   CS_ERR_UNSUPPORTED: valid JPEG that this build cannot decode (e.g. 12-bit)
+//   CS_ERR_IO: a write to the output descriptor failed (see cj_encoder_errno)
+//   CS_ERR_STATE: the API was called out of order
+//   CS_ERR_LIMIT: a resource limit was hit (too many progressive scans, or too much work in them)
 
 enum {
     CJ_CS_UNKNOWN = 0, CJ_CS_GRAY = 1, CJ_CS_RGB = 2, CJ_CS_YCBCR = 3, CJ_CS_CMYK = 4, CJ_CS_YCCK = 5,
@@ -56,7 +55,7 @@ void cj_decoder_destroy(cj_decoder *decoder);
 int cj_decoder_read_header(cj_decoder *decoder, cj_info *info);
 // Starts decompression at 1/scale_denom size (1, 2, 4 or 8), output RGBA8. A progressive
 // (or other multi-scan) file is read whole here, every scan decoded into libjpeg's
-// coefficient buffer. CJ_ERR_LIMIT when the file has more than `max_scans` scans (0: no
+// coefficient buffer. CS_ERR_LIMIT when the file has more than `max_scans` scans (0: no
 // bound on the count), or when its scans together cover the image more than 32 times over
 // (each scan counts the blocks libjpeg visits for it; a one-component scan of 4:2:0 YCbCr
 // is 2/3 or 1/6 of the image), as a scan costs time for every block it covers however few
@@ -75,12 +74,11 @@ const char *cj_decoder_message(const cj_decoder *decoder);
 typedef struct cj_encoder cj_encoder;
 
 // What to write besides the pixels; NULL/0 for what is absent.
-typedef struct cj_metadata {
-    const uint8_t *icc;  size_t icc_length;          // split over APP2 segments as the ICC spec says
-    const uint8_t *exif; size_t exif_length;         // TIFF data; APP1 "Exif", left out above 65527 bytes
-    const uint8_t *xmp;  size_t xmp_length;          // APP1 XMP, left out above 65504 bytes
-    const uint8_t *comment; size_t comment_length;   // COM, left out above 65533 bytes
-} cj_metadata;
+// Metadata comes as CShimSupport's cs_metadata. Here:
+//   icc: split over APP2 segments as the ICC spec says
+//   exif: TIFF data; APP1 "Exif", left out above 65527 bytes
+//   xmp: APP1 XMP, left out above 65504 bytes
+//   comment: COM, left out above 65533 bytes
 
 // Returns NULL only when out of memory.
 cj_encoder *cj_encoder_create(void);
@@ -88,7 +86,7 @@ cj_encoder *cj_encoder_create(void);
 // `fd`, with `metadata` (may be NULL). A file with EXIF gets no JFIF APP0 segment, as
 // cameras write it: EXIF's APP1 comes first.
 int cj_encoder_start(cj_encoder *encoder, int fd, uint32_t width, uint32_t height, int quality,
-                     const cj_metadata *metadata);
+                     const cs_metadata *metadata);
 int cj_encoder_write_rows(cj_encoder *encoder, const uint8_t *src, size_t stride, uint32_t rows);
 int cj_encoder_finish(cj_encoder *encoder);
 void cj_encoder_destroy(cj_encoder *encoder);

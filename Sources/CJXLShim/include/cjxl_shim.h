@@ -21,16 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CX_OK = 0,
-    CX_ERR_CORRUPT = 1,      // not JPEG XL, or the codestream/container is malformed
-    CX_ERR_TRUNCATED = 2,    // the data ends before the image does
-    CX_ERR_UNSUPPORTED = 3,  // valid request the format / libjxl cannot do (e.g. an ICC profile it rejects)
-    CX_ERR_NOMEM = 4,
-    CX_ERR_IO = 5,           // a write to the output descriptor failed (see *error_number)
-    CX_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
-    CX_ERR_LIMIT = 7,        // the caller's max_pixels / max_frames was exceeded
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: not JPEG XL, or the codestream/container is malformed
+//   CS_ERR_TRUNCATED: the data ends before the image does
+//   CS_ERR_UNSUPPORTED: valid request the format / libjxl cannot do (e.g. an ICC profile it rejects)
+//   CS_ERR_IO: a write to the output descriptor failed (see *error_number)
+//   CS_ERR_STATE: the API was called out of order or with invalid arguments
+//   CS_ERR_LIMIT: the caller's max_pixels / max_frames was exceeded
 
 typedef struct cx_info {
     uint32_t width, height;          // size of the returned pixels, i.e. AFTER orientation (see below)
@@ -66,14 +65,14 @@ void cx_decoder_destroy(cx_decoder *decoder);
 // Reads the headers and walks the whole file once WITHOUT decoding pixels
 // (libjxl skips frame data through the frame's table of contents), and fills
 // `info`. The checks, in file order and before any pixel memory exists:
-//   the container's boxes malformed (cs_box_next)         -> CX_ERR_CORRUPT/TRUNCATED
-//   width*height > max_pixels                              -> CX_ERR_LIMIT
+//   the container's boxes malformed (cs_box_next)         -> CS_ERR_CORRUPT/TRUNCATED
+//   width*height > max_pixels                              -> CS_ERR_LIMIT
 //   at each frame header: displayed frames > max_frames, or
-//   width*height*displayed frames > max_pixels             -> CX_ERR_LIMIT
+//   width*height*displayed frames > max_pixels             -> CS_ERR_LIMIT
 //   every frame (layers and zero-duration frames too: the walk does not coalesce,
 //   so libjxl 0.7 reports each regular frame, which it would otherwise decode
 //   unseen): count > max_frames, or their areas together (each frame's own, and at
-//   least the canvas, on which libjxl blends it) > max_pixels -> CX_ERR_LIMIT
+//   least the canvas, on which libjxl blends it) > max_pixels -> CS_ERR_LIMIT
 // (0 is a limit, not "unlimited": max_frames 0 refuses every file). info->width and
 // height are set as soon as they are read, so a caller can name an image over the limit.
 // Not reported by libjxl 0.7 and so not counted: reference-only and DC frames.
@@ -92,7 +91,7 @@ void cx_decoder_destroy(cx_decoder *decoder);
 // images come out as R=G=B; a grey profile other than sRGB-grey is NOT reported
 // (it does not describe RGB data).
 // A file cut inside a frame's pixel data may pass read_header (the walk does
-// not read pixel data); decoding it then fails with CX_ERR_TRUNCATED.
+// not read pixel data); decoding it then fails with CS_ERR_TRUNCATED.
 // The metadata pointers stay valid until cx_decoder_destroy. Call once.
 int cx_decoder_read_header(cx_decoder *decoder, uint64_t max_pixels, uint32_t max_frames, cx_info *info);
 // Decodes a still image, or the first (coalesced) frame of an animation, as
@@ -107,19 +106,17 @@ int cx_decoder_read_image(cx_decoder *decoder, uint8_t *dst, size_t stride, int 
 // onto the previous frames as the file says), into `dst` like read_image.
 // *delay_ms = the frame's duration in ticks converted with the animation
 // header's tps_numerator/tps_denominator, rounded to the nearest ms (0 for a
-// still image). Call frame_count times; one more call is CX_ERR_STATE. The
+// still image). Call frame_count times; one more call is CS_ERR_STATE. The
 // frame limits are checked again as frames come. `threads` is taken from the
 // first call after read_header / read_image.
 int cx_decoder_next_frame(cx_decoder *decoder, uint8_t *dst, size_t stride, int threads, int *delay_ms);
 // A human-readable reason for the last error ("" when none).
 const char *cx_decoder_message(const cx_decoder *decoder);
 
-typedef struct cx_metadata {
-    const uint8_t *icc;  size_t icc_length;   // NULL/0 when none: the pixels are then sRGB
-    const uint8_t *exif; size_t exif_length;  // TIFF data ("II*\0"/"MM\0*"), written as an "Exif" box
-                                              // after a 4-byte zero offset
-    const uint8_t *xmp;  size_t xmp_length;   // written as an "xml " box
-} cx_metadata;
+// Metadata comes as CShimSupport's cs_metadata. Here:
+//   icc: NULL/0 when none: the pixels are then sRGB
+//   exif: TIFF data ("II*\0"/"MM\0*"), written as an "Exif" box after a 4-byte zero offset
+//   xmp: written as an "xml " box
 
 // Encodes one RGBA8 image (width, height >= 1; beyond JPEG XL level 5's
 // 262144 per side or 2^28 pixels the file is level 10, which needs a
@@ -135,14 +132,14 @@ typedef struct cx_metadata {
 // clamped; libjxl's default is 7). threads <= 1: single-threaded, else a
 // thread runner with that many workers.
 // Metadata (may be NULL): icc -> JxlEncoderSetICCProfile (the pixels are taken
-// to be in that space; a profile libjxl cannot parse is CX_ERR_UNSUPPORTED),
+// to be in that space; a profile libjxl cannot parse is CS_ERR_UNSUPPORTED),
 // else the colour encoding is sRGB; exif / xmp -> "Exif" / "xml " boxes placed
 // before the codestream (the file then uses the container). On failure a reason
-// goes to `message` (if non-NULL) and, for CX_ERR_IO, errno to *error_number
+// goes to `message` (if non-NULL) and, for CS_ERR_IO, errno to *error_number
 // (if non-NULL; set to 0 otherwise). The file is built in memory and written
 // with one cs_write_all, so `fd` may be a pipe.
 int cx_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    int quality, int lossless, int effort, int threads, const cx_metadata *metadata,
+                    int quality, int lossless, int effort, int threads, const cs_metadata *metadata,
                     char *message, size_t message_size, int *error_number);
 
 typedef struct cx_anim_encoder cx_anim_encoder;
@@ -158,13 +155,13 @@ cx_anim_encoder *cx_anim_encoder_create(uint32_t width, uint32_t height, int has
                                         int lossless, int effort, int threads);
 // Adds a full-canvas RGBA8 frame (copied) shown for delay_ms. A JPEG XL frame
 // of duration 0 is not a displayed frame (it is merged into the next one), so
-// delay 0 is stored as 1 ms; negative delays are CX_ERR_STATE.
+// delay 0 is stored as 1 ms; negative delays are CS_ERR_STATE.
 int cx_anim_encoder_add(cx_anim_encoder *encoder, const uint8_t *rgba, size_t stride, int delay_ms);
 // Encodes the frames (each handed to libjxl and encoded in turn, so only one
 // frame at a time exists in libjxl's float format) with `metadata` (may be
 // NULL; as in cx_encode_image) and writes the file to `fd`. Once only; the
 // encoder accepts no more frames afterwards, and its frames are freed.
-int cx_anim_encoder_finish(cx_anim_encoder *encoder, int fd, const cx_metadata *metadata, int *error_number);
+int cx_anim_encoder_finish(cx_anim_encoder *encoder, int fd, const cs_metadata *metadata, int *error_number);
 void cx_anim_encoder_destroy(cx_anim_encoder *encoder);
 const char *cx_anim_encoder_message(const cx_anim_encoder *encoder);
 

@@ -7,14 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CP_OK = 0,
-    CP_ERR_CORRUPT = 1,     // libpng reported an error in the data
-    CP_ERR_TRUNCATED = 2,   // the data ended early
-    CP_ERR_NOMEM = 4,
-    CP_ERR_STATE = 6,
-    CP_ERR_LIMIT = 7,       // the IHDR size is over cp_decoder_set_max_pixels (width and height set)
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: libpng reported an error in the data
+//   CS_ERR_TRUNCATED: the data ended early
+//   CS_ERR_LIMIT: the IHDR size is over cp_decoder_set_max_pixels (width and height set)
 
 typedef struct cp_info {
     uint32_t width, height;
@@ -38,7 +36,7 @@ typedef struct cp_decoder cp_decoder;
 // Copies `length` bytes of PNG data. Returns NULL only when out of memory.
 cp_decoder *cp_decoder_create(const uint8_t *data, size_t length);
 void cp_decoder_destroy(cp_decoder *decoder);
-// The caller's pixel limit (before read_header): an IHDR over it is CP_ERR_LIMIT with the
+// The caller's pixel limit (before read_header): an IHDR over it is CS_ERR_LIMIT with the
 // size in the info, and libpng's own per-side limits (1000000 by default, which called a
 // 1x25000000 image "Invalid IHDR data") are set to it, so the one limit decides.
 void cp_decoder_set_max_pixels(cp_decoder *decoder, uint64_t max_pixels);
@@ -68,14 +66,14 @@ size_t cp_scanline_bytes(uint32_t width, int channels, uint32_t rows);
 // Filters rows [first, first + count) of an RGBA8 image (channels 4: RGBA, 3: RGB, alpha
 // dropped) into `out`, choosing for each row the filter (None, Sub, Up, Average, Paeth)
 // whose output has the smallest sum of absolute values, as libpng's adaptive filtering
-// does. Row first - 1 is read when first > 0. Returns CP_OK or CP_ERR_NOMEM.
+// does. Row first - 1 is read when first > 0. Returns CS_OK or CS_ERR_NOMEM.
 int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,
                     int channels, uint8_t *out);
 
 // Raw-deflates `length` bytes at `level` (0-9) with `dictionary` (the up to 32 KiB of
 // stream data before this piece, or NULL), ending with a sync flush, or with the final
 // block when `last`. *out is malloc'd (free it); *adler is the Adler-32 of the input.
-// Returns CP_OK or CP_ERR_NOMEM.
+// Returns CS_OK or CS_ERR_NOMEM.
 int cp_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictionary, size_t dictionary_length,
                      int level, int last, uint8_t **out, size_t *out_length, uint32_t *adler);
 

@@ -6,6 +6,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// What every codec shim answers (Swift's ShimCode): one meaning for each number.
+enum {
+    CS_OK = 0,
+    CS_ERR_CORRUPT = 1,      // the data is not the format, or is malformed
+    CS_ERR_TRUNCATED = 2,    // the data ends before the image does
+    CS_ERR_UNSUPPORTED = 3,  // a valid file or request this build cannot handle
+    CS_ERR_NOMEM = 4,
+    CS_ERR_IO = 5,           // a write to the output descriptor failed (the errno is given)
+    CS_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
+    CS_ERR_LIMIT = 7,        // over the caller's pixel or frame limit, or a bound of the shim's own
+};
+
+// What an encoder writes besides the pixels, as pointer and length pairs (NULL and 0 when
+// absent); each encoder says where it puts them and what it leaves out.
+typedef struct cs_metadata {
+    const uint8_t *icc;     size_t icc_length;
+    const uint8_t *exif;    size_t exif_length;     // bare TIFF data ("II*\0"/"MM\0*")
+    const uint8_t *xmp;     size_t xmp_length;      // the XMP packet
+    const uint8_t *comment; size_t comment_length;  // a free-text comment (JPEG's COM)
+} cs_metadata;
+
 // Writes all of bytes[0..count) to fd, retrying on EINTR and short writes. Returns 0, or
 // the errno of the failure (EIO when write(2) wrote nothing). Async-signal-safe: only
 // write(2) and errno, so the terminal shim's signal handlers may call it. fd 2 means

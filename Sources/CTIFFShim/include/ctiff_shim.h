@@ -15,18 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CT_OK = 0,
-    CT_ERR_CORRUPT = 1,      // not TIFF, or a directory / strip / tile is malformed
-    CT_ERR_TRUNCATED = 2,    // the data ends before the first directory or the image data does
-    CT_ERR_UNSUPPORTED = 3,  // valid TIFF this layer cannot turn into RGBA8 (float samples,
-                             // a codec libtiff was built without), or JPEG asked with alpha
-    CT_ERR_NOMEM = 4,
-    CT_ERR_IO = 5,           // a write to the output descriptor failed (see the errno)
-    CT_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
-    CT_ERR_LIMIT = 7,        // the caller's max_pixels was exceeded, or a strip/tile/size bound
-                             // of this layer was (a tile far larger than the image, ...)
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: not TIFF, or a directory / strip / tile is malformed
+//   CS_ERR_TRUNCATED: the data ends before the first directory or the image data does
+//   CS_ERR_UNSUPPORTED: valid TIFF this layer cannot turn into RGBA8 (float samples, a codec libtiff was built without), or JPEG asked with alpha
+//   CS_ERR_IO: a write to the output descriptor failed (see the errno)
+//   CS_ERR_STATE: the API was called out of order or with invalid arguments
+//   CS_ERR_LIMIT: the caller's max_pixels was exceeded, or a strip/tile/size bound of this layer was (a tile far larger than the image, ...)
 
 // Main-chain directories are counted up to this many (page_count_capped then says "at least").
 #define CT_MAX_PAGES 10000
@@ -72,7 +69,7 @@ void ct_decoder_destroy(ct_decoder *decoder);
 // Opens the file (TIFFClientOpenExt reads directory 0 with libtiff's single-allocation
 // bound set to 64 MiB + 8 bytes per allowed pixel), counts the main-chain directories by
 // walking the IFD offsets in the buffer (bounded, loop-safe), and fills `info`. No pixel
-// memory is allocated. CT_ERR_LIMIT when width*height of the first page > max_pixels
+// memory is allocated. CS_ERR_LIMIT when width*height of the first page > max_pixels
 // (0 is a limit, not "unlimited"); other pages are not looked at. Once only.
 int ct_decoder_read_header(ct_decoder *decoder, const uint8_t *data, uint64_t max_pixels, ct_info *info);
 // Chooses the conversion for the first page and allocates its buffers: one scanline per
@@ -91,15 +88,15 @@ int ct_decoder_read_header(ct_decoder *decoder, const uint8_t *data, uint64_t ma
 // LogLuv, old-style JPEG, ...) goes through TIFFRGBAImageGet one strip or row of tiles
 // at a time (libtiff premultiplies alpha there; it is un-premultiplied again, so RGB under
 // low alpha may be off by a few levels on that path only). Float or signed samples and
-// codecs this libtiff lacks: CT_ERR_UNSUPPORTED. Once only, after read_header succeeded.
+// codecs this libtiff lacks: CS_ERR_UNSUPPORTED. Once only, after read_header succeeded.
 int ct_decoder_start(ct_decoder *decoder, const uint8_t *data, ct_info *info);
 // Decodes up to `max_rows` more rows, top to bottom, as non-premultiplied RGBA8 (alpha 255
 // when the image has none) into `dst` (rows of `stride` >= width*4 bytes); *rows_read is
-// set to the number of rows written, also on error. CT_ERR_TRUNCATED when the failing
-// strip/tile lies (partly) past the end of the data, else CT_ERR_CORRUPT.
+// set to the number of rows written, also on error. CS_ERR_TRUNCATED when the failing
+// strip/tile lies (partly) past the end of the data, else CS_ERR_CORRUPT.
 int ct_decoder_read_rows(ct_decoder *decoder, const uint8_t *data, uint8_t *dst, size_t stride, uint32_t max_rows,
                          uint32_t *rows_read);
-// Ends decoding (nothing is left to verify beyond what read_rows reported). CT_ERR_STATE
+// Ends decoding (nothing is left to verify beyond what read_rows reported). CS_ERR_STATE
 // before ct_decoder_start. Rows need not all have been read.
 int ct_decoder_finish(ct_decoder *decoder);
 // A human-readable reason for the last error ("" when none), libtiff's own text folded in.
@@ -115,11 +112,10 @@ enum {
 };
 
 // What to write besides the pixels; NULL/0 for what is absent.
-typedef struct ct_metadata {
-    const uint8_t *icc;  size_t icc_length;   // TIFFTAG_ICCPROFILE
-    const uint8_t *exif; size_t exif_length;  // bare TIFF data ("II*\0"/"MM\0*"), see below
-    const uint8_t *xmp;  size_t xmp_length;   // TIFFTAG_XMLPACKET
-} ct_metadata;
+// Metadata comes as CShimSupport's cs_metadata. Here:
+//   icc: TIFFTAG_ICCPROFILE
+//   exif: bare TIFF data ("II*\0"/"MM\0*"), see below
+//   xmp: TIFFTAG_XMLPACKET
 
 typedef struct ct_encoder ct_encoder;
 
@@ -129,7 +125,7 @@ ct_encoder *ct_encoder_create(void);
 // Orientation 1) of width x height (1..2^31-1 each) RGBA8 rows: RGB (3 samples) when
 // !has_alpha (the alpha bytes are ignored), else RGBA with ExtraSamples = unassociated
 // alpha. compression: CT_COMPRESSION_*; quality 1..100 (clamped) is used by JPEG only.
-// CT_COMPRESSION_JPEG with has_alpha is CT_ERR_UNSUPPORTED (JPEG-in-TIFF holds no alpha:
+// CT_COMPRESSION_JPEG with has_alpha is CS_ERR_UNSUPPORTED (JPEG-in-TIFF holds no alpha:
 // flatten the image first, or choose another compression). The file is built in memory
 // (classic TIFF; BigTIFF when the raw pixels exceed 2 GiB) and written at finish.
 // metadata may be NULL; ICC and XMP are copied into tags here. EXIF (parsed here with
@@ -139,17 +135,17 @@ ct_encoder *ct_encoder_create(void);
 // and entries whose values lie outside the blob are left out); the file then takes the
 // EXIF blob's byte order. An EXIF blob that does not parse is ignored.
 int ct_encoder_start(ct_encoder *encoder, uint32_t width, uint32_t height, int has_alpha, int compression,
-                     int quality, const ct_metadata *metadata);
+                     int quality, const cs_metadata *metadata);
 // Adds `rows` RGBA8 rows (top to bottom, `stride` bytes apart); more rows than the image
-// has is CT_ERR_STATE.
+// has is CS_ERR_STATE.
 int ct_encoder_write_rows(ct_encoder *encoder, const uint8_t *src, size_t stride, uint32_t rows);
 // After all rows: completes the file and writes it to `fd` (cs_write_all; never seeks, so
-// a pipe is fine). CT_ERR_STATE when rows are missing. Once only.
+// a pipe is fine). CS_ERR_STATE when rows are missing. Once only.
 int ct_encoder_finish(ct_encoder *encoder, int fd);
 void ct_encoder_destroy(ct_encoder *encoder);
 // A human-readable reason for the last error ("" when none).
 const char *ct_encoder_message(const ct_encoder *encoder);
-// The errno of a failed write (CT_ERR_IO), else 0.
+// The errno of a failed write (CS_ERR_IO), else 0.
 int ct_encoder_errno(const ct_encoder *encoder);
 
 #endif

@@ -10,17 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    CW_OK = 0,
-    CW_ERR_CORRUPT = 1,      // not WebP, or the container/bitstream is malformed
-    CW_ERR_TRUNCATED = 2,    // the data ends before the image does
-    CW_ERR_UNSUPPORTED = 3,  // valid request the format cannot express (e.g. > 16383 px wide)
-    CW_ERR_NOMEM = 4,
-    CW_ERR_IO = 5,           // a write to the output descriptor failed (see *error_number)
-    CW_ERR_STATE = 6,        // the API was called out of order or with invalid arguments
-    CW_ERR_LIMIT = 7,        // the caller's max_pixels / max_frames was exceeded, or an
-                             // encoder-internal size limit was hit
-};
+#include "cshim_support.h"
+
+// Every call answers with CShimSupport's codes (CS_OK, CS_ERR_*; cshim_support.h). Here:
+//   CS_ERR_CORRUPT: not WebP, or the container/bitstream is malformed
+//   CS_ERR_TRUNCATED: the data ends before the image does
+//   CS_ERR_UNSUPPORTED: valid request the format cannot express (e.g. > 16383 px wide)
+//   CS_ERR_IO: a write to the output descriptor failed (see *error_number)
+//   CS_ERR_STATE: the API was called out of order or with invalid arguments
+//   CS_ERR_LIMIT: the caller's max_pixels / max_frames was exceeded, or an encoder-internal size limit was hit
 
 typedef struct cw_info {
     uint32_t width, height;          // canvas size
@@ -41,7 +39,7 @@ cw_decoder *cw_decoder_create(const uint8_t *data, size_t length);
 void cw_decoder_destroy(cw_decoder *decoder);
 // Parses the container (WebPDemux; a raw VP8/VP8L bitstream without the RIFF
 // header is accepted too, if it is at least 20 bytes long) and fills `info`. No
-// pixel memory is allocated. CW_ERR_LIMIT when frame_count > max_frames or
+// pixel memory is allocated. CS_ERR_LIMIT when frame_count > max_frames or
 // width*height*frame_count > max_pixels (0 is a limit, not "unlimited").
 // The metadata pointers stay valid until cw_decoder_destroy. Cost: linear in
 // the file size. (Decoding all frames is not: libwebp looks frame n up from
@@ -57,17 +55,15 @@ int cw_decoder_read_image(cw_decoder *decoder, uint8_t *dst, size_t stride, int 
 // non-premultiplied; the canvas starts fully transparent, the ANIM background
 // colour is ignored as the spec allows), and copies the full canvas into `dst`.
 // *delay_ms = this frame's duration. Call frame_count times; one more call is
-// CW_ERR_STATE. Works for stills too (one frame, delay 0). `use_threads` is
+// CS_ERR_STATE. Works for stills too (one frame, delay 0). `use_threads` is
 // taken from the first call.
 int cw_decoder_next_frame(cw_decoder *decoder, uint8_t *dst, size_t stride, int use_threads, int *delay_ms);
 // A human-readable reason for the last error ("" when none).
 const char *cw_decoder_message(const cw_decoder *decoder);
 
-typedef struct cw_metadata {
-    const uint8_t *icc;  size_t icc_length;   // NULL/0 when none
-    const uint8_t *exif; size_t exif_length;  // TIFF data ("II*\0"/"MM\0*"), written as the EXIF chunk as is
-    const uint8_t *xmp;  size_t xmp_length;
-} cw_metadata;
+// Metadata comes as CShimSupport's cs_metadata. Here:
+//   icc: NULL/0 when none
+//   exif: TIFF data ("II*\0"/"MM\0*"), written as the EXIF chunk as is
 
 // Encodes one RGBA8 image (width, height 1..16383) and writes the whole .webp
 // file to `fd`. `method` is libwebp's effort, 0 (fast) to 6 (small; clamped).
@@ -79,9 +75,9 @@ typedef struct cw_metadata {
 // -lossless, but at `method`). threads=1 sets libwebp's thread_level. Metadata chunks are added
 // through WebPMux (which writes the VP8X header) when any is non-empty; metadata
 // may be NULL. On failure a reason goes to `message` (if non-NULL) and, for
-// CW_ERR_IO, errno to *error_number (if non-NULL; set to 0 otherwise).
+// CS_ERR_IO, errno to *error_number (if non-NULL; set to 0 otherwise).
 int cw_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    int lossless, int quality, int method, int threads, const cw_metadata *metadata,
+                    int lossless, int quality, int method, int threads, const cs_metadata *metadata,
                     char *message, size_t message_size, int *error_number);
 
 // A still, lossy, opaque WebP fed rows top to bottom (any counts): each block is converted
@@ -94,7 +90,7 @@ cw_rows_encoder *cw_rows_encoder_create(uint32_t width, uint32_t height);
 int cw_rows_encoder_add(cw_rows_encoder *encoder, const uint8_t *rgba, size_t stride, uint32_t rows);
 // Encodes at `quality` and `method` (as cw_encode_image) and writes the file with `metadata`.
 int cw_rows_encoder_finish(cw_rows_encoder *encoder, int fd, int quality, int method, int threads,
-                           const cw_metadata *metadata,
+                           const cs_metadata *metadata,
                            char *message, size_t message_size, int *error_number);
 void cw_rows_encoder_destroy(cw_rows_encoder *encoder);
 
@@ -106,14 +102,14 @@ typedef struct cw_anim_encoder cw_anim_encoder;
 cw_anim_encoder *cw_anim_encoder_create(uint32_t width, uint32_t height, int loop_count, int lossless, int quality,
                                         int method, int threads);
 // Adds a full-canvas RGBA8 frame shown for delay_ms (0..16777215, the 24-bit
-// ANMF field; more is CW_ERR_UNSUPPORTED). WebPAnimEncoder
+// ANMF field; more is CS_ERR_UNSUPPORTED). WebPAnimEncoder
 // merges a frame identical to the previous one into it (summing the delays),
 // so the file may hold fewer frames than were added; a lone frame becomes a
 // still image.
 int cw_anim_encoder_add(cw_anim_encoder *encoder, const uint8_t *rgba, size_t stride, int delay_ms);
 // Assembles the file (with metadata chunks, metadata may be NULL) and writes it
 // to `fd`. Once only; the encoder accepts no more frames afterwards.
-int cw_anim_encoder_finish(cw_anim_encoder *encoder, int fd, const cw_metadata *metadata, int *error_number);
+int cw_anim_encoder_finish(cw_anim_encoder *encoder, int fd, const cs_metadata *metadata, int *error_number);
 void cw_anim_encoder_destroy(cw_anim_encoder *encoder);
 const char *cw_anim_encoder_message(const cw_anim_encoder *encoder);
 

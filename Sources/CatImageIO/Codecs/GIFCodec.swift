@@ -39,10 +39,10 @@ struct GIFCodec: AnimationCodec {
         else { throw .outOfMemory(bytes: 0) }
         defer { cg_encoder_destroy(encoder) }
         func check(_ code: Int32) throws(ImageIOError) {
-            guard code != Int32(CG_OK) else { return }
+            guard code != ShimCode.ok else { return }
             let message = String(cString: cg_encoder_message(encoder))
-            if code == Int32(CG_ERR_NOMEM) { throw .outOfMemory(bytes: 0) }
-            if code == Int32(CG_ERR_IO) {
+            if code == ShimCode.noMemory { throw .outOfMemory(bytes: 0) }
+            if code == ShimCode.io {
                 throw .writeFailed(path: path, reason: errnoReason(cg_encoder_errno(encoder), fallback: message))
             }
             throw .writeFailed(path: path, reason: "GIF encoder: \(message)")
@@ -58,7 +58,7 @@ struct GIFCodec: AnimationCodec {
     /// One frame reduced to a palette (owned: `free` releases its indices).
     final class Quantized: @unchecked Sendable {
         var indexed = cg_indexed()
-        var code = Int32(CG_OK)
+        var code = ShimCode.ok
         func free() { cg_indexed_free(&indexed) }
     }
 
@@ -73,20 +73,11 @@ struct GIFCodec: AnimationCodec {
                     frame.base, frame.stride, UInt32(frame.width), UInt32(frame.height), &out[i].indexed)
             }
         }
-        if out.contains(where: { $0.code != Int32(CG_OK) }) {
+        if out.contains(where: { $0.code != ShimCode.ok }) {
             for frame in out { frame.free() }
             throw .outOfMemory(bytes: frames[0].pixelCount)
         }
         return out
-    }
-
-    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
-        switch code {
-        case Int32(CG_ERR_TRUNCATED): return .truncated(file: name)
-        case Int32(CG_ERR_NOMEM): return .outOfMemory(bytes: 0)
-        case Int32(CG_ERR_LIMIT): return .limitExceeded(file: name, reason: message)
-        default: return .corrupt(file: name, reason: message)
-        }
     }
 }
 
@@ -108,12 +99,12 @@ final class GIFRowDecoder: WholePictureDecoder {
         let code = cg_decoder_scan(d, UInt64(options.maxPixels), UInt32(clamping: options.maxFrames), &header)
         let (width, height, frames) = (Int(header.width), Int(header.height), Int(header.frame_count))
         do throws(ImageIOError) {
-            if code == Int32(CG_ERR_LIMIT), width > 0, height > 0, width * height > options.maxPixels {
+            if code == ShimCode.limit, width > 0, height > 0, width * height > options.maxPixels {
                 throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
             }
-            if code == Int32(CG_ERR_LIMIT), frames > options.maxFrames { throw options.tooManyFrames(name: name) }
-            guard code == Int32(CG_OK) else {
-                throw GIFCodec.error(code, message: String(cString: cg_decoder_message(d)), name: name)
+            if code == ShimCode.limit, frames > options.maxFrames { throw options.tooManyFrames(name: name) }
+            guard code == ShimCode.ok else {
+                throw ShimCode.decodeError(code, message: String(cString: cg_decoder_message(d)), name: name)
             }
             try options.checkLimit(width, height, frames: frames, name: name)
         } catch {
@@ -133,8 +124,8 @@ final class GIFRowDecoder: WholePictureDecoder {
     func nextFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int {
         var delay: Int32 = 0
         let code = cg_decoder_next_frame(decoder, buffer.base, buffer.stride, &delay)
-        guard code == Int32(CG_OK) else {
-            throw GIFCodec.error(code, message: String(cString: cg_decoder_message(decoder)), name: name)
+        guard code == ShimCode.ok else {
+            throw ShimCode.decodeError(code, message: String(cString: cg_decoder_message(decoder)), name: name)
         }
         framesRead += 1
         return Int(delay)

@@ -179,11 +179,8 @@ final class HEIFRowsEncoder: RowEncoder {
     func finish() throws(ImageIOError) {
         var message = [CChar](repeating: 0, count: 256)
         var errorNumber: Int32 = 0
-        let code = try withMetadataPointers(metadata) { icc, exif, xmp throws(ImageIOError) in
-            var m = ch_metadata(
-                icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
-                xmp: xmp.baseAddress, xmp_length: xmp.count)
-            return ch_rows_encoder_finish(encoder, fd, &settings, &m, &message, message.count, &errorNumber)
+        let code = try withCMetadata(metadata) { m throws(ImageIOError) in
+            ch_rows_encoder_finish(encoder, fd, &settings, m, &message, message.count, &errorNumber)
         }
         guard code != ShimCode.ok else { return }
         throw ShimCode.encodeError(

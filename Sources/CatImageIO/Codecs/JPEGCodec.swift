@@ -40,18 +40,12 @@ struct JPEGCodec: ImageCodec {
             quality: options.qualityOrDefault, metadata: metadata)
     }
 
+    /// As every shim's (`ShimCode.decodeError`), but libjpeg's word for a 12-bit file is made plain.
     static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
-        switch code {
-        case Int32(CJ_ERR_TRUNCATED): return .truncated(file: name)
-        case Int32(CJ_ERR_UNSUPPORTED):
-            if message.contains("precision 12") {
-                return .unsupported(file: name, reason: "12-bit JPEG is not supported (\(message))")
-            }
-            return .unsupported(file: name, reason: message)
-        case Int32(CJ_ERR_NOMEM): return .outOfMemory(bytes: 0)
-        case Int32(CJ_ERR_LIMIT): return .limitExceeded(file: name, reason: message)
-        default: return .corrupt(file: name, reason: message)
+        if code == ShimCode.unsupported, message.contains("precision 12") {
+            return .unsupported(file: name, reason: "12-bit JPEG is not supported (\(message))")
         }
+        return ShimCode.decodeError(code, message: message, name: name)
     }
 }
 
@@ -79,7 +73,7 @@ final class JPEGRowDecoder: RowDecoder {
         }
         var header = cj_info()
         var code = cj_decoder_read_header(d, &header)
-        guard code == Int32(CJ_OK) else { throw fail(code) }
+        guard code == ShimCode.ok else { throw fail(code) }
         do {
             try options.checkLimit(Int(header.width), Int(header.height), name: name)
         } catch {
@@ -92,7 +86,7 @@ final class JPEGRowDecoder: RowDecoder {
             orientation >= 5 ? (Int(header.height), Int(header.width)) : (Int(header.width), Int(header.height))
         let denominator = options.shrinkOnLoad?(upright.0, upright.1) ?? options.scaleDenominator
         code = cj_decoder_start(d, Int32(denominator), Int32(options.maxProgressiveScans), &header)
-        guard code == Int32(CJ_OK) else { throw fail(code) }
+        guard code == ShimCode.ok else { throw fail(code) }
         info = RowDecoderInfo(
             width: Int(header.output_width), height: Int(header.output_height),
             fullWidth: Int(header.width), fullHeight: Int(header.height), hasAlpha: false, orientation: orientation,
@@ -116,7 +110,7 @@ final class JPEGRowDecoder: RowDecoder {
     func finish() throws(ImageIOError) { try check(cj_decoder_finish(decoder)) }
 
     private func check(_ code: Int32) throws(ImageIOError) {
-        guard code != Int32(CJ_OK) else { return }
+        guard code != ShimCode.ok else { return }
         throw JPEGCodec.error(code, message: String(cString: cj_decoder_message(decoder)), name: name)
     }
 }
@@ -134,7 +128,7 @@ final class JPEGRowEncoder: RowEncoder {
         guard let e = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
         encoder = e
         self.path = path
-        try withCMetadata(metadata) { (m: UnsafePointer<cj_metadata>) throws(ImageIOError) in
+        try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             try check(cj_encoder_start(e, fd, UInt32(width), UInt32(height), Int32(quality), m))
         }
     }
@@ -153,32 +147,11 @@ final class JPEGRowEncoder: RowEncoder {
     func finish() throws(ImageIOError) { try check(cj_encoder_finish(encoder)) }
 
     private func check(_ code: Int32) throws(ImageIOError) {
-        guard code != Int32(CJ_OK) else { return }
+        guard code != ShimCode.ok else { return }
         let message = String(cString: cj_encoder_message(encoder))
-        if code == Int32(CJ_ERR_IO) {
+        if code == ShimCode.io {
             throw .writeFailed(path: path, reason: errnoReason(cj_encoder_errno(encoder), fallback: message))
         }
         throw .writeFailed(path: path, reason: "JPEG encoder: \(message)")
-    }
-}
-
-/// `metadata` as the C shim's struct, valid during `body`.
-private func withCMetadata<R>(
-    _ metadata: ImageMetadata, _ body: (UnsafePointer<cj_metadata>) throws(ImageIOError) -> R
-) throws(ImageIOError) -> R {
-    let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
-    let comment = metadata.comment ?? []
-    return try icc.withUnsafeBufferPointer { icc throws(ImageIOError) in
-        try exif.withUnsafeBufferPointer { exif throws(ImageIOError) in
-            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in
-                try comment.withUnsafeBufferPointer { comment throws(ImageIOError) in
-                    var m = cj_metadata(
-                        icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
-                        xmp: xmp.baseAddress, xmp_length: xmp.count, comment: comment.baseAddress,
-                        comment_length: comment.count)
-                    return try body(&m)
-                }
-            }
-        }
     }
 }

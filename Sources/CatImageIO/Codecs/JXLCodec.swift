@@ -63,7 +63,7 @@ struct JXLCodec: AnimationCodec {
             try check(cx_anim_encoder_add(encoder, frame.base, frame.stride, Int32(clamping: max(0, delay))))
         }
         var errorNumber: Int32 = 0
-        let code = try withCMetadata(metadata) { (m: UnsafePointer<cx_metadata>) throws(ImageIOError) in
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cx_anim_encoder_finish(encoder, fd, m, &errorNumber)
         }
         try check(code, errorNumber)
@@ -74,7 +74,7 @@ struct JXLCodec: AnimationCodec {
     ) throws(ImageIOError) {
         var message = [CChar](repeating: 0, count: 256)
         var errorNumber: Int32 = 0
-        let code = try withCMetadata(metadata) { (m: UnsafePointer<cx_metadata>) throws(ImageIOError) in
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cx_encode_image(
                 fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
                 Int32(options.qualityOrDefault), options.lossless ? 1 : 0, Int32(options.effortOrDefault),
@@ -152,17 +152,5 @@ final class JXLRowDecoder: WholePictureDecoder {
     private func check(_ code: Int32) throws(ImageIOError) {
         guard code != ShimCode.ok else { return }
         throw ShimCode.decodeError(code, message: String(cString: cx_decoder_message(decoder)), name: name)
-    }
-}
-
-/// `metadata` as the C shim's struct, valid during `body`.
-private func withCMetadata<R>(
-    _ metadata: ImageMetadata, _ body: (UnsafePointer<cx_metadata>) throws(ImageIOError) -> R
-) throws(ImageIOError) -> R {
-    try withMetadataPointers(metadata) { icc, exif, xmp throws(ImageIOError) in
-        var m = cx_metadata(
-            icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
-            xmp: xmp.baseAddress, xmp_length: xmp.count)
-        return try body(&m)
     }
 }

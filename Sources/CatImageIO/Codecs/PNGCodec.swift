@@ -33,14 +33,6 @@ struct PNGCodec: ImageCodec {
             fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
             level: options.pngLevel, threads: options.threads, metadata: metadata)
     }
-
-    static func error(_ code: Int32, message: String, name: String) -> ImageIOError {
-        switch code {
-        case Int32(CP_ERR_TRUNCATED): return .truncated(file: name)
-        case Int32(CP_ERR_NOMEM): return .outOfMemory(bytes: 0)
-        default: return .corrupt(file: name, reason: message)
-        }
-    }
 }
 
 final class PNGRowDecoder: RowDecoder {
@@ -55,13 +47,13 @@ final class PNGRowDecoder: RowDecoder {
         var header = cp_info()
         cp_decoder_set_max_pixels(d, UInt64(options.maxPixels))
         let code = cp_decoder_read_header(d, &header)
-        if code == Int32(CP_ERR_LIMIT) {
+        if code == ShimCode.limit {
             defer { cp_decoder_destroy(d) }
             try options.checkLimit(Int(header.width), Int(header.height), name: name)
         }
-        guard code == Int32(CP_OK) else {
+        guard code == ShimCode.ok else {
             defer { cp_decoder_destroy(d) }
-            throw PNGCodec.error(code, message: String(cString: cp_decoder_message(d)), name: name)
+            throw ShimCode.decodeError(code, message: String(cString: cp_decoder_message(d)), name: name)
         }
         do {
             try options.checkLimit(Int(header.width), Int(header.height), name: name)
@@ -95,7 +87,7 @@ final class PNGRowDecoder: RowDecoder {
     func finish() throws(ImageIOError) { try check(cp_decoder_finish(decoder)) }
 
     private func check(_ code: Int32) throws(ImageIOError) {
-        guard code != Int32(CP_OK) else { return }
-        throw PNGCodec.error(code, message: String(cString: cp_decoder_message(decoder)), name: name)
+        guard code != ShimCode.ok else { return }
+        throw ShimCode.decodeError(code, message: String(cString: cp_decoder_message(decoder)), name: name)
     }
 }

@@ -118,7 +118,7 @@ final class PNGStreamWriter: RowEncoder {
             cp_deflate_piece($0.baseAddress, $0.count, nil, 0, 6, 1, &out, &length, &adler)
         }
         defer { free(out) }
-        guard code == Int32(CP_OK), let out else { throw .outOfMemory(bytes: data.count) }
+        guard code == ShimCode.ok, let out else { throw .outOfMemory(bytes: data.count) }
         return [0x78, 0x9C] + Array(UnsafeBufferPointer(start: out, count: length)) + bigEndian(adler)
     }
 
@@ -148,14 +148,14 @@ final class PNGStreamWriter: RowEncoder {
             var out: UnsafeMutablePointer<UInt8>?
             var outLength = 0
             var adler: UInt32 = 1
-            if rc == Int32(CP_OK) {
+            if rc == ShimCode.ok {
                 rc = filtered.withUnsafeBufferPointer { f in
                     cp_deflate_piece(
                         f.baseAddress! + dictionary, f.count - dictionary, dictionary > 0 ? f.baseAddress : nil,
                         dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
                 }
             }
-            if rc != Int32(CP_OK) || out == nil {
+            if rc != ShimCode.ok || out == nil {
                 piece.failed = true
             } else {
                 piece.bytes = Array(UnsafeBufferPointer(start: out, count: outLength))

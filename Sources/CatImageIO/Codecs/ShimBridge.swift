@@ -1,10 +1,13 @@
+internal import CShimSupport
+
 /// What the codecs' C shims share on the Swift side. Every shim answers with the same
 /// codes (0 OK, 1 corrupt, 2 truncated, 3 unsupported, 4 out of memory, 5 I/O with an
 /// errno, 6 called out of order, 7 over the caller's limit) and a message, and takes
 /// the ICC profile, EXIF (bare TIFF data) and XMP as pointer and length pairs.
 enum ShimCode {
-    static let ok: Int32 = 0, corrupt: Int32 = 1, truncated: Int32 = 2, unsupported: Int32 = 3
-    static let noMemory: Int32 = 4, io: Int32 = 5, state: Int32 = 6, limit: Int32 = 7
+    static let ok = Int32(CS_OK), corrupt = Int32(CS_ERR_CORRUPT), truncated = Int32(CS_ERR_TRUNCATED)
+    static let unsupported = Int32(CS_ERR_UNSUPPORTED), noMemory = Int32(CS_ERR_NOMEM), io = Int32(CS_ERR_IO)
+    static let state = Int32(CS_ERR_STATE), limit = Int32(CS_ERR_LIMIT)
 
     /// Why a shim's libraries, loaded when first needed, are not there (`available` is the
     /// shim's `*_available(why, size)`), as "`format` needs `libraries`, which could not be
@@ -46,18 +49,24 @@ enum ShimCode {
     }
 }
 
-/// The metadata's three byte strings as pointers and lengths (NULL and 0 when absent),
-/// valid during `body`: each codec builds its shim's metadata struct from them.
-func withMetadataPointers<R>(
-    _ metadata: ImageMetadata,
-    _ body: (
-        _ icc: UnsafeBufferPointer<UInt8>, _ exif: UnsafeBufferPointer<UInt8>, _ xmp: UnsafeBufferPointer<UInt8>
-    ) throws(ImageIOError) -> R
+/// The metadata as the shims' one struct (CShimSupport's `cs_metadata`: NULL and 0 where a
+/// part is absent), valid during `body`. Each encoder says which parts it writes.
+func withCMetadata<R>(
+    _ metadata: ImageMetadata, _ body: (UnsafePointer<cs_metadata>) throws(ImageIOError) -> R
 ) throws(ImageIOError) -> R {
     let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
+    let comment = metadata.comment ?? []
     return try icc.withUnsafeBufferPointer { icc throws(ImageIOError) in
         try exif.withUnsafeBufferPointer { exif throws(ImageIOError) in
-            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in try body(icc, exif, xmp) }
+            try xmp.withUnsafeBufferPointer { xmp throws(ImageIOError) in
+                try comment.withUnsafeBufferPointer { comment throws(ImageIOError) in
+                    var m = cs_metadata(
+                        icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
+                        xmp: xmp.baseAddress, xmp_length: xmp.count, comment: comment.baseAddress,
+                        comment_length: comment.count)
+                    return try body(&m)
+                }
+            }
         }
     }
 }

@@ -138,11 +138,8 @@ final class TIFFRowEncoder: RowEncoder {
         guard let e = ct_encoder_create() else { throw .outOfMemory(bytes: 0) }
         encoder = e
         (self.fd, self.path) = (fd, path)
-        let code = try withMetadataPointers(metadata) { icc, exif, xmp throws(ImageIOError) in
-            var m = ct_metadata(
-                icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
-                xmp: xmp.baseAddress, xmp_length: xmp.count)
-            return ct_encoder_start(e, UInt32(width), UInt32(height), hasAlpha ? 1 : 0, compression, Int32(quality), &m)
+        let code = try withCMetadata(metadata) { m throws(ImageIOError) in
+            ct_encoder_start(e, UInt32(width), UInt32(height), hasAlpha ? 1 : 0, compression, Int32(quality), m)
         }
         try check(code)
     }

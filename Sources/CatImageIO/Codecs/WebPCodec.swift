@@ -71,7 +71,7 @@ struct WebPCodec: AnimationCodec {
             try check(cw_anim_encoder_add(encoder, frame.base, frame.stride, Int32(min(max(0, delay), 16_777_215))))
         }
         var errorNumber: Int32 = 0
-        let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cw_anim_encoder_finish(encoder, fd, m, &errorNumber)
         }
         try check(code, errorNumber)
@@ -83,7 +83,7 @@ struct WebPCodec: AnimationCodec {
     ) throws(ImageIOError) {
         var message = [CChar](repeating: 0, count: 256)
         var errorNumber: Int32 = 0
-        let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cw_encode_image(
                 fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
                 options.lossless ? 1 : 0, Int32(options.qualityOrDefault), Self.method(options),
@@ -121,15 +121,15 @@ final class WebPRowsEncoder: RowEncoder {
 
     func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
         let code = cw_rows_encoder_add(encoder, buffer.row(rows.lowerBound), buffer.stride, UInt32(rows.count))
-        guard code == Int32(CW_OK) else {
-            throw code == Int32(CW_ERR_NOMEM) ? .outOfMemory(bytes: 0) : .writeFailed(path: path, reason: "WebP rows")
+        guard code == ShimCode.ok else {
+            throw code == ShimCode.noMemory ? .outOfMemory(bytes: 0) : .writeFailed(path: path, reason: "WebP rows")
         }
     }
 
     func finish() throws(ImageIOError) {
         var message = [CChar](repeating: 0, count: 256)
         var errorNumber: Int32 = 0
-        let code = try withCMetadata(metadata) { (m: UnsafePointer<cw_metadata>) throws(ImageIOError) in
+        let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cw_rows_encoder_finish(
                 encoder, fd, Int32(options.qualityOrDefault), WebPCodec.method(options), options.threads > 1 ? 1 : 0,
                 m, &message, message.count, &errorNumber)
@@ -152,7 +152,7 @@ final class WebPRowDecoder: WholePictureDecoder {
         var header = cw_info()
         // No limit in C: the declared size and frame count are checked here, with the same message as other formats.
         let code = cw_decoder_read_header(d, UInt64.max, UInt32.max, &header)
-        guard code == Int32(CW_OK) else {
+        guard code == ShimCode.ok else {
             defer { cw_decoder_destroy(d) }
             throw ShimCode.decodeError(code, message: String(cString: cw_decoder_message(d)), name: name)
         }
@@ -188,19 +188,7 @@ final class WebPRowDecoder: WholePictureDecoder {
     }
 
     private func check(_ code: Int32) throws(ImageIOError) {
-        guard code != Int32(CW_OK) else { return }
+        guard code != ShimCode.ok else { return }
         throw ShimCode.decodeError(code, message: String(cString: cw_decoder_message(decoder)), name: name)
-    }
-}
-
-/// `metadata` as the C shim's struct, valid during `body`.
-private func withCMetadata<R>(
-    _ metadata: ImageMetadata, _ body: (UnsafePointer<cw_metadata>) throws(ImageIOError) -> R
-) throws(ImageIOError) -> R {
-    try withMetadataPointers(metadata) { icc, exif, xmp throws(ImageIOError) in
-        var m = cw_metadata(
-            icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
-            xmp: xmp.baseAddress, xmp_length: xmp.count)
-        return try body(&m)
     }
 }
