@@ -40,7 +40,6 @@
 #include <avif/avif.h>
 #endif
 
-#define CH_MESSAGE_SIZE 320
 
 static int ch_mul_ok(size_t a, size_t b, size_t *out) {
     if (a != 0 && b > SIZE_MAX / a) return 0;
@@ -183,38 +182,13 @@ struct ch_decoder {
     uint8_t *icc, *exif, *xmp;         // owned copies
     uint64_t icc_dropped, exif_dropped, xmp_dropped;  // over the metadata budget (ch_info)
     unsigned codecs;                   // CH_CODEC_* allowed
-    int code;
-    char message[CH_MESSAGE_SIZE];
+    cs_error error;                    // the last failure
 };
 
-static void ch_trim(char *s);
-
-// A failure whose message is already in d->message.
-static int ch_failed(struct ch_decoder *d, int code);
-
-// libheif's messages end in a newline: make the message one line without trailing blanks.
-static void ch_trim(char *s) {
-    for (char *p = s; *p; p++)
-        if (*p == '\n' || *p == '\r') *p = ' ';
-    size_t n = strlen(s);
-    while (n > 0 && s[n - 1] == ' ') s[--n] = '\0';
-}
-
-static int ch_failed(struct ch_decoder *d, int code) {
-    ch_trim(d->message);
-    d->code = code;
-    return code;
-}
-
-static int ch_fail(ch_decoder *d, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cs_vformat(d->message, sizeof d->message, format, args);
-    va_end(args);
-    ch_trim(d->message);
-    d->code = code;
-    return code;
-}
+// A failure (CShimSupport's cs_error: libheif's messages end in a newline, made one line);
+// ch_failed when the message is already written.
+#define ch_fail(d, ...) cs_fail(&(d)->error, __VA_ARGS__)
+#define ch_failed(d, code) cs_failed(&(d)->error, code)
 
 static int ch_fail_heif(ch_decoder *d, struct heif_error e, const char *what) {
     return ch_fail(d, ch_code_for(e), "%s: %s", what, e.message ? e.message : "libheif error");
@@ -252,7 +226,7 @@ void ch_decoder_destroy(ch_decoder *d) {
     HEIF(heif_deinit)();
 }
 
-const char *ch_decoder_message(const ch_decoder *d) { return d ? d->message : "out of memory"; }
+const char *ch_decoder_message(const ch_decoder *d) { return d ? d->error.message : "out of memory"; }
 
 static uint32_t ch_be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
@@ -564,7 +538,7 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
 
     ch_scan_result scan;
     int scanned =
-        ch_scan_file(d->data, d->length, max_pixels, max_frames, d->codecs, &scan, d->message, sizeof d->message);
+        ch_scan_file(d->data, d->length, max_pixels, max_frames, d->codecs, &scan, d->error.message, sizeof d->error.message);
     if (scanned != CS_OK) {
         info->width = scan.width;  // so the caller can name what is over the limit
         info->height = scan.height;
@@ -594,8 +568,8 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     if (major == CH_FOURCC('m', 's', 'f', '1') || major == CH_FOURCC('h', 'e', 'v', 's')) {
         ch_hevs *sequence = NULL;
         uint32_t w = 0, h = 0, frames = 0;
-        int rc = ch_hevs_open(d->data, d->length, max_pixels, max_frames, &sequence, &w, &h, &frames, d->message,
-                              sizeof d->message);
+        int rc = ch_hevs_open(d->data, d->length, max_pixels, max_frames, &sequence, &w, &h, &frames, d->error.message,
+                              sizeof d->error.message);
         info->width = w;  // also when over the limit, so the caller can name the size
         info->height = h;
         if (rc != CS_OK) return ch_failed(d, rc);
@@ -735,7 +709,7 @@ static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_t
     }
     HEIF(heif_image_release)(img);
     if (rc != CS_OK) return rc;
-    d->code = CS_OK;
+    d->error.code = CS_OK;
     return CS_OK;
 }
 
@@ -759,7 +733,7 @@ int ch_decoder_read_image(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
     if (d->hevs) {
         int delay = 0;
         ch_hevs_rewind(d->hevs);
-        rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->message, sizeof d->message);
+        rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->error.message, sizeof d->error.message);
         ch_hevs_rewind(d->hevs);
         d->frames_returned = 0;
         return rc == CS_OK ? CS_OK : ch_failed(d, rc);
@@ -783,7 +757,7 @@ int ch_decoder_next_frame(ch_decoder *d, uint8_t *dst, size_t stride, int use_th
 #endif
     if (d->hevs) {
         int delay = 0;
-        rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->message, sizeof d->message);
+        rc = ch_hevs_next(d->hevs, dst, stride, use_threads, &delay, d->error.message, sizeof d->error.message);
         if (rc != CS_OK) return ch_failed(d, rc);
         if (delay_ms) *delay_ms = delay;
         d->frames_returned++;
@@ -892,8 +866,9 @@ static int ch_enc_fail(struct heif_error err, const char *what, char *message, s
     if (code == CS_OK || code == CS_ERR_CORRUPT) code = CS_ERR_STATE;
     if (err.code == heif_error_Unsupported_feature || err.code == heif_error_Unsupported_filetype)
         code = CS_ERR_UNSUPPORTED;
-    cs_format(message, size, "%s: %s", what, err.message ? err.message : "libheif error");
-    if (message && size) ch_trim(message);
+    cs_error line;  // libheif's message made one line
+    cs_fail(&line, code, "%s: %s", what, err.message ? err.message : "libheif error");
+    cs_format(message, size, "%s", line.message);
     return code;
 }
 

@@ -19,7 +19,6 @@
 #include <jxl/thread_parallel_runner.h>
 #include <lcms2.h>
 
-#define CX_MESSAGE_SIZE 256
 #define CX_MAX_THREADS 256
 
 // A JxlThreadParallelRunner with `threads` workers, or NULL (single-threaded:
@@ -85,18 +84,10 @@ struct cx_decoder {
     JxlDecoder *frames;           // decoding pass used by next_frame
     void *frames_runner;
     uint32_t frames_returned;
-    int code;
-    char message[CX_MESSAGE_SIZE];
+    cs_error error;               // the last failure
 };
 
-static int cx_fail(cx_decoder *d, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cs_vformat(d->message, sizeof d->message, format, args);
-    va_end(args);
-    d->code = code;
-    return code;
-}
+#define cx_fail(d, ...) cs_fail(&(d)->error, __VA_ARGS__)
 
 cx_decoder *cx_decoder_create(const uint8_t *data, size_t length) {
     if (!cx_available(NULL, 0)) return NULL;
@@ -129,7 +120,7 @@ void cx_decoder_destroy(cx_decoder *d) {
     free(d);
 }
 
-const char *cx_decoder_message(const cx_decoder *d) { return d ? d->message : "out of memory"; }
+const char *cx_decoder_message(const cx_decoder *d) { return d ? d->error.message : "out of memory"; }
 
 static int cx_is_srgb(const JxlColorEncoding *c) {
     if (c->white_point != JXL_WHITE_POINT_D65 || c->transfer_function != JXL_TRANSFER_FUNCTION_SRGB) return 0;
@@ -965,18 +956,10 @@ struct cx_anim_encoder {
     uint32_t *delays;        // ms
     size_t count, capacity;
     int finished;
-    int code;
-    char message[CX_MESSAGE_SIZE];
+    cs_error error;               // the last failure
 };
 
-static int cx_anim_fail(cx_anim_encoder *e, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cs_vformat(e->message, sizeof e->message, format, args);
-    va_end(args);
-    e->code = code;
-    return code;
-}
+#define cx_anim_fail(e, ...) cs_fail(&(e)->error, __VA_ARGS__)
 
 cx_anim_encoder *cx_anim_encoder_create(uint32_t width, uint32_t height, int has_alpha, int loop_count, int quality,
                                         int lossless, int effort, int threads) {
@@ -1004,7 +987,7 @@ void cx_anim_encoder_destroy(cx_anim_encoder *e) {
     free(e);
 }
 
-const char *cx_anim_encoder_message(const cx_anim_encoder *e) { return e ? e->message : "out of memory"; }
+const char *cx_anim_encoder_message(const cx_anim_encoder *e) { return e ? e->error.message : "out of memory"; }
 
 int cx_anim_encoder_add(cx_anim_encoder *e, const uint8_t *rgba, size_t stride, int delay_ms) {
     CS_QUIET_SCOPE;  // the libraries print on fd 2: see cshim_support.h
@@ -1042,7 +1025,7 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cs_metadata *metada
     if (e->finished) return cx_anim_fail(e, CS_ERR_STATE, "the animation was already finished");
     if (e->count == 0) return cx_anim_fail(e, CS_ERR_STATE, "the animation has no frames");
     e->finished = 1;
-    e->message[0] = '\0';
+    e->error.message[0] = '\0';
     const cx_settings *s = &e->settings;
     JxlEncoder *enc = JXL(JxlEncoderCreate)(NULL);
     if (!enc) {
@@ -1056,30 +1039,30 @@ int cx_anim_encoder_finish(cx_anim_encoder *e, int fd, const cs_metadata *metada
     if (s->threads > 1 && !runner) {
         rc = cx_anim_fail(e, CS_ERR_NOMEM, "cannot create the libjxl thread runner");
     } else if (runner && JXL(JxlEncoderSetParallelRunner)(enc, JXL(JxlThreadParallelRunner), runner) != JXL_ENC_SUCCESS) {
-        rc = cx_enc_error(enc, "setting the thread runner", e->message, sizeof e->message);
+        rc = cx_enc_error(enc, "setting the thread runner", e->error.message, sizeof e->error.message);
     }
-    if (rc == CS_OK) rc = cx_enc_setup(enc, s, metadata, &fs, e->message, sizeof e->message);
+    if (rc == CS_OK) rc = cx_enc_setup(enc, s, metadata, &fs, e->error.message, sizeof e->error.message);
     for (size_t i = 0; rc == CS_OK && i < e->count; i++) {
         JxlFrameHeader fh;
         JXL(JxlEncoderInitFrameHeader)(&fh);
         fh.duration = e->delays[i];
         if (JXL(JxlEncoderSetFrameHeader)(fs, &fh) != JXL_ENC_SUCCESS) {
-            rc = cx_enc_error(enc, "setting a frame header", e->message, sizeof e->message);
+            rc = cx_enc_error(enc, "setting a frame header", e->error.message, sizeof e->error.message);
             break;
         }
-        rc = cx_add_frame(enc, fs, s, e->frames[i], (size_t)s->width * 4, e->message, sizeof e->message);
+        rc = cx_add_frame(enc, fs, s, e->frames[i], (size_t)s->width * 4, e->error.message, sizeof e->error.message);
         free(e->frames[i]);
         e->frames[i] = NULL;
         if (rc != CS_OK) break;
         if (i + 1 == e->count) JXL(JxlEncoderCloseInput)(enc);
         // Encode this frame now so libjxl's float copy of it can go.
-        rc = cx_enc_drain(enc, &file, e->message, sizeof e->message);
+        rc = cx_enc_drain(enc, &file, e->error.message, sizeof e->error.message);
     }
     JXL(JxlEncoderDestroy)(enc);
     if (runner) JXL(JxlThreadParallelRunnerDestroy)(runner);
     cx_anim_free_frames(e);
-    if (rc == CS_OK) rc = cx_write_file(fd, &file, e->message, sizeof e->message, error_number);
+    if (rc == CS_OK) rc = cx_write_file(fd, &file, e->error.message, sizeof e->error.message, error_number);
     cx_buffer_free(&file);
-    e->code = rc;
+    e->error.code = rc;
     return rc;
 }

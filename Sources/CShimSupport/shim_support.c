@@ -44,6 +44,29 @@ void cs_vformat(char *buffer, size_t size, const char *format, va_list args) {
     if (buffer && size) vsnprintf(buffer, size, format, args);
 }
 
+int cs_failed(cs_error *error, int code) {
+    char *s = error->message;
+    for (char *p = s; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == ' ') s[--n] = '\0';
+    error->code = code;
+    return code;
+}
+
+int cs_vfail(cs_error *error, int code, const char *format, va_list args) {
+    cs_vformat(error->message, sizeof error->message, format, args);
+    return cs_failed(error, code);
+}
+
+int cs_fail(cs_error *error, int code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    cs_vfail(error, code, format, args);
+    va_end(args);
+    return code;
+}
+
 void cs_format(char *buffer, size_t size, const char *format, ...) {
     va_list args;
     va_start(args, format);

@@ -17,7 +17,6 @@
 #include <lcms2.h>
 #include <tiffio.h>
 
-#define CT_MESSAGE_SIZE 512
 #define CT_LIBMSG_SIZE 256
 #define CT_MAX_PLANES 5                    // CMYK + alpha: the planes a separate-plane image needs
 #define CT_MEM_BASE ((uint64_t)64 << 20)  // libtiff's single-allocation bound: this + 8 B/pixel
@@ -459,8 +458,7 @@ struct ct_decoder {
     uint32_t next_row;
     uint8_t *exif;
     size_t exif_length;
-    int code;
-    char message[CT_MESSAGE_SIZE];
+    cs_error error;                   // the last failure
     char lib[CT_LIBMSG_SIZE];         // libtiff's last error (or first warning when no error)
     int lib_is_error;
 };
@@ -486,16 +484,21 @@ static int ct_dec_warning(TIFF *tif, void *user, const char *module, const char 
     return ct_lib_error(tif, d->lib, module, fmt, ap);
 }
 
+// A failure (CShimSupport's cs_error), with libtiff's own error after it when there is one.
+static int ct_with_lib(cs_error *error, int code, const char *lib, int is_error, const char *format, va_list args) {
+    cs_vformat(error->message, sizeof error->message, format, args);
+    if (lib[0] && is_error) {
+        size_t n = strlen(error->message);
+        snprintf(error->message + n, sizeof error->message - n, " (libtiff: %s)", lib);
+    }
+    return cs_failed(error, code);
+}
+
 static int ct_fail(ct_decoder *d, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cs_vformat(d->message, sizeof d->message, format, args);
+    ct_with_lib(&d->error, code, d->lib, d->lib_is_error, format, args);
     va_end(args);
-    if (d->lib[0] && d->lib_is_error) {
-        size_t n = strlen(d->message);
-        snprintf(d->message + n, sizeof d->message - n, " (libtiff: %s)", d->lib);
-    }
-    d->code = code;
     return code;
 }
 
@@ -540,7 +543,7 @@ void ct_decoder_destroy(ct_decoder *d) {
     free(d);
 }
 
-const char *ct_decoder_message(const ct_decoder *d) { return d ? d->message : "out of memory"; }
+const char *ct_decoder_message(const ct_decoder *d) { return d ? d->error.message : "out of memory"; }
 
 static TIFF *ct_open_handle(ct_decoder *d, int i) {
     d->mem[i] = (ct_mem){.p = d->fd >= 0 ? NULL : d->data, .fd = d->fd, .n = d->length};
@@ -1188,9 +1191,8 @@ struct ct_encoder {
     uint8_t *exif;              // a copy of the caller's EXIF blob; the entries point into it
     ct_entry *exif_entries;     // [0, n_exif): EXIF IFD; [n_exif, n_exif + n_gps): GPS IFD
     size_t n_exif, n_gps;
-    int code;
+    cs_error error;             // the last failure
     int saved_errno;
-    char message[CT_MESSAGE_SIZE];
     char lib[CT_LIBMSG_SIZE];
     int lib_is_error;
 };
@@ -1209,13 +1211,8 @@ static int ct_enc_warning(TIFF *tif, void *user, const char *module, const char 
 static int ct_efail(ct_encoder *e, int code, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cs_vformat(e->message, sizeof e->message, format, args);
+    ct_with_lib(&e->error, code, e->lib, e->lib_is_error && code != CS_ERR_IO, format, args);
     va_end(args);
-    if (e->lib[0] && e->lib_is_error && code != CS_ERR_IO) {
-        size_t n = strlen(e->message);
-        snprintf(e->message + n, sizeof e->message - n, " (libtiff: %s)", e->lib);
-    }
-    e->code = code;
     return code;
 }
 
@@ -1234,7 +1231,7 @@ void ct_encoder_destroy(ct_encoder *e) {
     free(e);
 }
 
-const char *ct_encoder_message(const ct_encoder *e) { return e ? e->message : "out of memory"; }
+const char *ct_encoder_message(const ct_encoder *e) { return e ? e->error.message : "out of memory"; }
 int ct_encoder_errno(const ct_encoder *e) { return e ? e->saved_errno : ENOMEM; }
 
 // IFD0 tags of the EXIF blob that become tags of the image's IFD0.
@@ -1373,7 +1370,7 @@ int ct_encoder_start(ct_encoder *e, uint32_t width, uint32_t height, int has_alp
 
 int ct_encoder_write_rows(ct_encoder *e, const uint8_t *src, size_t stride, uint32_t rows) {
     if (!e) return CS_ERR_NOMEM;
-    if (e->code) return e->code;  // an earlier failure; its message stays
+    if (e->error.code) return e->error.code;  // an earlier failure; its message stays
     if (!e->started || !e->tif || e->finished) return ct_efail(e, CS_ERR_STATE, "the encoder is not writing");
     if (rows > e->height - e->y) return ct_efail(e, CS_ERR_STATE, "more rows than the image has");
     if (rows && (!src || stride < (size_t)e->width * 4)) return ct_efail(e, CS_ERR_STATE, "invalid input rows");
@@ -1436,7 +1433,7 @@ static int ct_append_exif(ct_encoder *e) {
 
 int ct_encoder_finish(ct_encoder *e, int fd) {
     if (!e) return CS_ERR_NOMEM;
-    if (e->code) return e->code;
+    if (e->error.code) return e->error.code;
     if (!e->started || !e->tif || e->finished) return ct_efail(e, CS_ERR_STATE, "the encoder is not writing");
     if (e->y < e->height) return ct_efail(e, CS_ERR_STATE, "only %u of %u rows were written", e->y, e->height);
     e->finished = 1;

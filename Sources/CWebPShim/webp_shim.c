@@ -17,7 +17,6 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 
-#define CW_MESSAGE_SIZE 256
 #define CW_ALPHA_SCAN_FRAMES 1024  // see cw_decoder_read_header
 
 // libwebp's method (0 fast .. 6 small), clamped.
@@ -36,18 +35,10 @@ struct cw_decoder {
     uint32_t width, height, frame_count;
     uint32_t frames_returned;
     int last_timestamp;     // WebPAnimDecoder's timestamp of the previous frame
-    int code;
-    char message[CW_MESSAGE_SIZE];
+    cs_error error;         // the last failure
 };
 
-static int cw_fail(cw_decoder *d, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cs_vformat(d->message, sizeof d->message, format, args);
-    va_end(args);
-    d->code = code;
-    return code;
-}
+#define cw_fail(d, ...) cs_fail(&(d)->error, __VA_ARGS__)
 
 cw_decoder *cw_decoder_create(const uint8_t *data, size_t length) {
     cw_decoder *d = calloc(1, sizeof *d);
@@ -66,7 +57,7 @@ void cw_decoder_destroy(cw_decoder *d) {
     free(d);
 }
 
-const char *cw_decoder_message(const cw_decoder *d) { return d ? d->message : "out of memory"; }
+const char *cw_decoder_message(const cw_decoder *d) { return d ? d->error.message : "out of memory"; }
 
 // WebPDemux reports "need more data" both for a cut-off WebP file and for any
 // input shorter than a RIFF + chunk header (20 bytes), before it looks at the
@@ -608,18 +599,10 @@ struct cw_anim_encoder {
     long long timestamp;  // start of the next frame = sum of the delays so far (ms)
     uint32_t frames;
     int finished;
-    int code;
-    char message[CW_MESSAGE_SIZE];
+    cs_error error;         // the last failure
 };
 
-static int cw_anim_fail(cw_anim_encoder *e, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cs_vformat(e->message, sizeof e->message, format, args);
-    va_end(args);
-    e->code = code;
-    return code;
-}
+#define cw_anim_fail(e, ...) cs_fail(&(e)->error, __VA_ARGS__)
 
 cw_anim_encoder *cw_anim_encoder_create(uint32_t width, uint32_t height, int loop_count, int lossless, int quality,
                                         int method, int threads) {
@@ -653,7 +636,7 @@ void cw_anim_encoder_destroy(cw_anim_encoder *e) {
     free(e);
 }
 
-const char *cw_anim_encoder_message(const cw_anim_encoder *e) { return e ? e->message : "out of memory"; }
+const char *cw_anim_encoder_message(const cw_anim_encoder *e) { return e ? e->error.message : "out of memory"; }
 
 static int cw_anim_lib_error(cw_anim_encoder *e, int code, const char *what) {
     const char *reason = WebPAnimEncoderGetError(e->enc);
@@ -718,13 +701,13 @@ int cw_anim_encoder_finish(cw_anim_encoder *e, int fd, const cs_metadata *metada
     int rc;
     if (cw_has_metadata(metadata)) {
         WebPData with_metadata;
-        rc = cw_add_metadata(&file, metadata, &with_metadata, e->message, sizeof e->message);
-        if (rc == CS_OK) rc = cw_write_file(fd, &with_metadata, e->message, sizeof e->message, error_number);
+        rc = cw_add_metadata(&file, metadata, &with_metadata, e->error.message, sizeof e->error.message);
+        if (rc == CS_OK) rc = cw_write_file(fd, &with_metadata, e->error.message, sizeof e->error.message, error_number);
         WebPDataClear(&with_metadata);
     } else {
-        rc = cw_write_file(fd, &file, e->message, sizeof e->message, error_number);
+        rc = cw_write_file(fd, &file, e->error.message, sizeof e->error.message, error_number);
     }
     WebPDataClear(&file);
-    e->code = rc;
+    e->error.code = rc;
     return rc;
 }

@@ -18,6 +18,19 @@ enum {
     CS_ERR_LIMIT = 7,        // over the caller's pixel or frame limit, or a bound of the shim's own
 };
 
+// The last failure of a shim object: a code and one line of message (newlines, as libheif
+// ends its messages with, become spaces; trailing blanks go).
+enum { CS_MESSAGE_SIZE = 512 };
+typedef struct cs_error {
+    int code;
+    char message[CS_MESSAGE_SIZE];
+} cs_error;
+// Sets error's code and message from the format; returns the code.
+int cs_fail(cs_error *error, int code, const char *format, ...) __attribute__((format(printf, 3, 4)));
+int cs_vfail(cs_error *error, int code, const char *format, va_list args);
+// The same with the message already written into error->message.
+int cs_failed(cs_error *error, int code);
+
 // What an encoder writes besides the pixels, as pointer and length pairs (NULL and 0 when
 // absent); each encoder says where it puts them and what it leaves out.
 typedef struct cs_metadata {
