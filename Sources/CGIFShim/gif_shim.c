@@ -41,11 +41,6 @@
 
 #include <gif_lib.h>
 
-#define CG_MESSAGE_MAX 256
-
-static void cg_format(char *message, const char *format, va_list args) {
-    vsnprintf(message, CG_MESSAGE_MAX, format, args);
-}
 
 // ---------------------------------------------------------------- decoder
 
@@ -66,7 +61,7 @@ struct cg_decoder {
     bool hit_end;            // a read asked for more bytes than were left
 
     GifFileType *gif;
-    int code;                // sticky error: once a call fails, later calls return the same
+    cs_error error;          // sticky: once a call fails, later calls return the same
     bool scanned;
     uint32_t width, height;
     uint32_t frame_count, next_frame;
@@ -80,28 +75,21 @@ struct cg_decoder {
     // Clipped rectangle and disposal of the frame drawn last, applied before the next one.
     uint32_t prev_x0, prev_y0, prev_x1, prev_y1;
     int prev_disposal;
-
-    char message[CG_MESSAGE_MAX];
 };
 
 // Records an error in the file (or memory): later calls return it too.
-static int cg_dfail(cg_decoder *d, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cg_format(d->message, format, args);
-    va_end(args);
-    d->code = code;
-    return code;
-}
+#define cg_dfail(d, ...) cs_fail(&(d)->error, __VA_ARGS__)
 
-// A call out of order: reported, but the decoder stays usable.
-static int cg_dstate(cg_decoder *d, const char *format, ...) {
+// A call out of order (the message only: the decoder stays usable).
+static int cg_state(cs_error *error, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static int cg_state(cs_error *error, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    cg_format(d->message, format, args);
+    cs_vformat(error->message, sizeof error->message, format, args);
     va_end(args);
     return CS_ERR_STATE;
 }
+#define cg_dstate(d, ...) cg_state(&(d)->error, __VA_ARGS__)
 
 // giflib's InputFunc: it treats a short count as a read failure, and we record that the data
 // ran out so the caller can tell truncation from corruption (giflib reports both as errors
@@ -137,7 +125,7 @@ void cg_decoder_destroy(cg_decoder *d) {
     free(d);
 }
 
-const char *cg_decoder_message(const cg_decoder *d) { return d ? d->message : "out of memory"; }
+const char *cg_decoder_message(const cg_decoder *d) { return d ? d->error.message : "out of memory"; }
 
 static void cg_pixel_count(char *out, size_t size, uint64_t pixels) {
     if (pixels < 100000) snprintf(out, size, "%llu pixels", (unsigned long long)pixels);  // as Swift says sizes
@@ -235,7 +223,7 @@ static int cg_read_extension(cg_decoder *d, int function, GifByteType *block, in
 int cg_decoder_scan(cg_decoder *d, uint64_t max_pixels, uint32_t max_frames, cg_info *info) {
     memset(info, 0, sizeof *info);
     info->loop_count = -1;
-    if (d->code) return d->code;
+    if (d->error.code) return d->error.code;
     if (d->scanned || d->gif) return cg_dstate(d, "the file was already scanned");
     if (d->length == 0) return cg_dfail(d, CS_ERR_TRUNCATED, "the file is empty");
 
@@ -425,7 +413,7 @@ static int cg_draw_rows(cg_decoder *d, const cg_frame_record *f, uint32_t x0, ui
 
 int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay_ms) {
     *delay_ms = 0;
-    if (d->code) return d->code;
+    if (d->error.code) return d->error.code;
     if (!d->scanned) return cg_dstate(d, "cg_decoder_scan must succeed before frames are decoded");
     if (d->next_frame >= d->frame_count) return cg_dstate(d, "all %u frames were already decoded", d->frame_count);
 
@@ -512,7 +500,7 @@ int cg_decoder_next_frame(cg_decoder *d, uint8_t *dst, size_t stride, int *delay
 struct cg_encoder {
     GifFileType *gif;
     int fd;
-    int code;           // sticky error
+    cs_error error;     // sticky
     int saved_errno;
     bool io_failed;
     bool discard;       // destroy without finish: drop giflib's last writes
@@ -520,28 +508,13 @@ struct cg_encoder {
     uint32_t width, height;
     uint8_t *row;       // giflib masks the row it is given in place, so it gets a copy
     size_t used;
-    char message[CG_MESSAGE_MAX];
     uint8_t buffer[CG_OUT_BUFFER];
 };
 
 // Records an error that leaves the output unusable: later calls return it too.
-static int cg_efail(cg_encoder *e, int code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cg_format(e->message, format, args);
-    va_end(args);
-    e->code = code;
-    return code;
-}
-
+#define cg_efail(e, ...) cs_fail(&(e)->error, __VA_ARGS__)
 // A call out of order or with a frame that does not fit, caught before anything was written.
-static int cg_estate(cg_encoder *e, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    cg_format(e->message, format, args);
-    va_end(args);
-    return CS_ERR_STATE;
-}
+#define cg_estate(e, ...) cg_state(&(e)->error, __VA_ARGS__)
 
 static bool cg_flush(cg_encoder *e) {
     int err = cs_write_all(e->fd, e->buffer, e->used);
@@ -575,7 +548,7 @@ static int cg_write(GifFileType *gif, const GifByteType *bytes, int length) {
 
 // After a giflib call: our write failure first, then giflib's own error.
 static int cg_check(cg_encoder *e, int status, const char *doing) {
-    if (e->io_failed) return e->code;  // message set by cg_flush
+    if (e->io_failed) return e->error.code;  // message set by cg_flush
     if (status == GIF_ERROR) {
         int error = e->gif->Error;
         if (error == E_GIF_ERR_NOT_ENOUGH_MEM) return cg_efail(e, CS_ERR_NOMEM, "out of memory");
@@ -620,7 +593,7 @@ cg_encoder *cg_encoder_create(int fd, uint32_t width, uint32_t height, int loop_
 }
 
 int cg_encoder_write_frame(cg_encoder *e, const cg_indexed *frame, int delay_ms) {
-    if (e->code) return e->code;
+    if (e->error.code) return e->error.code;
     if (e->finished) return cg_estate(e, "the GIF was already finished");
     if (frame->width != e->width || frame->height != e->height)
         return cg_estate(e, "a %ux%u frame cannot go into a %ux%u GIF", frame->width, frame->height, e->width,
@@ -675,14 +648,14 @@ int cg_encoder_write_frame(cg_encoder *e, const cg_indexed *frame, int delay_ms)
 }
 
 int cg_encoder_finish(cg_encoder *e) {
-    if (e->code) return e->code;
+    if (e->error.code) return e->error.code;
     if (e->finished) return cg_estate(e, "the GIF was already finished");
     e->finished = true;
     // EGifCloseFile writes the trailer (ignoring the write's result) and frees giflib's state.
     EGifCloseFile(e->gif, NULL);
     e->gif = NULL;
-    if (e->io_failed) return e->code;
-    if (!cg_flush(e)) return e->code;
+    if (e->io_failed) return e->error.code;
+    if (!cg_flush(e)) return e->error.code;
     return CS_OK;
 }
 
@@ -696,5 +669,5 @@ void cg_encoder_destroy(cg_encoder *e) {
     free(e);
 }
 
-const char *cg_encoder_message(const cg_encoder *e) { return e ? e->message : "out of memory"; }
+const char *cg_encoder_message(const cg_encoder *e) { return e ? e->error.message : "out of memory"; }
 int cg_encoder_errno(const cg_encoder *e) { return e ? e->saved_errno : ENOMEM; }

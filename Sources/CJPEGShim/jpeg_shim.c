@@ -18,36 +18,34 @@
 typedef struct cj_error_mgr {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
-    int code;
-    char message[JMSG_LENGTH_MAX + 64];
+    cs_error error;  // CShimSupport's record of the failure
 } cj_error_mgr;
 
 static void cj_fail(j_common_ptr cinfo, int code, const char *message) {
     cj_error_mgr *err = (cj_error_mgr *)cinfo->err;
-    err->code = code;
-    snprintf(err->message, sizeof err->message, "%s", message);
+    cs_fail(&err->error, code, "%s", message);
     longjmp(err->jump, 1);
 }
 
 static void cj_error_exit(j_common_ptr cinfo) {
     cj_error_mgr *err = (cj_error_mgr *)cinfo->err;
-    if (err->code == CS_OK) {  // not already set by one of our own callbacks
+    if (err->error.code == CS_OK) {  // not already set by one of our own callbacks
         switch (err->pub.msg_code) {
         case JERR_BAD_PRECISION:
         case JERR_NOT_COMPILED:
-            err->code = CS_ERR_UNSUPPORTED;
+            err->error.code = CS_ERR_UNSUPPORTED;
             break;
         case JERR_OUT_OF_MEMORY:
-            err->code = CS_ERR_NOMEM;
+            err->error.code = CS_ERR_NOMEM;
             break;
         case JERR_INPUT_EOF:
         case JERR_INPUT_EMPTY:
-            err->code = CS_ERR_TRUNCATED;
+            err->error.code = CS_ERR_TRUNCATED;
             break;
         default:
-            err->code = CS_ERR_CORRUPT;
+            err->error.code = CS_ERR_CORRUPT;
         }
-        (*cinfo->err->format_message)(cinfo, err->message);
+        (*cinfo->err->format_message)(cinfo, err->error.message);
     }
     longjmp(err->jump, 1);
 }
@@ -67,8 +65,8 @@ static void cj_install_errors(j_common_ptr cinfo, cj_error_mgr *err) {
     cinfo->err = jpeg_std_error(&err->pub);
     err->pub.error_exit = cj_error_exit;
     err->pub.emit_message = cj_emit_message;
-    err->code = CS_OK;
-    err->message[0] = '\0';
+    err->error.code = CS_OK;
+    err->error.message[0] = '\0';
 }
 
 // ---------------------------------------------------------------- decoder
@@ -196,7 +194,7 @@ void cj_decoder_destroy(cj_decoder *d) {
     free(d);
 }
 
-const char *cj_decoder_message(const cj_decoder *d) { return d ? d->err.message : "out of memory"; }
+const char *cj_decoder_message(const cj_decoder *d) { return d ? d->err.error.message : "out of memory"; }
 
 static int cj_color_space(J_COLOR_SPACE cs) {
     switch (cs) {
@@ -210,9 +208,9 @@ static int cj_color_space(J_COLOR_SPACE cs) {
 }
 
 int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
-    if (!d->created) return d->err.code ? d->err.code : CS_ERR_NOMEM;
-    if (d->header_read) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(d->err.jump)) return d->err.code;
+    if (!d->created) return d->err.error.code ? d->err.error.code : CS_ERR_NOMEM;
+    if (d->header_read) { d->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.error.code;
     if (d->length == 0) cj_fail((j_common_ptr)&d->cinfo, CS_ERR_TRUNCATED, "the file is empty");
     if (d->fd >= 0)
         cj_file_src(&d->cinfo, d->fd, d->length);
@@ -385,8 +383,8 @@ static void cj_progress_monitor(j_common_ptr cinfo) {
 }
 
 int cj_decoder_start(cj_decoder *d, int scale_denom, int max_scans, cj_info *info) {
-    if (!d->header_read || d->started) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(d->err.jump)) return d->err.code;
+    if (!d->header_read || d->started) { d->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.error.code;
     J_COLOR_SPACE in = d->cinfo.jpeg_color_space;
     if (in == JCS_CMYK || in == JCS_YCCK) {
         d->cinfo.out_color_space = JCS_CMYK;  // libjpeg turns YCCK into CMYK
@@ -461,8 +459,8 @@ static void cj_cmyk_to_rgba(const uint8_t *src, uint8_t *dst, uint32_t width, in
 
 int cj_decoder_read_rows(cj_decoder *d, uint8_t *dst, size_t stride, uint32_t max_rows, uint32_t *rows_read) {
     *rows_read = 0;
-    if (!d->started) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(d->err.jump)) return d->err.code;
+    if (!d->started) { d->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.error.code;
     uint32_t done = 0;
     while (done < max_rows && d->cinfo.output_scanline < d->cinfo.output_height) {
         uint8_t *row = dst + (size_t)done * stride;
@@ -490,8 +488,8 @@ int cj_decoder_read_rows(cj_decoder *d, uint8_t *dst, size_t stride, uint32_t ma
 }
 
 int cj_decoder_finish(cj_decoder *d) {
-    if (!d->started) { d->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(d->err.jump)) return d->err.code;
+    if (!d->started) { d->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(d->err.jump)) return d->err.error.code;
     if (d->cinfo.output_scanline < d->cinfo.output_height) jpeg_abort_decompress(&d->cinfo);
     else jpeg_finish_decompress(&d->cinfo);
     return CS_OK;
@@ -552,9 +550,9 @@ cj_encoder *cj_encoder_create(void) {
 
 int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int quality,
                      const cs_metadata *metadata) {
-    if (!e->created) return e->err.code ? e->err.code : CS_ERR_NOMEM;
-    if (e->started) { e->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(e->err.jump)) return e->err.code;
+    if (!e->created) return e->err.error.code ? e->err.error.code : CS_ERR_NOMEM;
+    if (e->started) { e->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(e->err.jump)) return e->err.error.code;
     e->fd = fd;
     e->dest.init_destination = cj_init_destination;
     e->dest.empty_output_buffer = cj_empty_output_buffer;
@@ -590,8 +588,8 @@ int cj_encoder_start(cj_encoder *e, int fd, uint32_t width, uint32_t height, int
 }
 
 int cj_encoder_write_rows(cj_encoder *e, const uint8_t *src, size_t stride, uint32_t rows) {
-    if (!e->started) { e->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(e->err.jump)) return e->err.code;
+    if (!e->started) { e->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(e->err.jump)) return e->err.error.code;
     uint32_t done = 0;
     while (done < rows) {
         JSAMPROW ptrs[16];
@@ -605,8 +603,8 @@ int cj_encoder_write_rows(cj_encoder *e, const uint8_t *src, size_t stride, uint
 }
 
 int cj_encoder_finish(cj_encoder *e) {
-    if (!e->started) { e->err.code = CS_ERR_STATE; return CS_ERR_STATE; }
-    if (setjmp(e->err.jump)) return e->err.code;
+    if (!e->started) { e->err.error.code = CS_ERR_STATE; return CS_ERR_STATE; }
+    if (setjmp(e->err.jump)) return e->err.error.code;
     jpeg_finish_compress(&e->cinfo);
     return CS_OK;
 }
@@ -617,5 +615,5 @@ void cj_encoder_destroy(cj_encoder *e) {
     free(e);
 }
 
-const char *cj_encoder_message(const cj_encoder *e) { return e ? e->err.message : "out of memory"; }
+const char *cj_encoder_message(const cj_encoder *e) { return e ? e->err.error.message : "out of memory"; }
 int cj_encoder_errno(const cj_encoder *e) { return e ? e->saved_errno : ENOMEM; }

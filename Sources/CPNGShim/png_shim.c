@@ -14,15 +14,11 @@
 #include <png.h>
 #include <zlib.h>
 
-typedef struct cp_error {
-    int code;
-    char message[256];
-} cp_error;
+// libpng's failures and ours in CShimSupport's record; the first, most precise reason is kept.
+typedef cs_error cp_error;
 
 static void cp_record(cp_error *err, int code, const char *message) {
-    if (err->code != CS_OK) return;  // keep the first, most precise reason
-    err->code = code;
-    snprintf(err->message, sizeof err->message, "%s", message);
+    if (err->code == CS_OK) cs_fail(err, code, "%s", message);
 }
 
 static void cp_error_fn(png_structp png, png_const_charp message) {
