@@ -19,6 +19,23 @@ extension String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The words (split at spaces) in lines of at most `width` characters; a longer word
+    /// stands alone on its line. For text laid out by hand: help tables, the filter table.
+    public func wordWrapped(to width: Int) -> [String] {
+        var lines: [String] = [], current = ""
+        for word in split(separator: " ") {
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        return lines + [current]
+    }
+
     /// The text padded with spaces on the right to `width` characters (never cut).
     public func padded(to width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)

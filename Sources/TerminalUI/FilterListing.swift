@@ -2,18 +2,27 @@ import FilterCore
 
 /// `catctl filters`: the registry as a table or as one JSON line.
 public enum FilterListing {
-    public static func table() -> String {
+    /// The table, its descriptions wrapped under their column to fit `width` (a terminal's,
+    /// or the help's); unlimited, one line a filter, for scripts.
+    public static func table(width: Int = .max) -> String {
         let rows = FilterRegistry.all.map { f -> [String] in
             [f.usage, f.kind.rawValue, f.parameter.defaultValue.map(format) ?? "-", f.description]
         }
         let header = ["FILTER", "KIND", "DEFAULT", "DESCRIPTION"]
         let widths = (0..<3).map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
+        let column = widths.reduce(0, +) + 6
+        // Too narrow for a description beside the columns: each goes under its filter.
+        let room = width - column >= 20 ? width - column : max(20, width - 4)
+        let indent = String(repeating: " ", count: width - column >= 20 ? column : 4)
         func line(_ r: [String]) -> String {
-            (0..<3).map { r[$0].padded(to: widths[$0]) }.joined(separator: "  ")
-                + "  " + r[3]
+            let lead = (0..<3).map { r[$0].padded(to: widths[$0]) }.joined(separator: "  ") + "  "
+            let text = r[3].wordWrapped(to: room)
+            if width - column >= 20 { return lead + text.joined(separator: "\n" + indent) }
+            return lead.trimmingWhitespace() + "\n" + text.map { indent + $0 }.joined(separator: "\n")
         }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
-            + "\nUse: catctl edit --filter NAME[:VALUE] [--filter ...] IN OUT   (chains run in order)\n"
+        let use = "Use: catctl edit --filter NAME[:VALUE] [--filter ...] IN OUT   (chains run in order)"
+        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n\n"
+            + use.wordWrapped(to: width).joined(separator: "\n") + "\n"
     }
 
     public static func json() -> JSONValue {

@@ -19,10 +19,12 @@ struct Batch: AsyncParsableCommand {
             resumes one.
 
             Examples:
-              catctl batch --filter sepia --output-dir out/ photos/
-              find . -name '*.jpg' | catctl batch --filter mono --output-dir bw/ --format png -
-              catctl batch --filter fade --output-dir out/ --shard 2/4 photos/
-              catctl batch --filter sepia --recursive --skip-existing --output-dir out/ photos/
+            \(HelpLayout.examples([
+                ("catctl batch --filter sepia --output-dir out/ photos/", nil),
+                ("find . -name '*.jpg' | catctl batch --filter mono --output-dir bw/ --format png -", nil),
+                ("catctl batch --filter fade --output-dir out/ --shard 2/4 photos/", nil),
+                ("catctl batch --filter sepia --recursive --skip-existing --output-dir out/ photos/", nil),
+            ]))
             """)
 
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec; repeat to chain.", valueName: "spec"))

@@ -15,8 +15,10 @@ struct Bench: AsyncParsableCommand {
             each input's time to its frame, drawn by chafa (median, 95th percentile, most), \
             next to the time the same chain takes on the full image.
             Examples:
-              catctl bench --filter sepia --filter blur:3 --threads 1
-              catctl bench --live cat-12mp.jpg --columns 160 --rows 48
+            \(HelpLayout.examples([
+                ("catctl bench --filter sepia --filter blur:3 --threads 1", nil),
+                ("catctl bench --live cat-12mp.jpg --columns 160 --rows 48", nil),
+            ]))
             """)
 
     @Option(help: ArgumentHelp("Time the live editor's keystrokes on this image instead.", valueName: "image"))

@@ -16,34 +16,55 @@ struct Catctl: AsyncParsableCommand {
         abstract: "A cat photo editor for the terminal: decode, filter, encode \(ImageFormat.names).",
         discussion: """
             Exit codes:
-              0    done
-              64   usage: bad option, unknown filter, bad value, unknown output extension,
-                   image bytes to a terminal (redirect them or give --force)
-              65   input data: not an image catctl reads, corrupt, truncated, over the pixel or frame limit
-              66   input file (or CATCTL_FONT) missing or unreadable
-              69   network or service: connection failure, HTTP error, timeout, a reply that is not a cat
-              70   internal error (a bug: please report it)
-              73   cannot create the output (folder missing, not writable, the output is the input,
-                   a link to nothing)
-              74   I/O error while writing (disk full, a full device)
-              130  interrupted (Ctrl-C, SIGTERM); nothing partial is left behind
+            \(HelpLayout.table(exitCodes))
 
             Environment:
-              CATCTL_API_KEY     thecatapi key for load (or --api-key); never printed
-              CATCTL_MAX_PIXELS  the pixel limit, every frame of an animation counted (or --max-pixels;
-                                 default 100000000); --max-frames limits frames (default 10000)
-              CATCTL_FORMATS     the formats whose decoders may run, e.g. jpeg,png,webp (or --formats);
-                                 any other input is 65
-              CATCTL_CATS_DIR    the folder provider's default folder (default: the bundled cats)
-              CATCTL_FONT        a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold);
-                                 66 when missing or not a regular file, 65 when not a font
-              NO_COLOR           no colours; pictures in plain characters
-              COLORTERM          truecolor or 24bit: pictures in 24-bit colour (else 256 colours)
-              COLUMNS, LINES     the terminal's size when it cannot be asked
+            \(HelpLayout.table(environment))
             """,
         version: version,
         subcommands: [Load.self, Edit.self, Batch.self, Detect.self, Filters.self, Bench.self]
     )
+
+    /// The exit codes and environment variables, for the help (laid out for its width).
+    static let exitCodes: [(term: String, text: String)] = [
+        ("0", "done"),
+        (
+            "64",
+            "usage: bad option, unknown filter, bad value, unknown output extension, image bytes to a terminal "
+                + "(redirect them or give --force)"
+        ),
+        ("65", "input data: not an image catctl reads, corrupt, truncated, over the pixel or frame limit"),
+        ("66", "input file (or CATCTL_FONT) missing or unreadable"),
+        ("69", "network or service: connection failure, HTTP error, timeout, a reply that is not a cat"),
+        ("70", "internal error (a bug: please report it)"),
+        (
+            "73",
+            "cannot create the output (folder missing, not writable, the output is the input, a link to nothing)"
+        ),
+        ("74", "I/O error while writing (disk full, a full device)"),
+        ("130", "interrupted (Ctrl-C, SIGTERM); nothing partial is left behind"),
+    ]
+    static let environment: [(term: String, text: String)] = [
+        ("CATCTL_API_KEY", "thecatapi key for load (or --api-key); never printed"),
+        (
+            "CATCTL_MAX_PIXELS",
+            "the pixel limit, every frame of an animation counted (or --max-pixels; default 100000000); "
+                + "--max-frames limits frames (default 10000)"
+        ),
+        (
+            "CATCTL_FORMATS",
+            "the formats whose decoders may run, e.g. jpeg,png,webp (or --formats); any other input is 65"
+        ),
+        ("CATCTL_CATS_DIR", "the folder provider's default folder (default: the bundled cats)"),
+        (
+            "CATCTL_FONT",
+            "a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold); 66 when missing or not a "
+                + "regular file, 65 when not a font"
+        ),
+        ("NO_COLOR", "no colours; pictures in plain characters"),
+        ("COLORTERM", "truecolor or 24bit: pictures in 24-bit colour (else 256 colours)"),
+        ("COLUMNS, LINES", "the terminal's size when it cannot be asked"),
+    ]
 
     static func main() async {
         OutputFile.recordInheritedDescriptors()  // before anything opens one

@@ -8,8 +8,9 @@ struct Detect: AsyncParsableCommand {
         discussion: """
             Prints the cat faces found in each IMAGE, in its pixels (upright): a line per face, \
             "IMAGE: face at X,Y, WxH, score S", or "IMAGE: no cat face"; with --json, one line \
-            per image: {"event":"detected","input":..,"width":..,"height":..,"faces":[{"x":..,\
-            "y":..,"width":..,"height":..,"score":..}]}. The score (0-1) grows with the number of \
+            per image: {"event": "detected", "input": .., "width": .., "height": .., "faces": \
+            [{"x": .., "y": .., "width": .., "height": .., "score": ..}]} (on one line, without \
+            the spaces). The score (0-1) grows with the number of \
             overlapping windows that found the face. The detector is OpenCV's LBP and Haar \
             cat-face cascades (Joseph Howse), built in and run by catctl itself on a copy \
             320 px long: it finds frontal faces, some 4 in 10 of all faces in real photos, and \
@@ -17,8 +18,10 @@ struct Detect: AsyncParsableCommand {
             still read; the exit status is then that of the first failure.
 
             Examples:
-              catctl detect cat.jpg
-              catctl detect --json photos/*.jpg | jq -c 'select(.faces == [])'
+            \(HelpLayout.examples([
+                ("catctl detect cat.jpg", nil),
+                ("catctl detect --json photos/*.jpg | jq -c 'select(.faces == [])'", nil),
+            ]))
             """)
 
     @OptionGroup var limits: LimitOptions

@@ -22,12 +22,14 @@ struct Edit: AsyncParsableCommand {
             kept; --strip drops all but the profile, --strip-all the profile too.
 
             Examples:
-              catctl edit --filter sepia Resources/cats/chelsea.jpg sepia-cat.png
-              catctl edit --filter saturate:1.4 --filter contrast:1.1 in.jpg out.jpg --quality 85
-              cat in.png | catctl edit --filter invert - - > out.png
-              catctl edit --gallery Resources/cats/chelsea.jpg gallery.png
-              catctl edit -i Resources/cats/chelsea.jpg          # live: arrows pick, Enter adds, s saves
-              catctl edit --filter sepia --lossless dance.gif dance.webp
+            \(HelpLayout.examples([
+                ("catctl edit --filter sepia Resources/cats/chelsea.jpg sepia-cat.png", nil),
+                ("catctl edit --filter saturate:1.4 --filter contrast:1.1 in.jpg out.jpg --quality 85", nil),
+                ("cat in.png | catctl edit --filter invert - - > out.png", nil),
+                ("catctl edit --gallery Resources/cats/chelsea.jpg gallery.png", nil),
+                ("catctl edit -i Resources/cats/chelsea.jpg", "live: arrows pick, Enter adds, s saves"),
+                ("catctl edit --filter sepia --lossless dance.gif dance.webp", nil),
+            ]))
             """)
 
     @Option(

@@ -19,18 +19,21 @@ struct Load: AsyncParsableCommand {
             \(ImageFormat.extensions(of: ImageFormat.all.filter(\.animates)))).
 
             Examples:
-              catctl load
-              catctl load --provider folder -o cat.jpg
-              catctl load --filter sepia -o sepia-cat.png
-              catctl load --provider cataas --says "hello" -o hello.jpg
-              catctl load -i --provider folder            # live: n next, e edit, s save, q quit
+            \(HelpLayout.examples([
+                ("catctl load", nil),
+                ("catctl load --provider folder -o cat.jpg", nil),
+                ("catctl load --filter sepia -o sepia-cat.png", nil),
+                ("catctl load --provider cataas --says \"hello\" -o hello.jpg", nil),
+                ("catctl load -i --provider folder", "live: n next, e edit, s save, q quit"),
+            ]))
             """)
 
-    /// Each provider's line, as it declares it; the first is the default.
+    /// Each provider's row, as it declares it; the first is the default.
     static var providerHelp: String {
-        CatProviderKind.all.map { kind in
-            "\(kind.name)\(kind == .default ? " (default)" : ""): \(kind.help(imageFormats: ImageFormat.names))"
-        }.joined(separator: "\n")
+        HelpLayout.table(
+            CatProviderKind.all.map { kind in
+                (kind.name + (kind == .default ? " (default)" : ""), kind.help(imageFormats: ImageFormat.names))
+            })
     }
 
     @Option(help: ArgumentHelp("Where cats come from.", valueName: "name"))
