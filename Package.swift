@@ -1,13 +1,18 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers (arrows point to what a module imports; nothing points up):
+// Layers (arrows point to what a module imports; nothing points up; every module may
+// import CatSupport, the portable system layer: FoundationEssentials, locks, threads, text):
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, ArgumentParser
-//   TerminalUI ─► CatScenes, FilterCore, CatImageIO, CChafaShim, CTerminalShim
-//   CatScenes ─► CatNetwork, FilterCore, CatImageIO
-//   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels
-//   CatImageIO ─► CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim, CFreeTypeShim;  CatNetwork ─► CCURLShim (it knows no image format:
-//   the codec registry's recognizer is handed to it)
+//   TerminalUI ─► CatScenes, CatFaces, FilterCore, CatImageIO, CChafaShim, CTerminalShim
+//   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO
+//   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CatFaces (the `cat`
+//     gravity), CFilterKernels
+//   CatFaces ─► CatImageIO, CCatCascades, CFilterKernels (the cascade scan)
+//   CatImageIO ─► CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim,
+//     CFreeTypeShim
+//   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
+//     handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
 // holds what the shims share (a write that retries on EINTR, the copy of their input, messages).
 let package = Package(
@@ -125,16 +130,18 @@ let package = Package(
             exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md"],
             cSettings: [.unsafeFlags(["-Wno-c23-extensions"])]),
         .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades", "CFilterKernels"]),
-        .target(name: "FilterCore", dependencies: ["CatImageIO", "CatFaces", "CFilterKernels"]),
+        .target(name: "FilterCore", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
-        .target(name: "CatScenes", dependencies: ["CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
+        .target(name: "CatScenes", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
         .target(
             name: "TerminalUI",
-            dependencies: ["CatScenes", "CatFaces", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim"]),
+            dependencies: [
+                "CatSupport", "CatScenes", "CatFaces", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim",
+            ]),
         .executableTarget(
             name: "catctl",
             dependencies: [
-                "CatScenes", "TerminalUI", "FilterCore", "CatImageIO", "CatNetwork",
+                "CatSupport", "CatScenes", "TerminalUI", "FilterCore", "CatImageIO", "CatNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

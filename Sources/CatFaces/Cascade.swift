@@ -1,5 +1,5 @@
-import CCatCascades
-import CFilterKernels
+internal import CCatCascades
+internal import CFilterKernels
 import CatSupport
 import Dispatch
 

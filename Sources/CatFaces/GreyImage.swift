@@ -1,4 +1,4 @@
-import CFilterKernels
+internal import CFilterKernels
 import CatImageIO
 import CatSupport
 
