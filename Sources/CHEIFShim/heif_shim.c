@@ -41,12 +41,6 @@
 #endif
 
 
-static int ch_mul_ok(size_t a, size_t b, size_t *out) {
-    if (a != 0 && b > SIZE_MAX / a) return 0;
-    *out = a * b;
-    return 1;
-}
-
 // libheif error -> CH_ code.
 static int ch_code_for(struct heif_error e) {
     switch (e.code) {
@@ -872,16 +866,6 @@ static int ch_enc_fail(struct heif_error err, const char *what, char *message, s
     return code;
 }
 
-int ch_can_encode(int format) {
-    if (!ch_available(NULL, 0)) return 0;
-    HEIF(heif_init)(NULL);
-    int r = 0;
-    if (format == CH_FORMAT_HEIC) r = HEIF(heif_have_encoder_for_format)(heif_compression_HEVC);
-    else if (format == CH_FORMAT_AVIF) r = HEIF(heif_have_encoder_for_format)(heif_compression_AV1);
-    HEIF(heif_deinit)();
-    return r ? 1 : 0;
-}
-
 static const char *const ch_x265_presets[10] = { "ultrafast", "superfast", "veryfast", "faster", "fast",
                                                  "medium",    "slow",      "slower",   "veryslow", "placebo" };
 
@@ -1008,36 +992,5 @@ done:
     if (nclx) HEIF(heif_nclx_color_profile_free)(nclx);
     if (eo) HEIF(heif_encoding_options_free)(eo);
     if (ctx) HEIF(heif_context_free)(ctx);
-    return rc;
-}
-
-int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    const ch_encode_options *options, const cs_metadata *metadata,
-                    char *message, size_t message_size, int *error_number) {
-    if (error_number) *error_number = 0;
-    cs_format(message, message_size, "%s", "");
-    if (!ch_available(message, message_size)) return CS_ERR_UNSUPPORTED;
-    if (!ch_check_size(width, height)) {
-        cs_format(message, message_size, "HEIF images here are 1 to 65535 pixels wide and high, not %ux%u", width,
-                   height);
-        return (width == 0 || height == 0) ? CS_ERR_STATE : CS_ERR_UNSUPPORTED;
-    }
-    if (!rgba || stride < (size_t)width * 4 || !options) {
-        cs_format(message, message_size, "invalid pixel buffer, stride or options");
-        return CS_ERR_STATE;
-    }
-    size_t bytes;
-    if (!ch_mul_ok((size_t)width * 4, height, &bytes)) {
-        cs_format(message, message_size, "image too large");
-        return CS_ERR_LIMIT;
-    }
-    ch_rows_encoder *e = ch_rows_encoder_create(width, height, has_alpha);
-    if (!e) {
-        cs_format(message, message_size, "out of memory");
-        return CS_ERR_NOMEM;
-    }
-    int rc = ch_rows_encoder_add(e, rgba, stride, height);
-    if (rc == CS_OK) rc = ch_rows_encoder_finish(e, fd, options, metadata, message, message_size, error_number);
-    ch_rows_encoder_destroy(e);
     return rc;
 }

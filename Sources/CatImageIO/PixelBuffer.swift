@@ -83,17 +83,6 @@ public final class PixelBuffer: @unchecked Sendable {
         }
     }
 
-    /// The pixels as tightly packed RGBA bytes, row after row (for tests and hashing).
-    public func packedRGBA() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: width * height * 4)
-        out.withUnsafeMutableBufferPointer { dst in
-            for y in 0..<height {
-                (dst.baseAddress! + y * width * 4).update(from: row(y), count: width * 4)
-            }
-        }
-        return out
-    }
-
     /// The RGBA bytes of pixel (x, y).
     public func pixel(_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8, UInt8) {
         let p = row(y) + 4 * x

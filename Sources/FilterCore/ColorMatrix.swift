@@ -28,8 +28,6 @@ public struct ColorMatrix: Sendable, Equatable {
         return c
     }
 
-    public static let identity = ColorMatrix([1, 0, 0, 0, 1, 0, 0, 0, 1])
-
     /// The same linear function `slope·x + intercept` on each channel (the
     /// feComponentTransfer `linear` type); intercept in 0…1 units.
     public static func linear(slope: Double, intercept: Double) -> ColorMatrix {

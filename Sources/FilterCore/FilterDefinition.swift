@@ -182,11 +182,6 @@ public enum FilterRegistry {
 
     public static var names: [String] { all.map(\.name) }
 
-    /// The nine photo effects of the original app (the first of `all`).
-    public static var photoEffects: [FilterDefinition] {
-        [.mono, .sepia, .invert, .chrome, .transfer, .process, .noir, .instant, .fade]
-    }
-
     /// Every filter as it runs by its name alone, or with its showcase value when it needs
     /// one (`resize:160`), that applies to an image of this size: what `catctl bench` times
     /// by default.

@@ -54,7 +54,6 @@ extension SpatialStage {
     static func scale(_ pixels: Int, _ factor: Double) -> Int { max(1, Int((Double(pixels) * factor).rounded())) }
 
     /// Whether the output is another size than the input.
-    func changesSize(width: Int, height: Int) -> Bool { outputSize(width: width, height: height) != (width, height) }
 }
 
 /// A spatial stage ready to run on one thread.

@@ -1,8 +1,9 @@
 import CatImageIO
-import FilterCore
 import Foundation
 import TestSupport
 import Testing
+
+@testable import FilterCore
 
 /// Captions through FreeType and the bundled font.
 @Suite("Captions")
@@ -34,10 +35,10 @@ struct CaptionTests {
 
     @Test func longTextWrapsOntoLinesThatFit() throws {
         let text = "when you realise the red dot was the laser pointer all along and nobody told you"
-        let layout = try Captions.layout(text, width: 300, height: 400)
+        let layout = try CaptionMask(text, top: false, width: 300, height: 400)
         #expect(layout.lines.count > 2, "\(layout.lines)")
         #expect(layout.lines.joined(separator: " ") == text)
-        let short = try Captions.layout("HI", width: 900, height: 600)
+        let short = try CaptionMask("HI", top: false, width: 900, height: 600)
         #expect(short.lines == ["HI"] && short.size == 100, "sized to the width: \(short.size)")
         // The caption stays inside the picture.
         let out = try FilterChain(specs: ["caption:" + text]).apply(to: try grey(300, 400))

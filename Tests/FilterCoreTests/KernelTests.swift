@@ -139,7 +139,7 @@ struct KernelTests {
     @Test func photoEffectsAreDistinctAndDeterministic() throws {
         let source = try PixelBuffer.random(width: 64, height: 16, seed: 11)
         var seen: [[UInt8]: String] = [:]
-        for name in FilterRegistry.photoEffects.map(\.name) {
+        for name in ["mono", "sepia", "invert", "chrome", "transfer", "process", "noir", "instant", "fade"] {
             let chain = try FilterChain(specs: [name])
             let a = try chain.apply(to: try source.copy()), b = try chain.apply(to: try source.copy())
             #expect(a.allBytes() == b.allBytes(), "\(name) is deterministic")

@@ -102,3 +102,16 @@ extension PixelBuffer {
         return nil
     }
 }
+
+extension PixelBuffer {
+    /// The pixels as tightly packed RGBA bytes, row after row: what tests compare.
+    public func packedRGBA() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        out.withUnsafeMutableBufferPointer { dst in
+            for y in 0..<height {
+                (dst.baseAddress! + y * width * 4).update(from: row(y), count: width * 4)
+            }
+        }
+        return out
+    }
+}

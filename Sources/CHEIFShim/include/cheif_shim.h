@@ -109,27 +109,20 @@ typedef struct ch_encode_options {
                     // HEIC: x265 sizes its own thread pool; ignored
 } ch_encode_options;
 
-// Encodes one RGBA8 image (1..65535 each way; x265 and aom have their own limits too) and
-// writes the whole file to `fd` (built in memory first; the fd is never seeked). Lossy: YCbCr
-// 4:2:0 (libheif's default; 4:4:4 at quality >= 90, as libvips does) with libheif's default
-// nclx 1/13/6 full range. The alpha channel is kept (as an auxiliary image) when has_alpha and
-// some pixel is not opaque. Metadata may be NULL. On failure a reason goes to `message` (if
-// non-NULL) and, for CS_ERR_IO, errno to *error_number (if non-NULL; 0 otherwise).
-int ch_encode_image(int fd, const uint8_t *rgba, size_t stride, uint32_t width, uint32_t height, int has_alpha,
-                    const ch_encode_options *options, const cs_metadata *metadata,
-                    char *message, size_t message_size, int *error_number);
-
-// The same, fed rows top to bottom (any counts) into libheif's own RGBA image, so the caller
-// need not hold the whole picture. NULL when out of memory or for an invalid size.
+// An RGBA8 image (1..65535 each way; x265 and aom have their own limits too) fed rows top
+// to bottom (any counts) into libheif's own RGBA image, so the caller need not hold the whole
+// picture, then encoded and written whole to `fd` (built in memory first; the fd is never
+// seeked). Lossy: YCbCr 4:2:0 (libheif's default; 4:4:4 at quality >= 90, as libvips does)
+// with libheif's default nclx 1/13/6 full range. The alpha channel is kept (as an auxiliary
+// image) when has_alpha and some pixel is not opaque. Metadata may be NULL. On failure a
+// reason goes to `message` (if non-NULL) and, for CS_ERR_IO, errno to *error_number (if
+// non-NULL; 0 otherwise). create is NULL when out of memory or for an invalid size.
 typedef struct ch_rows_encoder ch_rows_encoder;
 ch_rows_encoder *ch_rows_encoder_create(uint32_t width, uint32_t height, int has_alpha);
 int ch_rows_encoder_add(ch_rows_encoder *encoder, const uint8_t *rgba, size_t stride, uint32_t rows);
-// Encodes and writes as ch_encode_image. Once only.
+// Encodes and writes the file. Once only.
 int ch_rows_encoder_finish(ch_rows_encoder *encoder, int fd, const ch_encode_options *options,
                            const cs_metadata *metadata, char *message, size_t message_size, int *error_number);
 void ch_rows_encoder_destroy(ch_rows_encoder *encoder);
-
-// 1 when this libheif can encode `format` (CH_FORMAT_*), 0 if not.
-int ch_can_encode(int format);
 
 #endif

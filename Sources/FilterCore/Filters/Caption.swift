@@ -186,15 +186,6 @@ struct CaptionMask: Sendable {
     }
 }
 
-/// How a caption is laid out on an image of a size: its lines and font size (for tests
-/// and curious callers).
-public enum Captions {
-    public static func layout(_ text: String, width: Int, height: Int) throws -> (lines: [String], size: Int) {
-        let mask = try CaptionMask(text, top: false, width: width, height: height)
-        return (mask.lines, mask.size)
-    }
-}
-
 /// Rows drawn over in place.
 final class CaptionKernel: SpatialKernel {
     let mask: CaptionMask
