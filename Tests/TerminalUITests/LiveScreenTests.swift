@@ -178,11 +178,11 @@ struct LiveScreenTests {
         #expect(host.quitWith == .ok)
     }
 
-    /// docs/CLI.md and the README hold each scene's key table as its key map makes it.
+    /// docs/CLI.md, docs/live.md and the README hold each scene's key table as its key map makes it.
     @Test func theDocsListEveryBinding() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        for doc in ["docs/CLI.md", "README.md"] {
+        for doc in ["docs/CLI.md", "docs/live.md", "README.md"] {
             let text = try String(contentsOf: root.appendingPathComponent(doc), encoding: .utf8)
             for (scene, table) in [
                 ("Edit Cat", EditCatLiveScreen.keys(back: true).markdownTable),
