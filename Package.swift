@@ -6,8 +6,8 @@ import PackageDescription
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, ArgumentParser
 //   TerminalUI ─► CatScenes, CatFaces, FilterCore, CatImageIO, CChafaShim, CTerminalShim
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO
-//   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CatFaces (the `cat`
-//     gravity), CFilterKernels
+//   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels; it knows
+//     no detector: a scene hands its chains a SubjectFinder (CatScenes: CatFaces' cascades)
 //   CatFaces ─► CatImageIO, CCatCascades, CFilterKernels (the cascade scan)
 //   CatImageIO ─► CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim,
 //     CFreeTypeShim
@@ -130,7 +130,7 @@ let package = Package(
             exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md"],
             cSettings: [.unsafeFlags(["-Wno-c23-extensions"])]),
         .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades", "CFilterKernels"]),
-        .target(name: "FilterCore", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "CFilterKernels"]),
+        .target(name: "FilterCore", dependencies: ["CatSupport", "CatImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
         .target(
@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "CatSupportTests", dependencies: ["CatSupport"]),
         .testTarget(name: "CatFacesTests", dependencies: ["CatFaces", "CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "CatImageIOTests", dependencies: ["CatImageIO", "FilterCore", "TestSupport"]),
-        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatImageIO", "TestSupport"]),
+        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatFaces", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),
         .testTarget(
             name: "CatScenesTests",

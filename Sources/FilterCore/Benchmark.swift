@@ -28,10 +28,10 @@ public struct FilterBenchmarkReport: Sendable {
 public enum FilterBenchmark {
     public static func run(
         specs: [String], width: Int, height: Int, threads: Int, repetitions: Int = 7,
-        scalarRepetitions: Int = 3, includeScalar: Bool = true,
+        scalarRepetitions: Int = 3, includeScalar: Bool = true, subjects: (any SubjectFinder)? = nil,
         progress: (String) -> Void = { _ in }
     ) throws -> FilterBenchmarkReport {
-        let chains = try specs.map { try FilterChain(specs: [$0]) }
+        let chains = try specs.map { try FilterChain(specs: [$0], subjects: subjects) }
         let source = try noiseImage(width: width, height: height)
         let copyDestination = try PixelBuffer(width: width, height: height, hasAlpha: true)
         let megapixels = Double(width * height) / 1_000_000

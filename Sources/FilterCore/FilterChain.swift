@@ -1,4 +1,3 @@
-import CatFaces
 import CatImageIO
 import CatSupport
 import Dispatch
@@ -8,18 +7,23 @@ public struct FilterChain: Sendable {
     public let filters: [Filter]
     /// Every stage of every filter, in order.
     public let stages: [FilterStage]
+    /// What the `cat` gravity keeps in view and captions keep clear of (a scene's detector:
+    /// see `SubjectFinder`); nil: the gravity falls back to attention, captions go below.
+    public let subjects: (any SubjectFinder)?
 
     /// Parses `--filter` arguments; throws on the first bad one.
-    public init(specs: [String]) throws(FilterError) {
+    public init(specs: [String], subjects: (any SubjectFinder)? = nil) throws(FilterError) {
         var filters: [Filter] = []
         for spec in specs { filters.append(try Filter(parsing: spec)) }
         self.filters = filters
         stages = filters.flatMap(\.stages)
+        self.subjects = subjects
     }
 
-    init(filters: [Filter], stages: [FilterStage]) {
+    init(filters: [Filter], stages: [FilterStage], subjects: (any SubjectFinder)?) {
         self.filters = filters
         self.stages = stages
+        self.subjects = subjects
     }
 
     /// A Lanczos-3 resize to fit inside `width` × `height` (what `resize:WxH` does), built
@@ -27,7 +31,8 @@ public struct FilterChain: Sendable {
     public static func resize(fitting width: Int, _ height: Int) -> FilterChain {
         let stage = FilterStage.spatial(ResizeStage(.fit(width, height)))
         return FilterChain(
-            filters: [Filter(definition: .resize, spec: "resize:\(width)x\(height)", stages: [stage])], stages: [stage])
+            filters: [Filter(definition: .resize, spec: "resize:\(width)x\(height)", stages: [stage])], stages: [stage],
+            subjects: nil)
     }
 
     /// The specs as given, for messages and JSON.
@@ -47,7 +52,7 @@ public struct FilterChain: Sendable {
             })
         else { return nil }
         let exact = FilterStage.spatial(ResizeStage(.exact(target.width, target.height)))
-        return (denominator, FilterChain(filters: filters, stages: [exact] + stages.dropFirst()))
+        return (denominator, FilterChain(filters: filters, stages: [exact] + stages.dropFirst(), subjects: subjects))
     }
 
     /// The chain for a preview: a copy of the image `factor` times the size, with every
@@ -58,7 +63,7 @@ public struct FilterChain: Sendable {
             stages: stages.map { stage in
                 if case let .spatial(spatial) = stage { return .spatial(spatial.scaled(by: factor)) }
                 return stage
-            })
+            }, subjects: subjects)
     }
 
     /// The size of the result for an input of `width` × `height`, and the largest image any
@@ -113,7 +118,7 @@ public struct FilterChain: Sendable {
     /// How large a copy the stages that read the picture look at: 512 pixels for the
     /// `attention` and `entropy` gravities (libvips's attention looks at 32 x 32; the
     /// entropy's slices are an eighth of what goes); for the `cat` gravity and captions
-    /// alone the detector's 320 (`CatFaceDetector.side`): from a 12 MP JPEG a copy at DCT
+    /// alone the detector's (`SubjectFinder.side`; CatFaces' is 320): from a 12 MP JPEG a copy at DCT
     /// scale 1/8, not 1/4, and less to shrink and scan. The `cat` fallback, attention without skin,
     /// keeps the faces of as many photos at 320 as at 512 (`Benchmarks/catcrop.py`:
     /// 91/91/79 % at both, on the first 50 photos).
@@ -124,7 +129,7 @@ public struct FilterChain: Sendable {
             }
             return crop.gravity != .cat
         }
-        return wide ? 512 : CatFaceDetector.side
+        return wide ? 512 : subjects?.side ?? 320
     }
 
     /// How long a copy of an input of `width` × `height` `resolvingGravity` wants: one
@@ -166,7 +171,7 @@ public struct FilterChain: Sendable {
             stages: zip(stages, placed.stages).map { stage, resolved in
                 if case let .spatial(spatial) = stage, Self.readsPicture(spatial) { return resolved }
                 return stage
-            })
+            }, subjects: subjects)
     }
 
     /// The chain with every crop whose gravity reads the picture placed, and every caption
@@ -190,7 +195,8 @@ public struct FilterChain: Sendable {
             {
                 func fit(_ v: Int, _ limit: Int) -> Int { min(max(1, Int((Double(v) * scale).rounded())), limit) }
                 let window = Interest.window(
-                    gravity, in: small, width: fit(crop.width, small.width), height: fit(crop.height, small.height))
+                    gravity, in: small, width: fit(crop.width, small.width), height: fit(crop.height, small.height),
+                    subjects: subjects)
                 func back(_ v: Int, _ room: Int) -> Int { min(max(0, Int((Double(v) / scale).rounded())), room) }
                 stage = .spatial(
                     crop.placed(
@@ -199,9 +205,9 @@ public struct FilterChain: Sendable {
             if case let .spatial(spatial) = stage, let caption = spatial as? CaptionStage, caption.needsPicture {
                 stage = .spatial(
                     try caption.placed(
-                        clearOf: Interest.catFaces(in: small), width: small.width, height: small.height))
+                        clearOf: subjects?.subjects(in: small) ?? [], width: small.width, height: small.height))
             }
-            let step = FilterChain(filters: [], stages: [stage])
+            let step = FilterChain(filters: [], stages: [stage], subjects: nil)
             let next = try step.outputSize(width: size.width, height: size.height)
             // Run as it is: a crop left unplaced (larger than the picture) must not be resolved again.
             small = try Executor.run(
@@ -209,7 +215,7 @@ public struct FilterChain: Sendable {
             size = next
             resolved.append(stage)
         }
-        return FilterChain(filters: filters, stages: resolved)
+        return FilterChain(filters: filters, stages: resolved, subjects: subjects)
     }
 
     /// The size of the result for an input of `width` × `height` (see `sizes`).

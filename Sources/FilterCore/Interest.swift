@@ -1,4 +1,3 @@
-import CatFaces
 import CatImageIO
 import CatSupport
 
@@ -8,10 +7,12 @@ import CatSupport
 /// (`FilterChain.resolvingGravity`); the window's place scales back to the full image.
 public enum Interest {
     /// The top left of a `width` × `height` window in `image` by `gravity`'s measure.
-    static func window(_ gravity: Gravity, in image: PixelBuffer, width: Int, height: Int) -> (x: Int, y: Int) {
+    static func window(
+        _ gravity: Gravity, in image: PixelBuffer, width: Int, height: Int, subjects: (any SubjectFinder)?
+    ) -> (x: Int, y: Int) {
         let w = min(width, image.width), h = min(height, image.height)
         switch gravity {
-        case .cat: return cat(image, width: w, height: h)
+        case .cat: return cat(image, width: w, height: h, subjects: subjects)
         case .attention: return attention(image, width: w, height: h)
         case .entropy: return entropy(image, width: w, height: h)
         default:
@@ -21,18 +22,8 @@ public enum Interest {
         }
     }
 
-    /// The cats' faces in `image`, in its pixels: `CatFaceDetector` on a copy at most
-    /// `CatFaceDetector.side` pixels long.
-    public static func catFaces(in image: PixelBuffer) -> [CatFace] {
-        let side = image.fittingSize(maxWidth: CatFaceDetector.side, maxHeight: CatFaceDetector.side)
-        let small =
-            side == (image.width, image.height)
-            ? image : (try? image.resampled(width: side.0, height: side.1, filter: .box, threads: 1)) ?? image
-        let factor = Double(image.width) / Double(small.width)
-        return CatFaceDetector.faces(in: GreyImage(small)).map { $0.scaled(by: factor) }
-    }
-
-    /// The `cat` gravity: the window around the faces found (`around`); with none, where
+    /// The `cat` gravity: the window around the faces found (`around`, by the chain's
+    /// subject finder); with none, where
     /// libvips's attention points once its skin-tone term is left out (edges and
     /// saturation: a subject, not a person), never simply the centre.
     ///
@@ -41,8 +32,9 @@ public enum Interest {
     /// 90/90/79 % for the choice): attention without skin 91/91/79 %; with it
     /// 89/89/81 %; entropy 93/84/76 %; the window the cascades rated best though too few
     /// windows confirmed it, then entropy, 93/84/76 %; the centre 89/89/76 %.
-    static func cat(_ image: PixelBuffer, width: Int, height: Int) -> (x: Int, y: Int) {
-        around(catFaces(in: image), imageWidth: image.width, imageHeight: image.height, width: width, height: height)
+    static func cat(_ image: PixelBuffer, width: Int, height: Int, subjects: (any SubjectFinder)?) -> (x: Int, y: Int) {
+        let found = subjects?.subjects(in: image) ?? []
+        return around(found, imageWidth: image.width, imageHeight: image.height, width: width, height: height)
             ?? attention(image, width: width, height: height, skin: false)
     }
 
@@ -50,7 +42,7 @@ public enum Interest {
     /// else the most certain one (the largest of equals): centred on them across, and with
     /// their middle two fifths down (room for the cat's body below), moved as little as
     /// needed to hold them and stay inside the image. nil without a face.
-    static func around(_ faces: [CatFace], imageWidth: Int, imageHeight: Int, width: Int, height: Int) -> (
+    static func around(_ faces: [Subject], imageWidth: Int, imageHeight: Int, width: Int, height: Int) -> (
         x: Int, y: Int
     )? {
         guard var box = faces.first else { return nil }

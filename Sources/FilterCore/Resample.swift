@@ -28,7 +28,7 @@ extension PixelBuffer {
 extension FilterChain {
     /// A resample to exactly `width` × `height` with `filter`, built from the values.
     public static func resample(toExactly width: Int, _ height: Int, filter: ResampleFilter) -> FilterChain {
-        FilterChain(filters: [], stages: [.spatial(ResizeStage(.exact(width, height), filter: filter))])
+        FilterChain(filters: [], stages: [.spatial(ResizeStage(.exact(width, height), filter: filter))], subjects: nil)
     }
 }
 

@@ -88,7 +88,7 @@ struct Bench: AsyncParsableCommand {
             report = try FilterBenchmark.run(
                 specs: specs, width: width, height: height,
                 threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-                repetitions: repetitions, includeScalar: !noScalar,
+                repetitions: repetitions, includeScalar: !noScalar, subjects: CatFaceSubjects(),
                 progress: { step in
                     if console.stderrIsTerminal {
                         console.stderr.write("\r\u{1B}[2Ktiming \(ForeignText.visible(step))…")

@@ -339,7 +339,7 @@ struct GravityTests {
         ] {
             let image = try Fixtures.decode("cats/\(name)").pixels
             for (w, h) in [(image.height, image.height), (image.height * 9 / 16, image.height)] where face.2 <= w {
-                let chain = try FilterChain(specs: ["crop:\(w)x\(h):cat"])
+                let chain = try FilterChain(specs: ["crop:\(w)x\(h):cat"], subjects: CatFacesForTests())
                 let placed = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
                 let window = try #require(placed.gravityWindow(width: image.width, height: image.height))
                 let inside =
@@ -351,8 +351,8 @@ struct GravityTests {
     }
 
     @Test func catGravityPlacesTheWindowAroundTheFaces() {
-        let a = CatFace(x: 100, y: 100, width: 50, height: 50, score: 0.9)
-        let b = CatFace(x: 300, y: 120, width: 60, height: 60, score: 0.6)
+        let a = Subject(x: 100, y: 100, width: 50, height: 50, score: 0.9)
+        let b = Subject(x: 300, y: 120, width: 60, height: 60, score: 0.6)
         // Both fit: centred across on the pair, their middle two fifths down.
         let both = Interest.around([a, b], imageWidth: 1000, imageHeight: 600, width: 400, height: 300)
         #expect(both?.x == 30 && both?.y == 20, "\(String(describing: both))")
@@ -361,7 +361,7 @@ struct GravityTests {
         #expect(one?.x == 50 && one?.y == 65, "\(String(describing: one))")
         // Near an edge: the window stays inside the image.
         let edge = Interest.around(
-            [CatFace(x: 950, y: 560, width: 40, height: 40, score: 1)], imageWidth: 1000, imageHeight: 600,
+            [Subject(x: 950, y: 560, width: 40, height: 40, score: 1)], imageWidth: 1000, imageHeight: 600,
             width: 300, height: 200)
         #expect(edge?.x == 700 && edge?.y == 400)
         #expect(Interest.around([], imageWidth: 10, imageHeight: 10, width: 5, height: 5) == nil)
@@ -375,8 +375,8 @@ struct GravityTests {
             return
         }
         #expect(caption.needsPicture)
-        let low = CatFace(x: 100, y: 520, width: 80, height: 70, score: 1)
-        let high = CatFace(x: 100, y: 40, width: 80, height: 70, score: 1)
+        let low = Subject(x: 100, y: 520, width: 80, height: 70, score: 1)
+        let high = Subject(x: 100, y: 40, width: 80, height: 70, score: 1)
         #expect(try caption.placed(clearOf: [low], width: 640, height: 600).side == .top)
         #expect(try caption.placed(clearOf: [high], width: 640, height: 600).side == .bottom)
         #expect(try caption.placed(clearOf: [], width: 640, height: 600).side == .bottom)
@@ -388,8 +388,15 @@ struct GravityTests {
         }
         // On a photo cut so that the cat's face reaches into the bottom caption's rows.
         let image = try Fixtures.decode("cats/01-sol-nascente-siamese.jpg").pixels
-        let chain = try FilterChain(specs: ["crop:1000x600+300+250", "caption:HELLO CAT"])
+        let chain = try FilterChain(
+            specs: ["crop:1000x600+300+250", "caption:HELLO CAT"], subjects: CatFacesForTests())
         let placed = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
+        // With no detector handed in, a caption has no face to keep off: it goes below.
+        let blind = try FilterChain(specs: ["crop:1000x600+300+250", "caption:HELLO CAT"])
+            .resolvingGravity(picture: image, width: image.width, height: image.height)
+        if case let .spatial(stage) = blind.stages[1], let caption = stage as? CaptionStage {
+            #expect(caption.side == .bottom)
+        }
         guard case let .spatial(last) = placed.stages[1], let decided = last as? CaptionStage else {
             Issue.record("no caption stage")
             return
@@ -421,5 +428,16 @@ struct GravityTests {
             try FilterChain(specs: ["sepia", "resize:10%", "crop:40x40:cat"]).pictureCopySide(width: 800, height: 600)
                 == 800)
         #expect(try FilterChain(specs: ["crop:10x10:cat"]).pictureCopySide(width: 200, height: 100) == 200)
+    }
+}
+
+/// CatFaces' detector as a subject finder, as the scenes hand one to their chains
+/// (CatScenes' CatFaceSubjects; the filter core itself knows no detector).
+struct CatFacesForTests: SubjectFinder {
+    var side: Int { CatFaceDetector.side }
+    func subjects(inCopy image: PixelBuffer) -> [Subject] {
+        CatFaceDetector.faces(in: GreyImage(image)).map {
+            Subject(x: $0.x, y: $0.y, width: $0.width, height: $0.height, score: $0.score)
+        }
     }
 }

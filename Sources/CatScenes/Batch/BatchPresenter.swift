@@ -43,7 +43,7 @@ public final class BatchPresenter {
         var existing: [(input: String, output: String)] = []
         let folder: OutputFolder
         do {
-            chain = try FilterChain(specs: request.filters)
+            chain = try FilterChain(catSpecs: request.filters)
             folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
             // Names come from the whole list, before sharding: every shard agrees on them.
             let all = try await interactor.expandInputs(

@@ -10,7 +10,7 @@ public protocol DetectCatInteractorInput: Sendable {
 
 /// Decodes a copy no smaller than the detector reads (a JPEG at the DCT scale that keeps it
 /// at least `CatFaceDetector.side` long; other formats whole) and finds the faces on it
-/// (`Interest.catFaces`), then gives them in the full image's pixels.
+/// (`CatFaceSubjects.faces`), then gives them in the full image's pixels.
 public struct DetectCatInteractor: DetectCatInteractorInput {
     public init() {}
 
@@ -26,7 +26,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
         let (width, height) = swaps ? (reader.fullHeight, reader.fullWidth) : (reader.fullWidth, reader.fullHeight)
         let picture = try ImageDecoder.decode(reader, options: options).pixels
         let factor = Double(width) / Double(picture.width)
-        let faces = Interest.catFaces(in: picture).map { $0.scaled(by: factor) }
+        let faces = CatFaceSubjects.faces(in: picture).map { $0.scaled(by: factor) }
         return CatDetection(input: path, width: width, height: height, faces: faces)
     }
 }

@@ -52,7 +52,7 @@ public final class EditCatPresenter {
         let start = now()
         do {
             let specs = FilterRegistry.all.map(\.showcaseSpec)
-            let chains = try specs.map { spec throws(FilterError) in try FilterChain(specs: [spec]) }
+            let chains = try specs.map { spec throws(FilterError) in try FilterChain(catSpecs: [spec]) }
             try await interactor.prepareOutput(request.output, input: request.input, force: request.force)
             let decoded = try await interactor.loadImage(
                 from: request.input,

@@ -14,7 +14,7 @@ enum EditRun {
         opened: @MainActor (EditCatImageInfo) -> Void, progress: @MainActor (EditCatProgress) -> Void
     ) async throws -> EditCatResult {
         let start = now()
-        let chain = try FilterChain(specs: request.filters)
+        let chain = try FilterChain(catSpecs: request.filters)
         let (events, sink) = AsyncStream.makeStream(of: EditEvent.self)
         let options = EditOptions(
             encode: request.encodeOptions, maxPixels: request.maxPixels, maxFrames: request.maxFrames,

@@ -25,7 +25,7 @@ public protocol EditCatLiveInteractorInput: EditCatUseCase {
 
 extension EditCatLiveInteractorInput {
     @concurrent
-    public func catFaces(in image: PixelBuffer) async -> [CatFace] { Interest.catFaces(in: image) }
+    public func catFaces(in image: PixelBuffer) async -> [CatFace] { CatFaceSubjects.faces(in: image) }
 }
 
 /// The real live interactor: the codecs and the filter core off the main actor; a save

@@ -237,14 +237,14 @@ public final class EditCatLivePresenter {
             let problem = trying ? problem(with: chain + [specs[highlighted]], live) : nil
             let shown = trying && problem == nil ? chain + [specs[highlighted]] : chain
             let missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
-            let none = try? FilterChain(specs: [])
-            let previewChain = (try? FilterChain(specs: shown)) ?? none
+            let none = try? FilterChain(catSpecs: [])
+            let previewChain = (try? FilterChain(catSpecs: shown)) ?? none
             let source = live.preview, thumbnailSource = live.thumbnail, fullWidth = live.width
             let interactor = self.interactor
             async let preview = interactor.renderLive(
                 source, fullWidth: fullWidth, chains: previewChain.map { [$0] } ?? [])
             let thumbnailChains = missing.compactMap { i in
-                (try? FilterChain(specs: chain + [specs[i]])) ?? (try? FilterChain(specs: chain)) ?? none
+                (try? FilterChain(catSpecs: chain + [specs[i]])) ?? (try? FilterChain(catSpecs: chain)) ?? none
             }
             let made = await interactor.renderLive(thumbnailSource, fullWidth: fullWidth, chains: thumbnailChains)
             let rendered = await preview.first

@@ -1,4 +1,3 @@
-import CatFaces
 import CatImageIO
 import CatSupport
 
@@ -59,7 +58,7 @@ struct CaptionStage: SpatialStage {
 
     /// This caption on the side that keeps it off `faces` of a `width` × `height` picture:
     /// the top when one of them reaches into the bottom caption's band.
-    func placed(clearOf faces: [CatFace], width: Int, height: Int) throws(ImageIOError) -> CaptionStage {
+    func placed(clearOf faces: [Subject], width: Int, height: Int) throws(ImageIOError) -> CaptionStage {
         let band = try CaptionMask(text, top: false, width: width, height: height)
         let covered = faces.contains { $0.y < band.top + band.height && $0.y + $0.height > band.top }
         return CaptionStage(text: text, side: covered ? .top : .bottom)

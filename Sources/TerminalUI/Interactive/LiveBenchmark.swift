@@ -78,7 +78,7 @@ public enum LiveBenchmark {
         guard let live = view.lastLive else { throw SceneFailure(status: .software, message: "nothing shown") }
         // The reference: the same chain on the full image, as a tool without a preview copy would run it.
         let decoded = try ImageDecoder.decode(try InputFile.read(input), name: input)
-        let chain = try FilterChain(specs: live.chain + [live.highlightedSpec])
+        let chain = try FilterChain(catSpecs: live.chain + [live.highlightedSpec])
         let t0 = clock.now
         _ = try chain.apply(to: decoded.pixels, threads: threads)
         let full = clock.now - t0
