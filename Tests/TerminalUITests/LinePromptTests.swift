@@ -1,0 +1,46 @@
+import Testing
+
+@testable import TerminalUI
+
+/// The live scenes' one-line field: what each key does to the text, and when it answers.
+@Suite("Line prompt")
+struct LinePromptTests {
+    func typed(_ keys: [Key], from text: String = "") -> (LinePrompt, [LinePrompt.Outcome]) {
+        var prompt = LinePrompt(label: "save as: ", text: text)
+        let outcomes = keys.map { prompt.handle($0) }
+        return (prompt, outcomes)
+    }
+
+    @Test func typingAndDeleting() {
+        let (prompt, outcomes) = typed([.char("c"), .char("a"), .char("t"), .char("é"), .backspace, .char("s")])
+        #expect(prompt.text == "cats" && outcomes.allSatisfy { $0 == .editing })
+        #expect(typed([.backspace], from: "").0.text == "", "Backspace on nothing is nothing")
+        #expect(typed([.left, .up, .tab, .unknown], from: "keep").0.text == "keep", "other keys leave the text")
+    }
+
+    @Test func wordsAndLines() {
+        #expect(typed([.ctrl("w")], from: "out/sepia cat.png").0.text == "out/sepia ")
+        #expect(typed([.ctrl("w")], from: "out/sepia-cat.png").0.text == "out/", "a path's folder stays")
+        #expect(typed([.ctrl("w")], from: "two words  ").0.text == "two ", "trailing blanks go with the word")
+        #expect(typed([.ctrl("u")], from: "all of it").0.text == "")
+    }
+
+    @Test func enterAnswersAndEscapeGivesUp() {
+        #expect(typed([.char("x"), .enter], from: "a.pn").1.last == .answered("a.pnx"))
+        #expect(typed([.escape], from: "a").1 == [.cancelled])
+        #expect(typed([.ctrl("g")], from: "a").1 == [.cancelled])
+    }
+
+    @Test func takeClosesThePromptAndPassesTheAnswer() {
+        var prompt: LinePrompt? = LinePrompt(label: "save as: ", text: "cat.png")
+        var answers: [String] = []
+        #expect(LinePrompt.take(.char("x"), into: &prompt) { answers.append($0) })
+        #expect(prompt?.text == "cat.pngx" && answers.isEmpty)
+        #expect(LinePrompt.take(.enter, into: &prompt) { answers.append($0) })
+        #expect(prompt == nil && answers == ["cat.pngx"])
+        #expect(!LinePrompt.take(.char("y"), into: &prompt) { answers.append($0) }, "no prompt: the key is not taken")
+        var cancelled: LinePrompt? = LinePrompt(label: "", text: "z")
+        #expect(LinePrompt.take(.escape, into: &cancelled) { answers.append($0) })
+        #expect(cancelled == nil && answers == ["cat.pngx"])
+    }
+}
