@@ -332,7 +332,7 @@ typedef struct ch_meta {
     size_t size;
 } ch_meta;
 
-static int ch_fail_why(char *why, size_t size, int code, const char *message) {
+int ch_fail_why(char *why, size_t size, int code, const char *message) {
     cs_format(why, size, "%s", message);
     return code;
 }
@@ -368,15 +368,22 @@ static int ch_read_iinf(ch_meta *m, cs_span iinf) {
                   CH_SCAN_MAX_ITEMS);
         return CS_ERR_LIMIT;
     }
-    size_t at = skip;
+    // The entries counted first, so that the list is as long as the file needs (a batch of
+    // small files allocates a few items each, not the limit's worth).
+    size_t at = skip, entries = 0;
     cs_box box;
     int got;
-    while ((got = cs_box_next(body, &at, &box)) == 1) {
-        if (box.type != FOURCC('i', 'n', 'f', 'e')) continue;
-        if (m->item_count >= CH_SCAN_MAX_ITEMS) {
+    while ((got = cs_box_next(body, &at, &box)) == 1)
+        if (box.type == FOURCC('i', 'n', 'f', 'e') && ++entries > CH_SCAN_MAX_ITEMS) {
             cs_format(m->why, m->size, "the file has more than %d items", CH_SCAN_MAX_ITEMS);
             return CS_ERR_LIMIT;
         }
+    if (got < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a box inside 'iinf' runs past its end");
+    m->items = calloc(entries ? entries : 1, sizeof *m->items);
+    if (!m->items) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
+    at = skip;
+    while (cs_box_next(body, &at, &box) == 1) {
+        if (box.type != FOURCC('i', 'n', 'f', 'e')) continue;
         cs_span infe;
         int v;
         if (!cs_full_box(box.body, &infe, &v, NULL)) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe'");
@@ -388,7 +395,6 @@ static int ch_read_iinf(ch_meta *m, cs_span iinf) {
         if (e.bad) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe'");
         m->items[m->item_count++] = item;
     }
-    if (got < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a box inside 'iinf' runs past its end");
     qsort(m->items, m->item_count, sizeof *m->items, ch_item_cmp);
     for (uint32_t i = 1; i < m->item_count; i++)
         if (m->items[i].id == m->items[i - 1].id) {
@@ -908,9 +914,7 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
     if (!has_iinf || !has_iloc || !has_pitm) return CS_OK;  // libheif names what is missing
 
     uint32_t ref_capacity = 0;
-    m.items = calloc(CH_SCAN_MAX_ITEMS, sizeof *m.items);
-    int rc = m.items ? CS_OK : ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
-    if (rc == CS_OK) rc = ch_read_iinf(&m, iinf);
+    int rc = ch_read_iinf(&m, iinf);
     if (rc == CS_OK) rc = ch_read_iloc(&m, iloc);
     if (rc == CS_OK && has_iref) rc = ch_read_iref(&m, iref, &ref_capacity);
     if (rc == CS_OK && has_iprp) rc = ch_read_iprp(&m, iprp);

@@ -47,6 +47,9 @@ typedef struct ch_scan_result {
 int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
                  ch_scan_result *result, char *why, size_t size);
 
+// Writes `message` to why[0..size) and returns `code`: how the scan and the sequence reader fail.
+int ch_fail_why(char *why, size_t size, int code, const char *message);
+
 // The picture size an HEVC SPS NAL unit (with its 2-byte header) declares: 1, or 0 when
 // the unit is cut short or is no SPS.
 int ch_hevc_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *height);

@@ -23,11 +23,6 @@ struct ch_hevs {
     int flushed;
 };
 
-static int ch_seq_fail(char *why, size_t size, int code, const char *message) {
-    cs_format(why, size, "%s", message);
-    return code;
-}
-
 int ch_hevs_open(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, ch_hevs **out,
                  uint32_t *width, uint32_t *height, uint32_t *frames, char *why, size_t size) {
     *out = NULL;
@@ -38,16 +33,16 @@ int ch_hevs_open(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
     uint32_t w = track.width, h = track.height;
     *width = w;
     *height = h;
-    if (track.config.n < 23) rc = ch_seq_fail(why, size, CS_ERR_CORRUPT, "the HEVC sample entry has no 'hvcC'");
-    else if (w == 0 || h == 0) rc = ch_seq_fail(why, size, CS_ERR_CORRUPT, "the sequence declares no size");
-    else if ((track.config.p[21] & 3) == 2) rc = ch_seq_fail(why, size, CS_ERR_CORRUPT, "a NAL length of 3 bytes");
+    if (track.config.n < 23) rc = ch_fail_why(why, size, CS_ERR_CORRUPT, "the HEVC sample entry has no 'hvcC'");
+    else if (w == 0 || h == 0) rc = ch_fail_why(why, size, CS_ERR_CORRUPT, "the sequence declares no size");
+    else if ((track.config.p[21] & 3) == 2) rc = ch_fail_why(why, size, CS_ERR_CORRUPT, "a NAL length of 3 bytes");
     else if ((uint64_t)w * h > max_pixels) {
         cs_format(why, size, "the sequence is %ux%u, %llu pixels, over the limit of %llu", w, h,
                   (unsigned long long)w * h, (unsigned long long)max_pixels);
         rc = CS_ERR_LIMIT;
     }
     ch_hevs *s = rc == CS_OK ? calloc(1, sizeof *s) : NULL;
-    if (rc == CS_OK && !s) rc = ch_seq_fail(why, size, CS_ERR_NOMEM, "out of memory");
+    if (rc == CS_OK && !s) rc = ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
     if (rc != CS_OK) {
         ch_track_free(&track);
         return rc;
@@ -130,17 +125,17 @@ static int ch_to_rgba(ch_hevs *s, const struct de265_image *picture, uint8_t *ds
     }
     enum de265_chroma chroma = DE265(de265_get_chroma_format)(picture);
     int depth = DE265(de265_get_bits_per_pixel)(picture, 0);
-    if (depth < 8 || depth > 16) return ch_seq_fail(why, size, CS_ERR_UNSUPPORTED, "an unusual bit depth");
+    if (depth < 8 || depth > 16) return ch_fail_why(why, size, CS_ERR_UNSUPPORTED, "an unusual bit depth");
     int sx = chroma == de265_chroma_420 || chroma == de265_chroma_422 ? 1 : 0, sy = chroma == de265_chroma_420 ? 1 : 0;
     // The chroma planes are read with the luma plane's sample size and at half (or full)
     // its size: an SPS may give chroma another depth (12-bit luma, 8-bit chroma read as
     // 16-bit ran past libde265's plane), so both are checked before any sample is read.
     for (int c = 1; chroma != de265_chroma_mono && c < 3; c++) {
         if (DE265(de265_get_bits_per_pixel)(picture, c) != depth)
-            return ch_seq_fail(why, size, CS_ERR_CORRUPT, "planes of different depths (luma and chroma)");
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "planes of different depths (luma and chroma)");
         if (DE265(de265_get_image_width)(picture, c) < (w + sx) >> sx ||
             DE265(de265_get_image_height)(picture, c) < (h + sy) >> sy)
-            return ch_seq_fail(why, size, CS_ERR_CORRUPT, "a chroma plane smaller than the picture needs");
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a chroma plane smaller than the picture needs");
     }
     int matrix = DE265(de265_get_image_matrix_coefficients)(picture);
     int full = DE265(de265_get_image_full_range_flag)(picture);
@@ -183,18 +178,18 @@ static int ch_to_rgba(ch_hevs *s, const struct de265_image *picture, uint8_t *ds
 int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *delay_ms, char *why, size_t size) {
     if (!s->ctx) {
         s->ctx = DE265(de265_new_decoder)();
-        if (!s->ctx) return ch_seq_fail(why, size, CS_ERR_NOMEM, "out of memory");
+        if (!s->ctx) return ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         DE265(de265_start_worker_threads)(s->ctx, threaded && cores > 1 ? (int)(cores > 8 ? 8 : cores) : 1);
         if (!ch_push_config(s))
-            return ch_seq_fail(why, size, CS_ERR_CORRUPT,
+            return ch_fail_why(why, size, CS_ERR_CORRUPT,
                                "a bad 'hvcC' parameter set (cut, or a picture size other than the track's)");
     }
     // Each call of de265_decode makes progress or asks for data; the bound only guards
     // against a decoder that does neither.
     for (uint64_t rounds = 0;; rounds++) {
         if (rounds > 4096 + 64 * (uint64_t)s->count)
-            return ch_seq_fail(why, size, CS_ERR_CORRUPT, "the decoder made no progress");
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "the decoder made no progress");
         const struct de265_image *picture = DE265(de265_get_next_picture)(s->ctx);
         if (picture) {
             int rc = ch_to_rgba(s, picture, dst, stride, why, size);
