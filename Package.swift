@@ -8,7 +8,7 @@ import PackageDescription
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO
 //   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels; it knows
 //     no detector: a scene hands its chains a SubjectFinder (CatScenes: CatFaces' cascades)
-//   CatFaces ─► CatImageIO, CCatCascades, CFilterKernels (the cascade scan)
+//   CatFaces ─► CatImageIO, CCatCascades (the cascades and their SIMD scan)
 //   CatImageIO ─► CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim,
 //     CFreeTypeShim
 //   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
@@ -125,11 +125,17 @@ let package = Package(
                 "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
                 "CTIFFShim", "CFreeTypeShim",
             ]),
+        // CatFaces' C: OpenCV's cat-face cascades and their SIMD scan, built per instruction set
+        // like the filter kernels (CFilterKernels' simd.h and dispatch.h) and run with the build
+        // CFilterKernels chooses.
         .target(
-            name: "CCatCascades",
+            name: "CCatCascades", dependencies: ["CFilterKernels"],
             exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md"],
-            cSettings: [.unsafeFlags(["-Wno-c23-extensions"])]),
-        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades", "CFilterKernels"]),
+            cSettings: [
+                .headerSearchPath("../CFilterKernels"),
+                .unsafeFlags(["-Wno-c23-extensions", "-O3", "-ffp-contract=off", "-Wno-psabi"]),
+            ]),
+        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades"]),
         .target(name: "FilterCore", dependencies: ["CatSupport", "CatImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),

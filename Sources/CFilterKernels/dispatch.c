@@ -50,26 +50,6 @@ const char *ck_isa_name(int isa) {
     }
 }
 
-// Each kernel of the list: a declaration per build, and the public function, which runs
-// the build in use (ck_isa_active).
-#if defined(__x86_64__)
-#define CK_KERNEL(ret, name, params, args)                  \
-    ret name##_baseline params;                             \
-    ret name##_sse41 params;                                \
-    ret name##_avx2 params;                                 \
-    ret name##_avx512 params;                               \
-    ret name params {                                       \
-        switch (ck_isa_active()) {                          \
-        case CK_ISA_AVX512: return name##_avx512 args;      \
-        case CK_ISA_AVX2: return name##_avx2 args;          \
-        case CK_ISA_SSE41: return name##_sse41 args;        \
-        default: return name##_baseline args;               \
-        }                                                   \
-    }
-#else
-#define CK_KERNEL(ret, name, params, args)                  \
-    ret name##_baseline params;                             \
-    ret name params { return name##_baseline args; }
-#endif
+#include "dispatch.h"
 #include "cfilter_kernels.def"
 #undef CK_KERNEL

@@ -1,5 +1,4 @@
 internal import CCatCascades
-internal import CFilterKernels
 import CatSupport
 import Dispatch
 
@@ -13,7 +12,7 @@ import Dispatch
 /// stages, and `groupRectangles`.
 public struct Cascade: Sendable {
     enum Kind: Sendable { case haar, lbp }
-    /// The stages and their stumps (depth-1 trees), flat, as `ck_cascade_scan` reads them.
+    /// The stages and their stumps (depth-1 trees), flat, as `cc_cascade_scan` reads them.
     struct Stages: Sendable {
         /// Stage k's stumps are `ends[k - 1]..<ends[k]`; it accepts a window when the sum
         /// of their leaves is at least its threshold.
@@ -214,12 +213,12 @@ public struct Cascade: Sendable {
     }
 }
 
-/// A cascade as `ck_cascade_scan` (CFilterKernels) reads it: its stages, and its features
+/// A cascade as `cc_cascade_scan` (CCatCascades) reads it: its stages, and its features
 /// as offsets into integral images `stride` elements a row, in memory of its own that lives
 /// as long as this value. Made once a detection, for all its scales (their integral images
 /// share the stride).
 private final class KernelCascade: @unchecked Sendable {
-    private let kernel: ck_cascade
+    private let kernel: cc_cascade
     private let buffers: [UnsafeMutableRawPointer]
 
     init(_ cascade: Cascade, stride: Int) {
@@ -253,8 +252,8 @@ private final class KernelCascade: @unchecked Sendable {
         let stages = cascade.stages
         // The window's inner rectangle that normalises the variance (Haar).
         let norm = corners(1, 1, cascade.width - 2, cascade.height - 2)
-        kernel = ck_cascade(
-            kind: Int32(cascade.kind == .lbp ? CK_CASCADE_LBP : CK_CASCADE_HAAR),
+        kernel = cc_cascade(
+            kind: Int32(cascade.kind == .lbp ? CC_CASCADE_LBP : CC_CASCADE_HAAR),
             stage_count: Int32(stages.ends.count), stage_ends: copy(stages.ends),
             stage_thresholds: copy(stages.stageThresholds), stump_features: copy(stages.features),
             stump_thresholds: copy(stages.thresholds), stump_left: copy(stages.left),
@@ -275,7 +274,7 @@ private final class KernelCascade: @unchecked Sendable {
         let count = integral.sums.withUnsafeBufferPointer { sums in
             integral.squares.withUnsafeBufferPointer { squares in
                 withUnsafePointer(to: kernel) { kernel in
-                    ck_cascade_scan(
+                    cc_cascade_scan(
                         kernel, sums.baseAddress, squares.baseAddress, integral.stride, Int32(columns), Int32(rows),
                         Int32(step), &places)
                 }

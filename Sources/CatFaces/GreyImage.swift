@@ -1,4 +1,4 @@
-internal import CFilterKernels
+internal import CCatCascades
 import CatImageIO
 import CatSupport
 
@@ -119,7 +119,7 @@ struct Integral {
         precondition(stride > image.width)
         self.stride = stride
         // Padded: the kernel reads (and ignores) a little past the last window.
-        let count = stride * (image.height + 1) + Int(CK_CASCADE_PAD)
+        let count = stride * (image.height + 1) + Int(CC_CASCADE_PAD)
         var sums = [Int32](repeating: 0, count: count)
         var squares = [Int32](repeating: 0, count: withSquares ? count : 0)
         for y in 0..<image.height {

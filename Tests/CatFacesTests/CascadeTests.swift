@@ -38,7 +38,7 @@ import Testing
     /// The same boxes as OpenCV 4.6's detectMultiScale (Debian's python3-opencv, made by
     /// Tests/Fixtures/cascades/make_expected.py) for both cascades, five pictures and four
     /// parameter sets, the raw windows (minNeighbours 0) among them; with every build of
-    /// the SIMD kernel (`ck_cascade_scan`) the CPU can run.
+    /// the SIMD kernel (`cc_cascade_scan`) the CPU can run.
     @Test(arguments: expected.indices)
     func sameBoxesAsOpenCV(index: Int) throws {
         let c = Self.expected[index]

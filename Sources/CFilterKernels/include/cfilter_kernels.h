@@ -7,8 +7,8 @@
 // Each kernel has a plain scalar reference in Swift (the colour chain's in
 // FilterCore/Reference.swift, each spatial stage's in its file under FilterCore/Filters/);
 // all builds compute exactly what the reference computes (no FMA contraction,
-// the same operation order, integer arithmetic where it is integer). The cascade scan's
-// reference is OpenCV itself: every build gives python3-opencv's boxes (CatFacesTests).
+// the same operation order, integer arithmetic where it is integer). CatFaces' cascade
+// scan (CCatCascades) is built and chosen the same way, with the build chosen here.
 #ifndef CFILTER_KERNELS_H
 #define CFILTER_KERNELS_H
 
@@ -37,27 +37,6 @@ const char *ck_isa_name(int isa);
 #define CK_STAGE_FLOATS 12
 // The largest convolution kernel side ck_convolve_rows takes (5x5).
 #define CK_CONVOLVE_MAX 5
-
-// A boosted cascade of decision stumps over Haar or LBP features (its offsets are in
-// elements of integral images `stride` wide, which every scale shares): what
-// ck_cascade_scan evaluates. Made by CatFaces/Cascade.swift from OpenCV's cascade files.
-enum { CK_CASCADE_HAAR = 0, CK_CASCADE_LBP = 1 };
-typedef struct {
-    int kind;                        // CK_CASCADE_HAAR or CK_CASCADE_LBP
-    int stage_count;
-    const int32_t *stage_ends;       // stage k's stumps: [stage_ends[k - 1], stage_ends[k]) (0 for k = 0)
-    const float *stage_thresholds;   // a stage accepts when the sum of its leaves is >= this
-    const int32_t *stump_features;   // the feature each stump reads
-    const float *stump_thresholds;   // Haar: left when the normalised feature is below this
-    const float *stump_left, *stump_right;  // the leaves
-    const uint32_t *subsets;         // LBP: 8 words a stump, the codes that go left
-    const int32_t *offsets;          // per feature: Haar 12 (3 rectangles x 4 corners), LBP 16 (4 x 4 corners)
-    const float *weights;            // Haar: 3 per feature (0: no third rectangle)
-    int32_t norm[4];                 // Haar: the corners of the window's variance rectangle
-    double area;                     // Haar: that rectangle's area
-} ck_cascade;
-// Elements past the last window's corners that ck_cascade_scan may read (and ignore).
-#define CK_CASCADE_PAD 128
 
 // The kernels, from the one list (each one's contract is written there).
 #define CK_KERNEL(ret, name, params, args) ret name params;
