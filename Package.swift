@@ -4,7 +4,8 @@ import PackageDescription
 // Layers (arrows point to what a module imports; nothing points up; every module may
 // import CatSupport, the portable system layer: FoundationEssentials, locks, threads, text):
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, ArgumentParser
-//   TerminalUI ─► CatScenes, CatFaces, FilterCore, CatImageIO, CChafaShim, CTerminalShim
+//   TerminalUI ─► CatScenes, CatFaces, CatImageIO, CChafaShim, CTerminalShim (no filter core: what
+//     `filters` and `bench` list comes through CatScenes/Tools)
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO
 //   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels; it knows
 //     no detector: a scene hands its chains a SubjectFinder (CatScenes: CatFaces' cascades)
@@ -142,7 +143,7 @@ let package = Package(
         .target(
             name: "TerminalUI",
             dependencies: [
-                "CatSupport", "CatScenes", "CatFaces", "FilterCore", "CatImageIO", "CChafaShim", "CTerminalShim",
+                "CatSupport", "CatScenes", "CatFaces", "CatImageIO", "CChafaShim", "CTerminalShim",
             ]),
         .executableTarget(
             name: "catctl",

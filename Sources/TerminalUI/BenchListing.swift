@@ -1,9 +1,9 @@
+import CatScenes
 import CatSupport
-import FilterCore
 
 /// `catctl bench` output: a table for people, one JSON line for scripts.
 public enum BenchListing {
-    public static func table(_ report: FilterBenchmarkReport) -> String {
+    public static func table(_ report: BenchSummary) -> String {
         let mp = Double(report.width * report.height) / 1_000_000
         var out =
             "catctl bench: \(report.width)x\(report.height) (\(String(printf: "%.1f", mp)) MP), "
@@ -30,7 +30,7 @@ public enum BenchListing {
         return out
     }
 
-    public static func json(_ report: FilterBenchmarkReport) -> JSONValue {
+    public static func json(_ report: BenchSummary) -> JSONValue {
         .object([
             ("event", .string("bench")),
             ("width", .int(report.width)),

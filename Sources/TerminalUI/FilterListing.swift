@@ -1,12 +1,13 @@
-import FilterCore
+import CatScenes
+import CatSupport
 
 /// `catctl filters`: the registry as a table or as one JSON line.
 public enum FilterListing {
     /// The table, its descriptions wrapped under their column to fit `width` (a terminal's,
     /// or the help's); unlimited, one line a filter, for scripts.
     public static func table(width: Int = .max) -> String {
-        let rows = FilterRegistry.all.map { f -> [String] in
-            [f.usage, f.kind.rawValue, f.parameter.defaultValue.map(format) ?? "-", f.description]
+        let rows = FilterCatalog.entries.map { f -> [String] in
+            [f.usage, f.kind, f.defaultValue.map(format) ?? "-", f.description]
         }
         let header = ["FILTER", "KIND", "DEFAULT", "DESCRIPTION"]
         let widths = (0..<3).map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
@@ -31,11 +32,11 @@ public enum FilterListing {
             (
                 "filters",
                 .array(
-                    FilterRegistry.all.map { f in
+                    FilterCatalog.entries.map { f in
                         .object([
                             ("name", .string(f.name)),
-                            ("kind", .string(f.kind.rawValue)),
-                            ("default", f.parameter.defaultValue.map { .double($0) } ?? .null),
+                            ("kind", .string(f.kind)),
+                            ("default", f.defaultValue.map { .double($0) } ?? .null),
                             ("description", .string(f.description)),
                         ])
                     })

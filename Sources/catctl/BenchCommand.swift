@@ -82,13 +82,12 @@ struct Bench: AsyncParsableCommand {
         let console = Console.standard()
         let (width, height) = parsedSize!
         if let kernels { KernelISA.select(kernels) }
-        let specs = filters.isEmpty ? FilterRegistry.defaultSpecs(width: width, height: height) : filters
-        let report: FilterBenchmarkReport
+        let report: BenchSummary
         do {
-            report = try FilterBenchmark.run(
-                specs: specs, width: width, height: height,
+            report = try FilterBench.run(
+                specs: filters, width: width, height: height,
                 threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-                repetitions: repetitions, includeScalar: !noScalar, subjects: CatFaceSubjects(),
+                repetitions: repetitions, includeScalar: !noScalar,
                 progress: { step in
                     if console.stderrIsTerminal {
                         console.stderr.write("\r\u{1B}[2Ktiming \(ForeignText.visible(step))…")

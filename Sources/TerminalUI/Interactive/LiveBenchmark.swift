@@ -1,7 +1,6 @@
 import CatImageIO
 import CatScenes
 import CatSupport
-import FilterCore
 
 /// `catctl bench --live IMAGE`: the live Edit Cat scene's keystroke latency, measured on
 /// the real presenter, interactor and view (chafa drawing the whole frame into memory)
@@ -34,7 +33,7 @@ public enum LiveBenchmark {
     }
     static var script: [Input] {
         // From the first filter past the colour filters to the first spatial one (blur), and back to the second (sepia).
-        let spatial = FilterRegistry.all.firstIndex { $0.kind == .spatial } ?? 1
+        let spatial = FilterCatalog.entries.firstIndex(where: \.isSpatial) ?? 1
         return Array(repeating: .move(1), count: spatial)
             + Array(repeating: .value(1), count: 4) + [.add]
             + Array(repeating: .move(-1), count: spatial - 1)
@@ -77,14 +76,11 @@ public enum LiveBenchmark {
         }
         guard let live = view.lastLive else { throw SceneFailure(status: .software, message: "nothing shown") }
         // The reference: the same chain on the full image, as a tool without a preview copy would run it.
-        let decoded = try ImageDecoder.decode(try InputFile.read(input), name: input)
-        let chain = try FilterChain(catSpecs: live.chain + [live.highlightedSpec])
-        let t0 = clock.now
-        _ = try chain.apply(to: decoded.pixels, threads: threads)
-        let full = clock.now - t0
+        let chain = live.chain + [live.highlightedSpec]
+        let full = try FilterBench.fullImage(input: input, specs: chain, threads: threads)
         return Report(
             width: live.width, height: live.height, openMilliseconds: Self.milliseconds(open), keystrokes: times,
-            fullImageMilliseconds: Self.milliseconds(full), chain: chain.specs)
+            fullImageMilliseconds: Self.milliseconds(full), chain: chain)
     }
 
     static func milliseconds(_ d: Duration) -> Double {
