@@ -1,82 +1,59 @@
 import CatSupport
 
-/// How to encode.
-public struct EncodeOptions: Sendable, Equatable {
-    /// The compression level written when none is asked for (the codec's: PNG's 3).
-    public static var defaultPNGLevel: Int { EncodingHelp.defaultLevel }
-
-    public var format: ImageFormat
-    /// The quality of a lossy format (its codec's `controls.quality`); nil: the format's default.
-    public var quality: Int?
-    /// The compression level of a format that has one (`controls.level`: PNG's zlib level).
-    public var pngLevel: Int
-    /// Lossless (the pixels a PNG would hold) instead of lossy, for a format that has both.
-    public var lossless: Bool
-    /// The encoder's effort (its codec's `controls.effort`); nil: the format's default.
-    public var effort: Int?
-    /// The compression method by name (`controls.compression`); nil: the format's default.
-    public var compression: String?
-    /// Which of the input's metadata the output keeps.
+/// The encoding settings asked for (`--quality 85`, `--lossless`, ...), the same for every
+/// output of a run whatever its format, and which metadata the output keeps. A setting not
+/// asked for is the output codec's default (`EncodeOptions`).
+public struct EncodeSettings: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    public var values: [EncoderSetting: SettingValue]
     public var metadata: MetadataPolicy
-    /// Threads for the PNG encoder's stripes, WebP's threading, GIF's frames.
+
+    public init(_ values: [EncoderSetting: SettingValue], metadata: MetadataPolicy = .keep) {
+        self.values = values
+        self.metadata = metadata
+    }
+
+    public init(dictionaryLiteral elements: (EncoderSetting, SettingValue)...) {
+        self.init(Dictionary(uniqueKeysWithValues: elements))
+    }
+
+    public subscript(_ setting: EncoderSetting) -> SettingValue? {
+        get { values[setting] }
+        set { values[setting] = newValue }
+    }
+}
+
+/// How to encode one output: its format, the settings asked for, and threads for the PNG
+/// encoder's stripes, WebP's threading and GIF's frames.
+public struct EncodeOptions: Sendable, Equatable {
+    public var format: ImageFormat
+    public var settings: EncodeSettings
     public var threads: Int
 
     public init(
-        format: ImageFormat, quality: Int? = nil, pngLevel: Int = EncodeOptions.defaultPNGLevel,
-        lossless: Bool = false, effort: Int? = nil, compression: String? = nil, metadata: MetadataPolicy = .keep,
+        format: ImageFormat, settings: EncodeSettings = [:],
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.format = format
-        self.quality = quality
-        self.pngLevel = pngLevel
-        self.lossless = lossless
-        self.effort = effort
-        self.compression = compression
-        self.metadata = metadata
+        self.settings = settings
         self.threads = threads
     }
 
-    /// The quality asked for, else the codec's default (for codecs that have one).
-    var qualityOrDefault: Int { quality ?? ImageCodecs.codec(for: format).controls.quality?.defaultValue ?? 0 }
-    /// The effort asked for, else the codec's default.
-    var effortOrDefault: Int { effort ?? ImageCodecs.codec(for: format).controls.effort?.defaultValue ?? 0 }
-    /// The compression asked for, else the codec's default.
-    var compressionOrDefault: String {
-        compression ?? ImageCodecs.codec(for: format).controls.compression?.defaultValue ?? ""
-    }
-}
+    public var metadata: MetadataPolicy { settings.metadata }
 
-/// The encoding choices of a command line, the same for every output of a run (whatever
-/// its format): scenes take these and make `EncodeOptions` once an output's format is known.
-public struct EncodeSettings: Sendable, Equatable {
-    public var quality: Int?
-    public var pngLevel: Int
-    public var lossless: Bool
-    public var effort: Int?
-    public var compression: String?
-    public var metadata: MetadataPolicy
-
-    public init(
-        quality: Int? = nil, pngLevel: Int = EncodeOptions.defaultPNGLevel, lossless: Bool = false,
-        effort: Int? = nil, compression: String? = nil, metadata: MetadataPolicy = .keep
-    ) {
-        self.quality = quality
-        self.pngLevel = pngLevel
-        self.lossless = lossless
-        self.effort = effort
-        self.compression = compression
-        self.metadata = metadata
+    /// A number setting as asked for, else the format's default (0 for a format without it).
+    public func integer(_ setting: EncoderSetting) -> Int {
+        if case let .integer(value)? = settings[setting] { return value }
+        return format.controls.integer(setting)?.default ?? 0
     }
-}
 
-extension EncodeOptions {
-    public init(
-        format: ImageFormat, settings: EncodeSettings, threads: Int = ProcessInfo.processInfo.activeProcessorCount
-    ) {
-        self.init(
-            format: format, quality: settings.quality, pngLevel: settings.pngLevel, lossless: settings.lossless,
-            effort: settings.effort, compression: settings.compression, metadata: settings.metadata, threads: threads)
+    /// A named setting as asked for, else the format's default ("" for a format without it).
+    public func choice(_ setting: EncoderSetting) -> String {
+        if case let .choice(value)? = settings[setting] { return value }
+        return format.controls.choices(setting)?.default ?? ""
     }
+
+    /// Lossless asked for (for a format that has both).
+    public var lossless: Bool { settings[.lossless] == .flag(true) }
 }
 
 public enum ImageEncoder {

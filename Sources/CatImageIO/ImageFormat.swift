@@ -34,7 +34,7 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// The name people use: "JPEG".
     public var displayName: String { ImageCodecs.codec(for: self).displayName }
 
-    /// What its encoder takes (quality, level, lossless), with ranges and defaults.
+    /// What its encoder takes (quality, level, lossless, ...), with ranges and defaults.
     public var controls: EncoderControls { ImageCodecs.codec(for: self).controls }
 
     /// It holds animations: every frame is written.
@@ -46,7 +46,7 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// What standard output gets when no format is named: the first format that keeps every
     /// pixel of one picture (no quality, no frames): PNG.
     public static var standardOutput: ImageFormat {
-        ImageCodecs.all.first { $0.controls.quality == nil && !$0.animates }!.format
+        ImageCodecs.all.first { $0.controls[.quality] == nil && !$0.animates }!.format
     }
 
     /// Every format's name, joined: "JPEG, PNG, WebP or GIF".

@@ -12,22 +12,22 @@ import TerminalUI
 /// --quality, --png-level, --lossless, --effort, --compression, --strip and --strip-all, for
 /// every command that encodes.
 struct EncodingOptions: ParsableArguments {
-    // The help, the ranges and the defaults are what the codecs declare (EncodingHelp).
-    @Option(help: ArgumentHelp(EncodingHelp.quality))
-    var quality: Int?
+    // Each setting's help, range and checks are what the codecs declare (EncoderSetting):
+    // a setting is its option line here and its line in `asked`.
+    @Option(help: EncoderSetting.quality.argumentHelp) var quality: Int?
+    @Option(name: .customLong("png-level"), help: EncoderSetting.level.argumentHelp) var pngLevel: Int?
+    @Flag(help: EncoderSetting.lossless.argumentHelp) var lossless = false
+    @Option(help: EncoderSetting.effort.argumentHelp) var effort: Int?
+    @Option(help: EncoderSetting.compression.argumentHelp) var compression: String?
 
-    @Option(name: .customLong("png-level"), help: ArgumentHelp(EncodingHelp.level))
-    var pngLevel: Int = EncodeOptions.defaultPNGLevel
-
-    @Flag(help: ArgumentHelp(EncodingHelp.lossless))
-    var lossless = false
-
-    @Option(help: ArgumentHelp(EncodingHelp.effort, valueName: "0-9"))
-    var effort: Int?
-
-    @Option(
-        help: ArgumentHelp(EncodingHelp.compression, valueName: EncodingHelp.compressionNames.joined(separator: "|")))
-    var compression: String?
+    /// The settings given on the command line.
+    var asked: [EncoderSetting: SettingValue] {
+        [
+            .quality: quality.map(SettingValue.integer), .level: pngLevel.map(SettingValue.integer),
+            .lossless: lossless ? .flag(true) : nil, .effort: effort.map(SettingValue.integer),
+            .compression: compression.map(SettingValue.choice),
+        ].compactMapValues { $0 }
+    }
 
     @Flag(help: "Drop EXIF, XMP and comments from the output; keep the ICC profile, so colours do not change.")
     var strip = false
@@ -38,27 +38,19 @@ struct EncodingOptions: ParsableArguments {
     var stripAll = false
 
     func validate() throws {
-        if let quality, !EncodingHelp.qualityRange.contains(quality) {
-            throw ValidationError("--quality must be \(EncodingHelp.text(EncodingHelp.qualityRange)), not \(quality)")
-        }
-        guard EncodingHelp.levelRange.contains(pngLevel) else {
-            throw ValidationError("--png-level must be \(EncodingHelp.text(EncodingHelp.levelRange)), not \(pngLevel)")
+        for setting in EncoderSetting.allCases {
+            if let value = asked[setting], let problem = setting.problem(with: value) {
+                throw ValidationError(problem)
+            }
         }
         if lossless, quality != nil { throw ValidationError("--lossless takes no --quality") }
-        if let effort, !EncodingHelp.effortRange.contains(effort) {
-            throw ValidationError("--effort must be \(EncodingHelp.text(EncodingHelp.effortRange)), not \(effort)")
-        }
-        if let compression, !EncodingHelp.compressionNames.contains(compression) {
-            throw ValidationError(
-                "--compression must be \(EncodingHelp.compressionChoices), not \(compression)")
-        }
     }
 
-    var settings: EncodeSettings {
-        EncodeSettings(
-            quality: quality, pngLevel: pngLevel, lossless: lossless, effort: effort, compression: compression,
-            metadata: stripAll ? .stripAll : strip ? .strip : .keep)
-    }
+    var settings: EncodeSettings { EncodeSettings(asked, metadata: stripAll ? .stripAll : strip ? .strip : .keep) }
+}
+
+extension EncoderSetting {
+    var argumentHelp: ArgumentHelp { ArgumentHelp(help, valueName: valueName) }
 }
 
 /// --max-pixels, else CATCTL_MAX_PIXELS, else the decoder's default; --max-frames.

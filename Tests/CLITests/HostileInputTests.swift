@@ -58,7 +58,8 @@ struct HostileInputTests {
         let image = try PixelBuffer.random(width: 3000, height: 2000, seed: 4)
         image.hasAlpha = false
         try OutputFile.write(to: input) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(image, to: fd, path: input, options: EncodeOptions(format: .png, pngLevel: 0))
+            try ImageEncoder.encode(
+                image, to: fd, path: input, options: EncodeOptions(format: .png, settings: [.level: 0]))
         }
         let process = Process()
         process.executableURL = try #require(Catctl.executable)

@@ -30,7 +30,8 @@ struct EncoderTests {
         let image = try Fixtures.decode("photos/chelsea.png").pixels
         #expect(!image.hasAlpha)
         for level in [0, 6, 9] {
-            let bytes = try encode(image, EncodeOptions(format: .png, pngLevel: level), in: dir, name: "c.png")
+            let bytes = try encode(
+                image, EncodeOptions(format: .png, settings: [.level: .integer(level)]), in: dir, name: "c.png")
             #expect(bytes[25] == 2, "colour type RGB")
             #expect(try ImageDecoder.decode(bytes, name: "c.png").pixels.packedRGBA() == image.packedRGBA())
         }
@@ -40,7 +41,7 @@ struct EncoderTests {
         let dir = try Fixtures.temporaryDirectory()
         let image = try Fixtures.decode("photos/chelsea.png").pixels
         let q90 = try encode(image, EncodeOptions(format: .jpeg), in: dir, name: "c.jpg")
-        let q30 = try encode(image, EncodeOptions(format: .jpeg, quality: 30), in: dir, name: "d.jpg")
+        let q30 = try encode(image, EncodeOptions(format: .jpeg, settings: [.quality: 30]), in: dir, name: "d.jpg")
         #expect(q30.count < q90.count)
         let back = try ImageDecoder.decode(q90, name: "c.jpg").pixels
         #expect(back.width == 451 && back.height == 300)
@@ -114,29 +115,58 @@ struct EncoderTests {
 @Suite("Codecs declare their settings")
 struct CodecControlsTests {
     @Test func theHelpAndRangesAreTheCodecsDeclarations() {
-        let quality = ImageFormat.all.filter { $0.controls.quality != nil }
+        let quality = ImageFormat.all.filter { $0.controls[.quality] != nil }
         #expect(quality == [.jpeg, .webp, .heic, .avif, .jxl, .tiff])
         #expect(
-            EncodingHelp.quality
+            EncoderSetting.quality.help
                 == "JPEG, WebP, HEIC, AVIF, JPEG XL and TIFF quality, 1-100 (default: 90 for JPEG, 80 for WebP, "
                 + "50 for HEIC, 50 for AVIF, 90 for JPEG XL, 90 for TIFF).")
         for format in quality {
-            let control = format.controls.quality!
-            #expect(EncodingHelp.quality.contains("\(control.defaultValue) for \(format.displayName)"))
-            #expect(EncodingHelp.qualityRange.contains(control.range.lowerBound))
-            #expect(EncodingHelp.qualityRange.contains(control.range.upperBound))
+            let control = format.controls.integer(.quality)!
+            #expect(EncoderSetting.quality.help.contains("\(control.default) for \(format.displayName)"))
+            #expect(EncoderSetting.quality.range.contains(control.range.lowerBound))
+            #expect(EncoderSetting.quality.range.contains(control.range.upperBound))
         }
-        #expect(EncodingHelp.level == "PNG compression level, 0 (fast) to 9 (small).")
-        #expect(EncodingHelp.levelRange == ImageFormat.png.controls.level?.range)
-        #expect(EncodeOptions.defaultPNGLevel == ImageFormat.png.controls.level?.defaultValue)
+        #expect(EncoderSetting.level.help == "PNG compression level, 0 (fast) to 9 (small) (default: 3 for PNG).")
+        #expect(EncoderSetting.level.range == ImageFormat.png.controls.integer(.level)?.range)
+        #expect(EncodeOptions(format: .png).integer(.level) == 3)
         #expect(
-            EncodingHelp.lossless
+            EncoderSetting.lossless.help
                 == "Write lossless WebP, HEIC, AVIF or JPEG XL (the same pixels as PNG output) instead of lossy.")
-        #expect(ImageFormat.all.filter(\.controls.lossless) == [.webp, .heic, .avif, .jxl])
-        #expect(ImageFormat.all.filter { $0.controls.effort != nil } == [.webp, .heic, .avif, .jxl])
-        #expect(EncodingHelp.effortRange == 0...9)
-        #expect(ImageFormat.all.filter { $0.controls.compression != nil } == [.tiff])
-        #expect(EncodingHelp.compressionNames == ["none", "lzw", "deflate", "jpeg"])
+        #expect(ImageFormat.all.filter { $0.controls[.lossless] == .flag } == [.webp, .heic, .avif, .jxl])
+        #expect(ImageFormat.all.filter { $0.controls[.effort] != nil } == [.webp, .heic, .avif, .jxl])
+        #expect(EncoderSetting.effort.range == 0...9 && EncoderSetting.effort.valueName == "0-9")
+        #expect(ImageFormat.all.filter { $0.controls[.compression] != nil } == [.tiff])
+        #expect(EncoderSetting.compression.choices == ["none", "lzw", "deflate", "jpeg"])
+        #expect(EncoderSetting.compression.valueName == "none|lzw|deflate|jpeg")
+        #expect(
+            EncoderSetting.compression.help == "TIFF compression: none, lzw, deflate or jpeg (default: deflate).")
+    }
+
+    /// Each setting's check reads the declared ranges and names.
+    @Test func eachSettingChecksItsValues() {
+        #expect(EncoderSetting.quality.problem(with: 0) == "--quality must be 1-100, not 0")
+        #expect(EncoderSetting.quality.problem(with: 100) == nil)
+        #expect(EncoderSetting.level.problem(with: 10) == "--png-level must be 0-9, not 10")
+        #expect(EncoderSetting.effort.problem(with: -1) == "--effort must be 0-9, not -1")
+        #expect(
+            EncoderSetting.compression.problem(with: "zip")
+                == "--compression must be none, lzw, deflate or jpeg, not zip")
+        #expect(EncoderSetting.compression.problem(with: "lzw") == nil)
+        #expect(EncoderSetting.lossless.problem(with: true) == nil)
+    }
+
+    /// What an encoder reads: the value asked for, else its format's default.
+    @Test func anEncoderReadsTheValueAskedForElseItsDefault() {
+        #expect(EncodeOptions(format: .webp).integer(.quality) == 80)
+        #expect(EncodeOptions(format: .webp, settings: [.quality: 30]).integer(.quality) == 30)
+        #expect(EncodeOptions(format: .jxl).integer(.effort) == 7)
+        #expect(EncodeOptions(format: .tiff).choice(.compression) == "deflate")
+        #expect(EncodeOptions(format: .tiff, settings: [.compression: "lzw"]).choice(.compression) == "lzw")
+        #expect(
+            !EncodeOptions(format: .webp).lossless && EncodeOptions(format: .webp, settings: [.lossless: true]).lossless
+        )
+        #expect(EncodeOptions(format: .gif).integer(.quality) == 0)
     }
 
     @Test func capabilitiesAreTheCodecs() {
@@ -154,16 +184,21 @@ struct CodecControlsTests {
         let dir = try Fixtures.temporaryDirectory()
         let image = try PixelBuffer.random(width: 33, height: 21, seed: 5)
         for format in ImageFormat.all {
-            guard let control = format.controls.quality else { continue }
+            guard let control = format.controls.integer(.quality) else { continue }
             // TIFF's quality is its JPEG compression's.
-            let compression = format == .tiff ? "jpeg" : nil
+            let compression: SettingValue? = format == .tiff ? "jpeg" : nil
             func bytes(_ quality: Int?) throws -> [UInt8] {
                 try EncoderTests().encode(
-                    image, EncodeOptions(format: format, quality: quality, effort: 2, compression: compression),
+                    image,
+                    EncodeOptions(
+                        format: format,
+                        settings: EncodeSettings(
+                            [.quality: quality.map(SettingValue.integer), .effort: 2, .compression: compression]
+                                .compactMapValues { $0 })),
                     in: dir,
                     name: "q\(quality ?? 0).\(format.fileExtension)")
             }
-            #expect(try bytes(nil) == bytes(control.defaultValue), "\(format)")
+            #expect(try bytes(nil) == bytes(control.default), "\(format)")
             #expect(try bytes(nil) != bytes(control.range.lowerBound), "\(format)")
         }
     }

@@ -78,7 +78,7 @@ struct GIFTests {
         for format in [ImageFormat.gif, .webp] {
             let bytes = try Fixtures.writtenBytes { fd in
                 try ImageEncoder.encode(
-                    source, to: fd, path: "a", options: EncodeOptions(format: format, lossless: true))
+                    source, to: fd, path: "a", options: EncodeOptions(format: format, settings: [.lossless: true]))
             }
             let back = try ImageReader(bytes: bytes, name: "back").readAnimation()
             #expect(back.frames.count == 5 && back.delays == source.delays && back.loopCount == 3, "\(format)")

@@ -143,7 +143,7 @@ struct HEIFTests {
             let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w + 2 * h))
             image.hasAlpha = alpha
             if !alpha { for y in 0..<h { for x in 0..<w { image.row(y)[4 * x + 3] = 255 } } }
-            let bytes = try encode(image, EncodeOptions(format: format, lossless: true, effort: 2))
+            let bytes = try encode(image, EncodeOptions(format: format, settings: [.lossless: true, .effort: 2]))
             let decoded = try ImageDecoder.decode(bytes, name: "l")
             #expect(decoded.format == format)
             #expect(decoded.pixels.packedRGBA() == image.packedRGBA(), "\(format) \(w)x\(h)")
@@ -164,7 +164,7 @@ struct HEIFTests {
         let image = try PixelBuffer.random(width: 640, height: 480, seed: 11)
         for y in 0..<480 { for x in 0..<640 { image.row(y)[4 * x + 3] = 255 } }
         image.hasAlpha = false
-        let bytes = try encode(image, EncodeOptions(format: .heic, quality: 95, effort: 0))
+        let bytes = try encode(image, EncodeOptions(format: .heic, settings: [.quality: 95, .effort: 0]))
         #expect(bytes.count > 256 * 1024, "over the threaded decoder's threshold: \(bytes.count) bytes")
         func options(threads: Int) -> DecodeOptions {
             var options = DecodeOptions()
@@ -189,8 +189,10 @@ struct HEIFTests {
         let metadata = ImageMetadata(
             iccProfile: try Fixtures.bytes("heif/srgb.icc"), exif: try Fixtures.bytes("heif/exif.tiff"),
             xmp: try Fixtures.bytes("heif/meta.xmp"))
-        let high = try encode(photo, EncodeOptions(format: format, quality: 90, effort: 2), metadata: metadata)
-        let low = try encode(photo, EncodeOptions(format: format, quality: 20, effort: 2), metadata: metadata)
+        let high = try encode(
+            photo, EncodeOptions(format: format, settings: [.quality: 90, .effort: 2]), metadata: metadata)
+        let low = try encode(
+            photo, EncodeOptions(format: format, settings: [.quality: 20, .effort: 2]), metadata: metadata)
         #expect(low.count < high.count)
         let decoded = try ImageDecoder.decode(high, name: "h")
         #expect(PixelDifference(decoded.pixels.packedRGBA(), photo.packedRGBA()).mean < 3)

@@ -123,7 +123,7 @@ struct JXLTests {
             let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w * 3 + h))
             image.hasAlpha = alpha
             if !alpha { for y in 0..<h { for x in 0..<w { image.row(y)[4 * x + 3] = 255 } } }
-            let jxl = try encode(image, EncodeOptions(format: .jxl, lossless: true, effort: 3))
+            let jxl = try encode(image, EncodeOptions(format: .jxl, settings: [.lossless: true, .effort: 3]))
             let decoded = try ImageDecoder.decode(jxl, name: "l.jxl")
             #expect(decoded.pixels.packedRGBA() == image.packedRGBA(), "\(w)x\(h)")
             #expect(decoded.pixels.hasAlpha == alpha)
@@ -142,8 +142,10 @@ struct JXLTests {
         let metadata = ImageMetadata(
             iccProfile: try Fixtures.bytes("jxl/display-p3.icc"), exif: try Fixtures.bytes("jxl/metadata.exif.bin"),
             xmp: try Fixtures.bytes("jxl/metadata.xmp.xml"))
-        let high = try encode(photo, EncodeOptions(format: .jxl, quality: 95, effort: 3), metadata: metadata)
-        let low = try encode(photo, EncodeOptions(format: .jxl, quality: 40, effort: 3), metadata: metadata)
+        let high = try encode(
+            photo, EncodeOptions(format: .jxl, settings: [.quality: 95, .effort: 3]), metadata: metadata)
+        let low = try encode(
+            photo, EncodeOptions(format: .jxl, settings: [.quality: 40, .effort: 3]), metadata: metadata)
         #expect(low.count < high.count)
         let decoded = try ImageDecoder.decode(high, name: "h.jxl")
         #expect(PixelDifference(decoded.pixels.packedRGBA(), photo.packedRGBA()).mean < 2)
@@ -152,7 +154,8 @@ struct JXLTests {
         let profile = try #require(decoded.metadata.iccProfile)
         #expect(profile[16..<20].elementsEqual("RGB ".utf8))
         #expect(decoded.metadata.exif == metadata.exif && decoded.metadata.xmp == metadata.xmp)
-        let lossless = try encode(photo, EncodeOptions(format: .jxl, lossless: true, effort: 2), metadata: metadata)
+        let lossless = try encode(
+            photo, EncodeOptions(format: .jxl, settings: [.lossless: true, .effort: 2]), metadata: metadata)
         let exact = try ImageDecoder.decode(lossless, name: "l.jxl").metadata.iccProfile == metadata.iccProfile
         #expect(exact, "lossless keeps the profile as it is")
         if Oracle.has("djxl") {
@@ -166,7 +169,8 @@ struct JXLTests {
         let animation = Animation(frames: frames, delays: [100, 40, 250], loopCount: 0)
         let bytes = try Fixtures.writtenBytes { fd in
             try ImageEncoder.encode(
-                animation, to: fd, path: "a.jxl", options: EncodeOptions(format: .jxl, lossless: true, effort: 2))
+                animation, to: fd, path: "a.jxl",
+                options: EncodeOptions(format: .jxl, settings: [.lossless: true, .effort: 2]))
         }
         let back = try ImageReader(bytes: bytes, name: "a.jxl").readAnimation()
         #expect(back.delays == [100, 40, 250] && back.loopCount == 0)

@@ -43,7 +43,8 @@ struct MetadataTests {
         for policy in MetadataPolicy.allCases {
             let bytes = try Fixtures.writtenBytes { fd in
                 try ImageEncoder.encode(
-                    source.pixels, to: fd, path: "out", options: EncodeOptions(format: output, metadata: policy),
+                    source.pixels, to: fd, path: "out",
+                    options: EncodeOptions(format: output, settings: EncodeSettings([:], metadata: policy)),
                     metadata: source.metadata)
             }
             let back = try ImageReader(bytes: bytes, name: "out").metadata
@@ -63,7 +64,8 @@ struct MetadataTests {
         for format in [ImageFormat.png, .webp] {
             let bytes = try Fixtures.writtenBytes { fd in
                 try ImageEncoder.encode(
-                    stored.pixels, to: fd, path: "o", options: EncodeOptions(format: format, lossless: true),
+                    stored.pixels, to: fd, path: "o",
+                    options: EncodeOptions(format: format, settings: [.lossless: true]),
                     metadata: stored.metadata)
             }
             let decoded = try ImageDecoder.decode(bytes, name: "o")

@@ -18,7 +18,7 @@ struct PNGEncoderTests {
                 let bytes = try Fixtures.writtenBytes { fd in
                     try ImageEncoder.encode(
                         image, to: fd, path: "o",
-                        options: EncodeOptions(format: .png, pngLevel: level, threads: threads))
+                        options: EncodeOptions(format: .png, settings: [.level: .integer(level)], threads: threads))
                 }
                 let back = try ImageDecoder.decode(bytes, name: "o").pixels
                 #expect(

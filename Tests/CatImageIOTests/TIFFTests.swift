@@ -130,7 +130,7 @@ struct TIFFTests {
     @Test(arguments: ["none", "lzw", "deflate"])
     func writtenFilesReadBackExactlyHereAndInPillow(_ compression: String) throws {
         let image = try PixelBuffer.random(width: 61, height: 45, seed: 9)
-        let bytes = try encode(image, EncodeOptions(format: .tiff, compression: compression))
+        let bytes = try encode(image, EncodeOptions(format: .tiff, settings: [.compression: .choice(compression)]))
         #expect(try ImageDecoder.decode(bytes, name: "o.tif").pixels.packedRGBA() == image.packedRGBA())
         guard Oracle.hasPython("PIL") else { return }
         let path = try Oracle.file(bytes, named: "o.tif")
@@ -144,15 +144,17 @@ struct TIFFTests {
 
     @Test func jpegCompressionIsLossyAndDropsAlpha() throws {
         let photo = try Fixtures.decode("photos/chelsea.png").pixels
-        let high = try encode(photo, EncodeOptions(format: .tiff, quality: 95, compression: "jpeg"))
-        let low = try encode(photo, EncodeOptions(format: .tiff, quality: 30, compression: "jpeg"))
+        let high = try encode(photo, EncodeOptions(format: .tiff, settings: [.quality: 95, .compression: "jpeg"]))
+        let low = try encode(photo, EncodeOptions(format: .tiff, settings: [.quality: 30, .compression: "jpeg"]))
         #expect(low.count < high.count)
         let decoded = try ImageDecoder.decode(high, name: "j.tif").pixels
         #expect(PixelDifference(decoded.packedRGBA(), photo.packedRGBA()).mean < 3)
         let alpha = try PixelBuffer.random(width: 16, height: 16, seed: 2)
         alpha.hasAlpha = true
         #expect(
-            try ImageDecoder.decode(encode(alpha, EncodeOptions(format: .tiff, compression: "jpeg")), name: "a").pixels
+            try ImageDecoder.decode(
+                encode(alpha, EncodeOptions(format: .tiff, settings: [.compression: "jpeg"])), name: "a"
+            ).pixels
                 .hasAlpha == false)
     }
 

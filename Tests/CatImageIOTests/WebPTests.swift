@@ -71,7 +71,7 @@ struct WebPTests {
             image.hasAlpha = alpha
             if !alpha { for y in 0..<h { for x in 0..<w { image.row(y)[4 * x + 3] = 255 } } }
             let webp = try ImageDecoder.decode(
-                encode(image, EncodeOptions(format: .webp, lossless: true)), name: "l.webp")
+                encode(image, EncodeOptions(format: .webp, settings: [.lossless: true])), name: "l.webp")
             let png = try ImageDecoder.decode(
                 Fixtures.writtenBytes { fd in
                     try ImageEncoder.encode(image, to: fd, path: "o.png", options: EncodeOptions(format: .png))
@@ -84,7 +84,7 @@ struct WebPTests {
     @Test func lossyFollowsTheQuality() throws {
         let cat = try Fixtures.decode("photos/chelsea.png").pixels
         let q80 = try encode(cat, EncodeOptions(format: .webp))
-        let q30 = try encode(cat, EncodeOptions(format: .webp, quality: 30))
+        let q30 = try encode(cat, EncodeOptions(format: .webp, settings: [.quality: 30]))
         #expect(q30.count < q80.count)
         let back = try ImageDecoder.decode(q80, name: "q80.webp").pixels
         let diff = PixelDifference(back.packedRGBA(), cat.packedRGBA(), alpha: false)
@@ -98,7 +98,7 @@ struct WebPTests {
         for (w, h) in [(97, 61), (5, 2), (1, 9)] {
             let image = try PixelBuffer.random(width: w, height: h, seed: UInt64(w * 31 + h))
             image.hasAlpha = false
-            let options = EncodeOptions(format: .webp, quality: 70)
+            let options = EncodeOptions(format: .webp, settings: [.quality: 70])
             let whole = try encode(image, options)
             let blocks = try Fixtures.writtenBytes { fd in
                 let writer = try ImageWriter(
@@ -124,7 +124,9 @@ struct WebPTests {
         #expect(kept.iccProfile == source.metadata.iccProfile && kept.xmp == source.metadata.xmp)
         #expect(kept.exif == source.metadata.exif && kept.comment == nil)
         let stripped = try ImageReader(
-            bytes: encode(source.pixels, EncodeOptions(format: .webp, metadata: .strip), metadata: source.metadata),
+            bytes: encode(
+                source.pixels, EncodeOptions(format: .webp, settings: EncodeSettings([:], metadata: .strip)),
+                metadata: source.metadata),
             name: "s"
         ).metadata
         #expect(stripped == ImageMetadata(iccProfile: source.metadata.iccProfile))
@@ -134,7 +136,7 @@ struct WebPTests {
         let source = try ImageReader(bytes: Fixtures.bytes("webp/animated.webp"), name: "a").readAnimation()
         let bytes = try Fixtures.writtenBytes { fd in
             try ImageEncoder.encode(
-                source, to: fd, path: "a.webp", options: EncodeOptions(format: .webp, lossless: true))
+                source, to: fd, path: "a.webp", options: EncodeOptions(format: .webp, settings: [.lossless: true]))
         }
         let back = try ImageReader(bytes: bytes, name: "back").readAnimation()
         #expect(back.delays == source.delays && back.loopCount == source.loopCount)

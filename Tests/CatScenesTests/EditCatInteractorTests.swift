@@ -46,7 +46,8 @@ struct EditCatSceneTests {
         let input = dir.appendingPathComponent("big.png").path
         let image = try PixelBuffer.random(width: 2100, height: 2000, seed: 3)
         try OutputFile.write(to: input) { (fd: Int32) throws(ImageIOError) in
-            try ImageEncoder.encode(image, to: fd, path: input, options: EncodeOptions(format: .png, pngLevel: 1))
+            try ImageEncoder.encode(
+                image, to: fd, path: input, options: EncodeOptions(format: .png, settings: [.level: 1]))
         }
         for (filters, streams) in [(["sepia"], true), (["blur:1", "rotate:90"], false)] {
             let view = RecordingEditCatView()

@@ -126,7 +126,7 @@ struct EditCatLiveTests {
             interactor.calls.last
                 == .edit(
                     input: "(in hand)", output: "/tmp/live-out.webp", filters: ["sepia"], format: .webp,
-                    quality: nil, level: EncodeOptions.defaultPNGLevel, maxPixels: DecodeOptions.defaultMaxPixels,
+                    settings: [:], maxPixels: DecodeOptions.defaultMaxPixels,
                     force: false))
         guard case let .saved(result)? = view.calls.dropLast().last else {
             Issue.record("not saved: \(view.calls.suffix(3))")

@@ -34,8 +34,8 @@ struct EditCatPresenterTests {
         #expect(
             interactor.calls == [
                 .edit(
-                    input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"], format: .png, quality: nil,
-                    level: 3, maxPixels: DecodeOptions.defaultMaxPixels, force: false)
+                    input: "cat.jpg", output: "out.png", filters: ["sepia", "invert:0.5"], format: .png, settings: [:],
+                    maxPixels: DecodeOptions.defaultMaxPixels, force: false)
             ])
         // sepia then invert(0.5) of (100,150,200): everything becomes 127.5 → 128
         let pixel = try #require(interactor.filtered).pixel(0, 0)
@@ -48,7 +48,7 @@ struct EditCatPresenterTests {
         let status = await presenter.edit(
             EditRequest(
                 input: "big.jpg", output: "big.jpg", filters: ["mono"], format: .jpeg,
-                encoding: EncodeSettings(quality: 80), force: true))
+                encoding: [.quality: 80], force: true))
         #expect(status == .ok)
         #expect(
             view.calls == [
@@ -65,7 +65,7 @@ struct EditCatPresenterTests {
         #expect(
             interactor.calls == [
                 .edit(
-                    input: "big.jpg", output: "big.jpg", filters: ["mono"], format: .jpeg, quality: 80, level: 3,
+                    input: "big.jpg", output: "big.jpg", filters: ["mono"], format: .jpeg, settings: [.quality: 80],
                     maxPixels: DecodeOptions.defaultMaxPixels, force: true)
             ])
     }
@@ -138,7 +138,7 @@ struct EditCatPresenterTests {
         #expect(
             interactor.calls == [
                 .edit(
-                    input: "(in hand)", output: "o.jpg", filters: ["invert"], format: .jpeg, quality: nil, level: 3,
+                    input: "(in hand)", output: "o.jpg", filters: ["invert"], format: .jpeg, settings: [:],
                     maxPixels: DecodeOptions.defaultMaxPixels, force: false)
             ])
         #expect(interactor.filtered === image.pixels)

@@ -217,7 +217,7 @@ struct LoadCatPresenterTests {
         #expect(
             editor.calls == [
                 .edit(
-                    input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, quality: nil, level: 3,
+                    input: "(in hand)", output: output, filters: ["sepia"], format: .jpeg, settings: [:],
                     maxPixels: DecodeOptions.defaultMaxPixels, force: false)
             ])
         #expect(editView.calls.last == .state(.done))

@@ -65,11 +65,11 @@ final class FakeEditCatInteractor: EditCatInteractorInput, EditCatLiveInteractor
     enum Step: Equatable { case prepare, load, filter, save }
     enum Call: Equatable {
         case edit(
-            input: String, output: String, filters: [String], format: ImageFormat, quality: Int?, level: Int,
+            input: String, output: String, filters: [String], format: ImageFormat, settings: EncodeSettings,
             maxPixels: Int, force: Bool)
         case prepare(output: String, input: String?, force: Bool)
         case load(String, maxPixels: Int)
-        case save(output: String, format: ImageFormat, quality: Int?, level: Int)
+        case save(output: String, format: ImageFormat, settings: EncodeSettings)
         case contactSheet(chains: Int, previewWidth: Int?)
     }
 
@@ -101,7 +101,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, EditCatLiveInteractor
         calls.append(
             .edit(
                 input: name, output: output, filters: chain.specs, format: options.encode.format,
-                quality: options.encode.quality, level: options.encode.pngLevel,
+                settings: options.encode.settings,
                 maxPixels: options.maxPixels, force: options.force))
         try fail(at: .prepare)
         try fail(at: .load)
@@ -135,7 +135,7 @@ final class FakeEditCatInteractor: EditCatInteractorInput, EditCatLiveInteractor
 
     func save(_ image: PixelBuffer, to output: String, options: EncodeOptions) async throws {
         calls.append(
-            .save(output: output, format: options.format, quality: options.quality, level: options.pngLevel))
+            .save(output: output, format: options.format, settings: options.settings))
         try fail(at: .save)
     }
 

@@ -53,7 +53,9 @@ struct StreamingTests {
     func spatialIdentical(_ specs: [String]) throws {
         for input in ["jpeg/chelsea-420.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png", "jpeg/testorig.jpg"] {
             let bytes = try Fixtures.bytes(input)
-            for options in [EncodeOptions(format: .jpeg, quality: 85), EncodeOptions(format: .png, threads: 2)] {
+            for options in [
+                EncodeOptions(format: .jpeg, settings: [.quality: 85]), EncodeOptions(format: .png, threads: 2),
+            ] {
                 let streamed = try #require(try streamed(bytes, specs, options), "\(input) streams")
                 #expect(streamed == (try wholeImage(bytes, specs, options)), "\(specs) \(input) \(options.format)")
             }
@@ -65,8 +67,8 @@ struct StreamingTests {
         for input in ["jpeg/chelsea-420.jpg", "jpeg/testimgint.jpg", "photos/chelsea.png", "pngsuite/basn6a08.png"] {
             let bytes = try Fixtures.bytes(input)
             for options in [
-                EncodeOptions(format: .jpeg, quality: 85), EncodeOptions(format: .png, threads: 2),
-                EncodeOptions(format: .png, pngLevel: 0, threads: 3),
+                EncodeOptions(format: .jpeg, settings: [.quality: 85]), EncodeOptions(format: .png, threads: 2),
+                EncodeOptions(format: .png, settings: [.level: 0], threads: 3),
             ] {
                 let streamed = try #require(try streamed(bytes, [spec, "contrast:1.1"], options), "\(input) streams")
                 #expect(

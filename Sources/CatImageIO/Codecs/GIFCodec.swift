@@ -15,7 +15,7 @@ struct GIFCodec: AnimationCodec {
     var displayName: String { "GIF" }
     var fileExtensions: [String] { ["gif"] }
     /// 256 colours, dithered: nothing to choose.
-    var controls: EncoderControls { EncoderControls() }
+    var controls: EncoderControls { [:] }
     var shrinksOnLoad: Bool { false }
     var maxDimension: Int { 65535 }
 

@@ -30,8 +30,7 @@ struct HEIFCodec: ImageCodec {
     /// Quality 50 for HEIC and AVIF as libvips (heifsave's default Q): both codecs look good
     /// far lower on their scale than JPEG. Effort 4 is libvips's default too.
     var controls: EncoderControls {
-        EncoderControls(
-            quality: IntegerControl(1...100, default: 50), lossless: true, effort: IntegerControl(0...9, default: 4))
+        [.quality: .integer(1...100, default: 50), .lossless: .flag, .effort: .integer(0...9, default: 4)]
     }
     var shrinksOnLoad: Bool { false }
 
@@ -70,8 +69,8 @@ struct HEIFCodec: ImageCodec {
             fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha, metadata: metadata,
             settings: ch_encode_options(
                 format: Int32(kind == .heic ? CH_FORMAT_HEIC : CH_FORMAT_AVIF),
-                quality: Int32(options.qualityOrDefault),
-                lossless: options.lossless ? 1 : 0, effort: Int32(options.effortOrDefault),
+                quality: Int32(options.integer(.quality)),
+                lossless: options.lossless ? 1 : 0, effort: Int32(options.integer(.effort)),
                 threads: Int32(clamping: min(16, options.threads))),
             format: displayName)
     }

@@ -14,7 +14,7 @@ struct JPEGCodec: ImageCodec {
     var format: ImageFormat { .jpeg }
     var displayName: String { "JPEG" }
     var fileExtensions: [String] { ["jpg", "jpeg"] }
-    var controls: EncoderControls { EncoderControls(quality: IntegerControl(1...100, default: 90)) }
+    var controls: EncoderControls { [.quality: .integer(1...100, default: 90)] }
     var shrinksOnLoad: Bool { true }
 
     func recognizes(_ head: [UInt8]) -> Bool {
@@ -37,7 +37,7 @@ struct JPEGCodec: ImageCodec {
     ) throws(ImageIOError) -> any RowEncoder {
         try JPEGRowEncoder(
             fd: fd, path: path, width: width, height: height,
-            quality: options.qualityOrDefault, metadata: metadata)
+            quality: options.integer(.quality), metadata: metadata)
     }
 
     /// As every shim's (`ShimCode.decodeError`), but libjpeg's word for a 12-bit file is made plain.

@@ -23,8 +23,7 @@ struct JXLCodec: AnimationCodec {
     /// Quality 90 by default: libjxl's own default distance, 1.0 ("visually lossless").
     /// Effort 7 is libjxl's default (cjxl -e 7); 0 and 1 both give its fastest.
     var controls: EncoderControls {
-        EncoderControls(
-            quality: IntegerControl(1...100, default: 90), lossless: true, effort: IntegerControl(0...9, default: 7))
+        [.quality: .integer(1...100, default: 90), .lossless: .flag, .effort: .integer(0...9, default: 7)]
     }
     var shrinksOnLoad: Bool { false }
     /// Level 10's limit; beyond level 5 (262144) the file needs the container, which the
@@ -49,8 +48,8 @@ struct JXLCodec: AnimationCodec {
         guard
             let encoder = cx_anim_encoder_create(
                 UInt32(animation.width), UInt32(animation.height), animation.hasAlpha ? 1 : 0,
-                Int32(clamping: animation.loopCount ?? 0), Int32(options.qualityOrDefault), options.lossless ? 1 : 0,
-                Int32(options.effortOrDefault), Int32(clamping: options.threads))
+                Int32(clamping: animation.loopCount ?? 0), Int32(options.integer(.quality)), options.lossless ? 1 : 0,
+                Int32(options.integer(.effort)), Int32(clamping: options.threads))
         else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
         defer { cx_anim_encoder_destroy(encoder) }
         func check(_ code: Int32, _ errorNumber: Int32 = 0) throws(ImageIOError) {
@@ -77,7 +76,7 @@ struct JXLCodec: AnimationCodec {
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cx_encode_image(
                 fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
-                Int32(options.qualityOrDefault), options.lossless ? 1 : 0, Int32(options.effortOrDefault),
+                Int32(options.integer(.quality)), options.lossless ? 1 : 0, Int32(options.integer(.effort)),
                 Int32(clamping: options.threads), m, &message, message.count, &errorNumber)
         }
         guard code != ShimCode.ok else { return }

@@ -12,7 +12,7 @@ struct PNGCodec: ImageCodec {
     var fileExtensions: [String] { ["png"] }
     /// zlib level 3 with adaptive row filters by default: smaller than libvips's default
     /// PNGs, in half the time (see Benchmarks/compare-vips.sh).
-    var controls: EncoderControls { EncoderControls(level: IntegerControl(0...9, default: 3)) }
+    var controls: EncoderControls { [.level: .integer(0...9, default: 3)] }
     var shrinksOnLoad: Bool { false }
 
     /// Only "\x89PNG" is checked, so that libpng can say what is wrong with the rest of a
@@ -31,7 +31,7 @@ struct PNGCodec: ImageCodec {
     ) throws(ImageIOError) -> any RowEncoder {
         try PNGStreamWriter(
             fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
-            level: options.pngLevel, threads: options.threads, metadata: metadata)
+            level: options.integer(.level), threads: options.threads, metadata: metadata)
     }
 }
 

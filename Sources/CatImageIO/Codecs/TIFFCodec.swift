@@ -17,9 +17,10 @@ struct TIFFCodec: ImageCodec {
     /// The quality is JPEG compression's; Deflate (with the horizontal predictor) by default,
     /// as libvips's tiffsave users mostly ask for.
     var controls: EncoderControls {
-        EncoderControls(
-            quality: IntegerControl(1...100, default: 90),
-            compression: ChoiceControl(Self.compressions.map(\.name), default: "deflate"))
+        [
+            .quality: .integer(1...100, default: 90),
+            .compression: .choice(Self.compressions.map(\.name), default: "deflate"),
+        ]
     }
     var shrinksOnLoad: Bool { false }
 
@@ -50,12 +51,12 @@ struct TIFFCodec: ImageCodec {
         metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) -> any RowEncoder {
         let compression =
-            Self.compressions.first { $0.name == options.compressionOrDefault }?.code ?? Int32(CT_COMPRESSION_DEFLATE)
+            Self.compressions.first { $0.name == options.choice(.compression) }?.code ?? Int32(CT_COMPRESSION_DEFLATE)
         // JPEG in TIFF holds no alpha: the alpha is left out, as a .jpg output leaves it.
         let alpha = hasAlpha && compression != Int32(CT_COMPRESSION_JPEG)
         return try TIFFRowEncoder(
             fd: fd, path: path, width: width, height: height, hasAlpha: alpha, compression: compression,
-            quality: options.qualityOrDefault, metadata: metadata)
+            quality: options.integer(.quality), metadata: metadata)
     }
 }
 

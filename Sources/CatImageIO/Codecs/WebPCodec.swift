@@ -16,12 +16,13 @@ struct WebPCodec: AnimationCodec {
     /// Quality 80 by default, as libvips and most web tools (cwebp's own is 75); or lossless.
     /// Effort 0-9 is libwebp's method 0-6 (`method`); the default 6 is method 4, cwebp's.
     var controls: EncoderControls {
-        EncoderControls(
-            quality: IntegerControl(1...100, default: 80), lossless: true, effort: IntegerControl(0...9, default: 6))
+        [.quality: .integer(1...100, default: 80), .lossless: .flag, .effort: .integer(0...9, default: 6)]
     }
 
     /// libwebp's method for an effort: 0...9 spread over 0...6.
-    static func method(_ options: EncodeOptions) -> Int32 { Int32((Double(options.effortOrDefault) * 6 / 9).rounded()) }
+    static func method(_ options: EncodeOptions) -> Int32 {
+        Int32((Double(options.integer(.effort)) * 6 / 9).rounded())
+    }
     var shrinksOnLoad: Bool { false }
     /// WebP's largest dimension.
     var maxDimension: Int { 16383 }
@@ -57,7 +58,7 @@ struct WebPCodec: AnimationCodec {
         guard
             let encoder = cw_anim_encoder_create(
                 UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? 1),
-                options.lossless ? 1 : 0, Int32(options.qualityOrDefault), Self.method(options),
+                options.lossless ? 1 : 0, Int32(options.integer(.quality)), Self.method(options),
                 options.threads > 1 ? 1 : 0)
         else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
         defer { cw_anim_encoder_destroy(encoder) }
@@ -86,7 +87,7 @@ struct WebPCodec: AnimationCodec {
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cw_encode_image(
                 fd, image.base, image.stride, UInt32(image.width), UInt32(image.height), image.hasAlpha ? 1 : 0,
-                options.lossless ? 1 : 0, Int32(options.qualityOrDefault), Self.method(options),
+                options.lossless ? 1 : 0, Int32(options.integer(.quality)), Self.method(options),
                 options.threads > 1 ? 1 : 0, m, &message, message.count, &errorNumber)
         }
         try Self.check(code, message: message, errorNumber: errorNumber, path: path, bytes: image.byteCount)
@@ -131,7 +132,7 @@ final class WebPRowsEncoder: RowEncoder {
         var errorNumber: Int32 = 0
         let code = try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in
             cw_rows_encoder_finish(
-                encoder, fd, Int32(options.qualityOrDefault), WebPCodec.method(options), options.threads > 1 ? 1 : 0,
+                encoder, fd, Int32(options.integer(.quality)), WebPCodec.method(options), options.threads > 1 ? 1 : 0,
                 m, &message, message.count, &errorNumber)
         }
         try WebPCodec.check(code, message: message, errorNumber: errorNumber, path: path, bytes: 0)

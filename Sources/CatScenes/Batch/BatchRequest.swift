@@ -23,7 +23,7 @@ public struct BatchRequest: Sendable, Equatable {
 
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
-        encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        encoding: EncodeSettings = [:], maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
         shard: Shard? = nil, recursive: Bool = false,
         skipExisting: Bool = false

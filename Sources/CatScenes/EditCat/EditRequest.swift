@@ -17,7 +17,7 @@ public struct EditRequest: Sendable, Equatable {
 
     public init(
         input: String, output: String, filters: [String], format: ImageFormat,
-        encoding: EncodeSettings = EncodeSettings(), force: Bool = false,
+        encoding: EncodeSettings = [:], force: Bool = false,
         maxPixels: Int = DecodeOptions.defaultMaxPixels, maxFrames: Int = DecodeOptions.defaultMaxFrames
     ) {
         self.input = input

@@ -26,7 +26,7 @@ public struct LoadRequest: Sendable, Equatable {
     public init(
         provider: String = CatProviderKind.default.name, output: String? = nil, format: ImageFormat? = nil,
         filters: [String] = [],
-        encoding: EncodeSettings = EncodeSettings(), maxPixels: Int = DecodeOptions.defaultMaxPixels,
+        encoding: EncodeSettings = [:], maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
         previewWidth: Int? = nil, previewHeight: Int = 48, secrets: [String] = []
     ) {
