@@ -2,14 +2,16 @@
 # Builds the libFuzzer targets (Fuzz/Fuzz*.swift) into .build-fuzz/: the package's C
 # shims with clang and its Swift modules with swiftc, all with AddressSanitizer and
 # libFuzzer's coverage, the drivers with -sanitize=fuzzer (libFuzzer's own main).
-#   Fuzz/build.sh            -> .build-fuzz/fuzz-jpeg, fuzz-png, fuzz-gif, fuzz-webp, fuzz-jxl, fuzz-heif, fuzz-tiff,
-#                               fuzz-metadata, fuzz-json, fuzz-filter-spec, fuzz-neutraliser
+#   Fuzz/build.sh            -> .build-fuzz/fuzz-<target> for every target of Fuzz/targets
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$PWD/.build-fuzz
 mkdir -p "$out/obj" "$out/modules" "$out/lib"
 
-cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng libjpeg libcurl zlib freetype2 lcms2 libwebp libwebpdemux libwebpmux libjxl libtiff-4 libheif libavif libde265 chafa)"
+# The C libraries' pkg-config modules (scripts/libraries; giflib has none: -lgif).
+modules=$(grep -v '^#' scripts/libraries | awk '$1 != "-" { print $1 }' | tr ',\n' '  ')
+# shellcheck disable=SC2086
+cflags="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags $modules)"
 objs=()
 maps=()
 # zlib-ng (vendored, no module of its own): its sources in two folders, the defines of its
@@ -26,7 +28,7 @@ for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFS
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
     clang $cflags -ffp-contract=off -Wno-psabi -Wno-c23-extensions -ISources/$target/include -ISources/CShimSupport/include \
-      -ISources/CZlibNG/include -c "$c" -o "$o"
+      -ISources/CZlibNG/include -ISources/CFilterKernels -ISources/CFilterKernels/include -c "$c" -o "$o"
     objs+=("$o")
   done
   mkdir -p "$out/modules/$target"
@@ -44,12 +46,11 @@ for module in CatSupport CatImageIO CatFaces FilterCore CatNetwork CatScenes Ter
 done
 
 libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatNetwork -lCatImageIO -lCatSupport
-      $(pkg-config --libs libpng libjpeg libcurl zlib freetype2 lcms2 libwebpmux libwebpdemux libwebp libjxl libjxl_threads \
-        libtiff-4 libheif libavif libde265 chafa) -lgif)
-# The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift).
-shared() { case $1 in Webp | JXL | HEIF | TIFF) echo Fuzz/DecoderFuzzing.swift ;; esac; }
-for driver in JPEG PNG GIF Webp JXL HEIF TIFF Metadata JSON FilterSpec Neutraliser; do
-  name=fuzz-$(echo "$driver" | sed 's/\([a-z]\)\([A-Z]\)/\1-\2/g' | tr 'A-Z' 'a-z')
+      $(pkg-config --libs $modules) -lgif)
+# The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift) when they use it.
+shared() { ! grep -q fuzzDecoder "Fuzz/Fuzz$1.swift" || echo Fuzz/DecoderFuzzing.swift; }
+grep -v '^#' Fuzz/targets | while read -r target driver _; do
+  name=fuzz-$target
   swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \
     -I "$out/modules" "${maps[@]}" "Fuzz/Fuzz$driver.swift" $(shared "$driver") "${objs[@]}" "${libs[@]}" \
     -o "$out/$name" 2>&1 \

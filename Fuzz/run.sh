@@ -2,11 +2,10 @@
 # Builds and runs every libFuzzer target for SECONDS each (default 60), seeded from the
 # test fixtures; new inputs go to .build-fuzz/corpus-<target>/, crashes to
 # Fuzz/crashes/<target>/ (commit them as fixtures with a regression test).
-#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: jpeg png gif webp jxl heif tiff metadata json filter-spec
-#                                          neutraliser
+#   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: a target of Fuzz/targets (default: all)
 # Then the decoders' bomb mode, for BOMB_SECONDS each (CATCTL_FUZZ_BOMB_SECONDS, default
 # SECONDS): the real default limits (CATCTL_FUZZ_LIMITS=default), -rss_limit_mb=1024 and
-# -timeout=5 (JPEG XL 10, below) for one decode of every frame, seeded with the hostile fixtures too, so that a file costing far more
+# -timeout of its line in Fuzz/targets for one decode of every frame, seeded with the hostile fixtures too, so that a file costing far more
 # memory or time than its size is found (at the small limits of the first pass none can
 # show). CATCTL_FUZZ_BOMB_SECONDS=0 skips it; Fuzz/run.sh 0 TARGET... runs only it.
 # Exits non-zero when a target found a crash, a leak, a timeout or a memory bomb.
@@ -15,26 +14,19 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png gif webp jxl heif tiff metadata json filter-spec neutraliser)
+# Fuzz/targets: target, driver, seeds, bomb-mode timeout (- : no decoder).
+field() { grep -v '^#' Fuzz/targets | awk -v t="$1" -v f="$2" '$1 == t { print $f }'; }
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(grep -v '^#' Fuzz/targets | awk '{ print $1 }')
+for t in "${targets[@]}"; do [ -n "$(field "$t" 1)" ] || { echo "no fuzz target $t (Fuzz/targets)" >&2; exit 64; }; done
 Fuzz/build.sh >/dev/null
 
 out=$PWD/.build-fuzz
 seed() {  # target -> seed folder
   local dir="$out/seeds-$1"
   rm -rf "$dir"; mkdir -p "$dir"
-  case $1 in
-    jpeg) cp Tests/Fixtures/jpeg/*.jpg "$dir/" ;;
-    png) cp Tests/Fixtures/pngsuite/*.png "$dir/" ;;
-    gif) cp Tests/Fixtures/gif/*.gif "$dir/" ;;
-    webp) cp Tests/Fixtures/webp/*.webp "$dir/" ;;
-    jxl) cp Tests/Fixtures/jxl/*.jxl "$dir/" ;;
-    heif) cp Tests/Fixtures/heif/*.heic Tests/Fixtures/heif/*.avif "$dir/" ;;
-    tiff) cp Tests/Fixtures/tiff/*.tif* "$dir/" ;;
-    metadata) cp Tests/Fixtures/metadata/*.icc "$dir/"; head -c 4096 Tests/Fixtures/metadata/meta.jpg > "$dir/meta-head" ;;
-    json) cp Fuzz/seeds/json/* "$dir/" ;;
-    filter-spec) cp Fuzz/seeds/filter-spec/* "$dir/" ;;
-    neutraliser) cp Fuzz/seeds/neutraliser/* "$dir/" ;;
-  esac
+  local glob
+  for glob in $(field "$1" 3 | tr ',' ' '); do cp $glob "$dir/"; done
+  [ "$1" != metadata ] || head -c 4096 Tests/Fixtures/metadata/meta.jpg > "$dir/meta-head"
   echo "$dir"
 }
 bomb_seconds=${CATCTL_FUZZ_BOMB_SECONDS:-$seconds}
@@ -58,7 +50,8 @@ done
 
 # Bomb mode: the decoders at the real limits, with the hostile fixtures among the seeds.
 for t in "${targets[@]}"; do
-  case $t in jpeg | png | gif | webp | jxl | heif | tiff) ;; *) continue ;; esac
+  timeout=$(field "$t" 4)
+  [ "$timeout" != - ] || continue
   [ "$bomb_seconds" != 0 ] || continue
   corpus="$out/corpus-$t"
   crashes="$PWD/Fuzz/crashes/$t-bombs"
@@ -66,12 +59,6 @@ for t in "${targets[@]}"; do
   seeds=$(seed "$t")
   cp Tests/Fixtures/hostile/* "$seeds/" 2>/dev/null || true
   rm -f "$seeds"/*.py
-  # 5 s for one decode of every frame. JPEG XL gets 10: under AddressSanitizer libjxl's
-  # allocations of each frame's planes (an mmap and munmap each) make it about 4 times
-  # slower; a 3.6 KB file of 95 hidden 1 MP frames, within the 100 MP limit, takes 1.6 s in
-  # the release binary and 6.7 s here.
-  timeout=5
-  [ "$t" != jxl ] || timeout=10
   echo "fuzzing $t at the default limits (bomb mode) for ${bomb_seconds}s" >&2
   if ! CATCTL_FUZZ_LIMITS=default SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$out/fuzz-$t" \
       -max_total_time="$bomb_seconds" -timeout="$timeout" -rss_limit_mb=1024 -malloc_limit_mb=1024 -max_len=1048576 \
