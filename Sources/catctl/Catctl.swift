@@ -22,7 +22,7 @@ struct Catctl: AsyncParsableCommand {
             \(HelpLayout.table(environment))
             """,
         version: version,
-        subcommands: [Load.self, Edit.self, Batch.self, Detect.self, Filters.self, Bench.self]
+        subcommands: [Load.self, Edit.self, Batch.self, Detect.self, Filters.self, Bench.self, DocsTables.self]
     )
 
     /// The exit codes and environment variables, for the help (laid out for its width).

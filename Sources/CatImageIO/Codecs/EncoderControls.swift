@@ -44,10 +44,10 @@ public enum EncoderSetting: String, CaseIterable, Sendable {
         }
     }
 
-    /// The value's name in the help: "0-9", "none|lzw|deflate|jpeg"; nil: the parser's own.
+    /// The value's name in the help: "1-100", "none|lzw|deflate|jpeg"; nil for a flag.
     public var valueName: String? {
         switch controlKind {
-        case .integer: self == .effort ? range.dashed : nil
+        case .integer: range.dashed
         case .choice: choices.joined(separator: "|")
         case .flag: nil
         }

@@ -68,8 +68,8 @@ struct KeyMap<Action: Equatable>: Equatable {
     /// The `?` screen's rows: keys and meaning; bindings that share a row (← and →) once.
     var helpRows: [(keys: String, help: String)] { rows(bindings.filter(\.listed), label: \.label) }
 
-    /// The docs' table of this map, every binding in it (docs/CLI.md and the README hold
-    /// it; a test checks).
+    /// The docs' table of this map, every binding in it (scripts/make-docs writes it into
+    /// README.md, docs/live.md and docs/CLI.md; a test checks they are current).
     var markdownTable: String {
         "| key | what it does |\n| --- | --- |\n"
             + rows(bindings, label: \.docsLabel).map { "| \($0.keys) | \($0.help) |\n" }.joined()
@@ -84,4 +84,12 @@ struct KeyMap<Action: Equatable>: Equatable {
         }
         return rows
     }
+}
+
+/// The live scenes' key tables as the docs hold them (`catctl docs-tables`).
+@MainActor
+public enum LiveKeyTables {
+    /// Edit Cat's (reached from Load Cat, so Esc goes back) and Load Cat's.
+    public static var edit: String { EditCatLiveScreen.keys(back: true).markdownTable }
+    public static var load: String { LoadCatLiveScreen.keys.markdownTable }
 }
