@@ -15,7 +15,7 @@ public enum Interest {
         case .cat: return cat(image, width: w, height: h, subjects: subjects)
         case .attention: return attention(image, width: w, height: h)
         case .entropy: return entropy(image, width: w, height: h)
-        default:
+        case .centre, .north, .south, .east, .west, .northeast, .northwest, .southeast, .southwest:
             return (
                 gravity.offset(image.width, w, horizontal: true), gravity.offset(image.height, h, horizontal: false)
             )

@@ -35,7 +35,8 @@ struct LinePrompt: Equatable {
             while let last = text.last, last != " ", last != "/" { text.removeLast() }
         case .enter: return .answered(text)
         case .escape, .ctrl("g"): return .cancelled
-        default: break
+        // Named, not `default:`: a key added to Key must be placed here.
+        case .up, .down, .left, .right, .home, .end, .pageUp, .pageDown, .delete, .tab, .ctrl, .alt, .unknown: break
         }
         return .editing
     }

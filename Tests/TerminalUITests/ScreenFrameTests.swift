@@ -1,0 +1,163 @@
+import CatImageIO
+import TestSupport
+import Testing
+
+@testable import TerminalUI
+
+/// A frame on a fake host of `columns` x `rows` cells drawing in `kind`.
+@MainActor
+private func frame(
+    columns: Int = 40, rows: Int = 10, kind: TerminalGraphics.Kind = .none, colors: ColorDepth = .none,
+    inTmux: Bool = false
+) -> ScreenFrame {
+    let host = FakeHost()
+    host.columns = columns
+    host.rows = rows
+    host.graphics = TerminalGraphics(kind: kind, colors: colors, inTmux: inTmux)
+    return ScreenFrame(host: host)
+}
+
+/// Each text put at its place: the cursor move to (row, column), then what is shown there
+/// (style sequences removed; `reversed` when reverse video was on).
+private func placed(_ output: String) -> [(row: Int, column: Int, text: String, reversed: Bool)] {
+    var found: [(row: Int, column: Int, text: String, reversed: Bool)] = []
+    var rest = Substring(output)
+    while let esc = rest.firstIndex(of: "\u{1B}") {
+        if !found.isEmpty { found[found.count - 1].text += rest[..<esc] }
+        rest = rest[rest.index(after: esc)...]
+        guard rest.first == "[" else { continue }
+        rest = rest.dropFirst()
+        let end = rest.firstIndex { $0.isLetter } ?? rest.endIndex
+        let parameters = rest[..<end]
+        let final = end < rest.endIndex ? rest[end] : " "
+        rest = end < rest.endIndex ? rest[rest.index(after: end)...] : ""
+        let at = parameters.split(separator: ";").compactMap { Int($0) }
+        if final == "H", at.count == 2 {
+            found.append((at[0], at[1], "", false))
+        } else if final == "m", parameters == "7", !found.isEmpty {
+            found[found.count - 1].reversed = true
+        }
+    }
+    if !found.isEmpty { found[found.count - 1].text += rest }
+    return found
+}
+
+@MainActor
+@Suite("ScreenFrame: a whole screen written at once")
+struct ScreenFrameTests {
+    @Test func aFrameIsOneSynchronizedUpdateThatClearsTheScreen() {
+        let out = frame().output
+        #expect(out.hasPrefix("\u{1B}[?2026h\u{1B}[0m\u{1B}[H\u{1B}[2J"))
+        #expect(out.hasSuffix("\u{1B}[0m\u{1B}[?2026l"))
+        // kitty's pictures are not cells: they are deleted first (wrapped for tmux there).
+        #expect(frame(kind: .kitty).output.contains("\u{1B}_Ga=d\u{1B}\\"))
+        #expect(frame(kind: .kitty, inTmux: true).output.contains("\u{1B}Ptmux;\u{1B}\u{1B}_Ga=d"))
+    }
+
+    @Test func textIsNeutralisedCutAndPadded() {
+        var f = frame(columns: 20)
+        f.put("cat\u{1B}]0;owned\u{07}", row: 2, column: 3)
+        f.put("a very long line that does not fit", row: 3, column: 11)
+        f.put("pad", row: 4, width: 6)
+        f.put("off screen", row: 11)
+        f.put("off screen", row: 0)
+        let texts = placed(f.output)
+        let foreign = texts.first { $0.row == 2 }
+        #expect(foreign?.column == 3 && foreign?.text.hasPrefix("cat") == true)
+        #expect(!f.output.contains("\u{1B}]0;"), "a foreign escape never reaches the terminal")
+        let cut = texts.first { $0.row == 3 }
+        #expect(cut?.column == 11 && cut?.text == "a very lon")
+        #expect(texts.first { $0.row == 4 }?.text == "pad   ")
+        #expect(!texts.contains { $0.row == 11 || $0.row == 0 })
+    }
+
+    @Test func aBarFillsTheWidthWithItsRightTextAtTheEdge() {
+        var f = frame(columns: 30)
+        f.bar("catctl edit", right: "? help", row: 1)
+        let bar = placed(f.output).first { $0.row == 1 }
+        #expect(bar?.text == "catctl edit" + String(repeating: " ", count: 13) + "? help" && bar?.reversed == true)
+    }
+
+    @Test func stylesFollowTheColours() {
+        #expect(ScreenFrame.styled("x", .error, color: true) == "\u{1B}[1;31mx\u{1B}[0m")
+        #expect(ScreenFrame.styled("x", .error, color: false) == "\u{1B}[1mx\u{1B}[0m")
+        #expect(ScreenFrame.styled("x", .dim, color: false) == "x")
+        #expect(ScreenFrame.styled("x", .reverse, color: false) == "\u{1B}[7mx\u{1B}[0m")
+    }
+
+    @Test func picturesAskForPixelsByMode() {
+        #expect(frame(kind: .symbols).pixels(columns: 10, rows: 5) == (40, 40))
+        #expect(frame(kind: .kitty).pixels(columns: 10, rows: 5) == (80, 80))  // 8x16 cells when unknown
+        #expect(frame(kind: .symbols).pixels(columns: 0, rows: 0) == (1, 1))
+    }
+
+    @Test func aPictureIsCentredInItsBoxAndCached() throws {
+        var f = frame(columns: 40, rows: 12, kind: .symbols, colors: .ansi256)
+        let cat = try PixelBuffer.random(width: 32, height: 32, seed: 3)
+        let cache = PictureCache()
+        f.picture(cat, top: 2, left: 1, width: 20, height: 6, cache: cache)
+        #expect(cache.pictures.count == 1)
+        let first = placed(f.output).filter { $0.row >= 2 }
+        #expect(!first.isEmpty && first.allSatisfy { $0.row <= 7 && $0.column >= 1 && $0.column <= 20 })
+        cache.keep(only: [])
+        #expect(cache.pictures.isEmpty)
+    }
+}
+
+@MainActor
+@Suite("PictureStrip: labelled pictures in a strip or a grid")
+struct PictureStripTests {
+    static func strip(count: Int, highlighted: Int) throws -> PictureStrip {
+        let picture = try PixelBuffer.random(width: 8, height: 8, seed: 1)
+        return PictureStrip(
+            pictures: Array(repeating: picture, count: count), labels: (0..<count).map { "f\($0)" },
+            highlighted: highlighted, tileColumns: 6, tileRows: 2, cache: PictureCache())
+    }
+
+    /// The labels shown: (row, column, label), the highlighted one marked.
+    static func labels(_ f: ScreenFrame) -> [(row: Int, column: Int, label: String, reversed: Bool)] {
+        placed(f.output).compactMap { p in
+            let label = p.text.trimmingWhitespace()
+            return label.hasPrefix("f") ? (p.row, p.column, label, p.reversed) : nil
+        }
+    }
+
+    @Test func aStripCentresTheHighlightedPictureAndStopsAtTheEnds() throws {
+        var f = frame(columns: 40)
+        try Self.strip(count: 10, highlighted: 5).drawStrip(count: 3, top: 2, into: &f)
+        #expect(Self.labels(f).map(\.label) == ["f4", "f5", "f6"])
+        #expect(Self.labels(f).allSatisfy { $0.row == 4 })
+        var end = frame(columns: 40)
+        try Self.strip(count: 10, highlighted: 9).drawStrip(count: 3, top: 2, into: &end)
+        #expect(Self.labels(end).map(\.label) == ["f7", "f8", "f9"])
+        var few = frame(columns: 40)
+        try Self.strip(count: 2, highlighted: 0).drawStrip(count: 5, top: 2, into: &few)
+        #expect(Self.labels(few).map(\.label) == ["f0", "f1"])
+        // Centred across the screen: 2 tiles of 6 and a gap of 1 are 13 wide of 40.
+        #expect(Self.labels(few).first?.column == 1 + (40 - 13) / 2)
+    }
+
+    @Test func aGridScrollsToTheHighlightedRow() throws {
+        // 10 rows of screen fit 2 grid rows of 2+1 cells (3 rows go to bars); 4 a row.
+        var top = frame(columns: 40, rows: 10)
+        try Self.strip(count: 20, highlighted: 1).drawGrid(columns: 4, into: &top)
+        #expect(Self.labels(top).map(\.label) == ["f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"])
+        var bottom = frame(columns: 40, rows: 10)
+        try Self.strip(count: 20, highlighted: 18).drawGrid(columns: 4, into: &bottom)
+        #expect(Self.labels(bottom).map(\.label).contains("f18"))
+        #expect(!Self.labels(bottom).map(\.label).contains("f0"))
+    }
+
+    @Test func labelsAreNeutralisedAndCutToTheTile() throws {
+        let picture = try PixelBuffer.random(width: 8, height: 8, seed: 1)
+        let strip = PictureStrip(
+            pictures: [picture], labels: ["f\u{1B}[2Jlong name"], highlighted: 0, tileColumns: 6, tileRows: 2,
+            cache: PictureCache())
+        var f = frame(columns: 20)
+        strip.drawGrid(columns: 1, into: &f)
+        // The frame's own clear screen, and no other.
+        #expect(f.output.components(separatedBy: "\u{1B}[2J").count == 2)
+        #expect(Self.labels(f).first?.label == "f\\033[")
+        #expect(Self.labels(f).first?.reversed == true)
+    }
+}
