@@ -29,6 +29,40 @@ static void *cx_runner_create(int threads) {
     return JXL(JxlThreadParallelRunnerCreate)(NULL, (size_t)threads);
 }
 
+// libjxl 0.7 runs every frame it decodes through the parallel runner (2 or 3 calls a frame),
+// the frames it never reports too (skip-progressive, reference-only and DC frames): a
+// budget of calls from the frames the header walk counted stops a file that hides frames
+// (1000 hidden 1x1 layers on a 2048x2048 canvas took 20 s). Always installed; with no
+// thread pool it runs the work on the calling thread, as libjxl would.
+typedef struct cx_counted_runner {
+    void *inner;  // a JxlThreadParallelRunner, or NULL
+    uint64_t calls_left;
+    int tripped;
+} cx_counted_runner;
+
+// Calls a frame may take: 2 or 3 for most (a 16 MP photo: 3, with progressive DC 6); the
+// conformance suite's most is 49, for one frame of many passes (bicycles, progressive).
+// Beyond 8 a counted frame, the calls of at least CX_RUNNER_CALLS_EXTRA, or of as many
+// more canvas-sized frames (3 calls each) as the pixel limit has room for after the walk's
+// frames: hidden frames are charged against the limit as shown ones are.
+#define CX_RUNNER_CALLS_PER_FRAME 8
+#define CX_RUNNER_CALLS_EXTRA 128
+
+
+static JxlParallelRetCode cx_counted_run(void *opaque, void *jxl_opaque, JxlParallelRunInit init,
+                                         JxlParallelRunFunction func, uint32_t start, uint32_t end) {
+    cx_counted_runner *r = opaque;
+    if (r->calls_left == 0) {
+        r->tripped = 1;
+        return -1;
+    }
+    r->calls_left--;
+    if (r->inner) return JXL(JxlThreadParallelRunner)(r->inner, jxl_opaque, init, func, start, end);
+    if (init(jxl_opaque, 1) != 0) return -1;
+    for (uint32_t i = start; i < end; i++) func(jxl_opaque, i, 0);
+    return 0;
+}
+
 // ---------------------------------------------------------------- growable buffer
 
 typedef struct cx_buffer {
@@ -69,6 +103,9 @@ struct cx_decoder {
     uint32_t frame_count;
     uint64_t max_pixels;
     uint32_t max_frames;
+    uint32_t all_frames;          // every frame the walk counted, layers too (the runner's budget)
+    uint64_t walk_area;           // and their areas together
+    cx_counted_runner image_runner, frames_runner_budget;
     int animated;
     uint32_t tps_numerator, tps_denominator;
     uint8_t *icc;   size_t icc_length;
@@ -256,12 +293,18 @@ static int cx_scan_container(cx_decoder *d) {
     cs_span file = {d->data, d->length};
     size_t at = 0, boxes = 0;
     cs_box box;
-    int got;
+    int got, seen_exif = 0, seen_xmp = 0;
     while ((got = cs_box_next(file, &at, &box)) == 1) {
         if (++boxes > 100000) return cx_fail(d, CS_ERR_LIMIT, "more than 100000 boxes in the container");
-        int exif = box.type == CS_FOURCC('E', 'x', 'i', 'f'), xmp = box.type == CS_FOURCC('x', 'm', 'l', ' ');
-        if (box.body.n > CS_METADATA_BUDGET && exif && !d->exif_dropped) d->exif_dropped = box.body.n;
-        if (box.body.n > CS_METADATA_BUDGET && xmp && !d->xmp_dropped) d->xmp_dropped = box.body.n;
+        // A brob box holds its box compressed: the type it stands for is its body's first 4 bytes.
+        uint32_t type = box.type;
+        if (type == CS_FOURCC('b', 'r', 'o', 'b') && box.body.n >= 4)
+            type = CS_FOURCC(box.body.p[0], box.body.p[1], box.body.p[2], box.body.p[3]);
+        int exif = type == CS_FOURCC('E', 'x', 'i', 'f'), xmp = type == CS_FOURCC('x', 'm', 'l', ' ');
+        // cx_walk reads the first box of each kind only: its size alone decides (a larger
+        // second one must not make the first one left out).
+        if (exif && !seen_exif++ && box.body.n > CS_METADATA_BUDGET) d->exif_dropped = box.body.n;
+        if (xmp && !seen_xmp++ && box.body.n > CS_METADATA_BUDGET) d->xmp_dropped = box.body.n;
     }
     if (got < 0) {
         // A box cut by the end of the file is a truncation; one larger than its parent otherwise.
@@ -303,7 +346,7 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
     memset(bi, 0, sizeof *bi);
     int have_basic = 0, have_color = 0;
     uint32_t frames = 0, all_frames = 0;
-    uint64_t all_area = 0;
+    uint64_t all_area = 0, units = 1;  // units: pictures' worth a pixel costs (RGBA: 1)
     cx_buffer *box = NULL;  // the box being collected, if any
     for (;;) {
         JxlDecoderStatus status = JXL(JxlDecoderProcessInput)(dec);
@@ -343,6 +386,18 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
                              bi->ysize, (unsigned long long)area, (unsigned long long)max_pixels);
                 break;
             }
+            // libjxl holds every channel as whole planes (integers, then floats: about 5.5
+            // bytes a pixel; 256 extra channels of a 1 MP image took 1.4 GB): an extra channel
+            // past two (alpha, and black or depth) costs as much as one more picture.
+            units = 1 + (bi->num_extra_channels > 2 ? (uint64_t)bi->num_extra_channels - 2 : 0);
+            if (area > max_pixels / units) {
+                rc = cx_fail(d, CS_ERR_LIMIT,
+                             "%ux%u with %u extra channels costs as much as %llu pictures of its size: over the "
+                             "limit of %llu pixels",
+                             bi->xsize, bi->ysize, bi->num_extra_channels, (unsigned long long)units,
+                             (unsigned long long)max_pixels);
+                break;
+            }
             if (max_frames == 0) {
                 rc = cx_fail(d, CS_ERR_LIMIT, "the file has more than 0 frames (the limit)");
                 break;
@@ -370,6 +425,7 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
             uint64_t area = (uint64_t)fh.layer_info.xsize * fh.layer_info.ysize;
             uint64_t canvas = (uint64_t)bi->xsize * bi->ysize;
             if (area < canvas) area = canvas;
+            area = area > UINT64_MAX / units ? UINT64_MAX : area * units;
             all_frames++;
             all_area = area > UINT64_MAX - all_area ? UINT64_MAX : all_area + area;
             if (all_frames > max_frames) {
@@ -418,6 +474,8 @@ static int cx_walk(cx_decoder *d, cx_info *info, JxlBasicInfo *bi, uint32_t *sho
     if (rc == CS_OK && (!have_basic || !have_color || frames == 0))
         rc = cx_fail(d, CS_ERR_TRUNCATED, "the file ends before the image does (truncated)");
     *shown = frames;
+    d->all_frames = all_frames;
+    d->walk_area = all_area;
     return rc;
 }
 
@@ -464,6 +522,14 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
         return rc;
     }
     cx_take_exif(d);
+    if (!d->icc && d->icc_dropped && d->black >= 0) {
+        // Its C, M and Y would come out as R, G and B: refused, not shown in wrong colours.
+        cx_buffer_free(&d->exif_box);
+        cx_buffer_free(&d->xmp_box);
+        return cx_fail(d, CS_ERR_UNSUPPORTED,
+                       "a CMYK image whose ICC profile (%llu bytes) is over the %d MiB metadata budget",
+                       (unsigned long long)d->icc_dropped, CS_METADATA_BUDGET >> 20);
+    }
     if (d->icc && d->icc_length >= 20 && memcmp(d->icc + 16, "CMYK", 4) == 0) {
         // The pixels come out as sRGB through the profile (read_image), which is not kept.
         d->cmyk = cs_cmyk_transform(d->icc, d->icc_length, 1, 1);
@@ -532,7 +598,14 @@ static int cx_check_output(cx_decoder *d, const uint8_t *dst, size_t stride) {
 }
 
 // A decoder for a pixel pass over the whole file.
-static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **runner_out) {
+static uint64_t cx_runner_budget(const cx_decoder *d) {
+    uint64_t canvas = (uint64_t)d->width * d->height, room = d->max_pixels > d->walk_area ? d->max_pixels - d->walk_area : 0;
+    uint64_t extra = canvas ? room / canvas * 3 : 0;
+    if (extra < CX_RUNNER_CALLS_EXTRA) extra = CX_RUNNER_CALLS_EXTRA;
+    return (uint64_t)CX_RUNNER_CALLS_PER_FRAME * d->all_frames + extra;
+}
+
+static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **runner_out, cx_counted_runner *budget) {
     *out = NULL;
     *runner_out = NULL;
     JxlDecoder *dec = JXL(JxlDecoderCreate)(NULL);
@@ -542,7 +615,8 @@ static int cx_open_pass(cx_decoder *d, int threads, JxlDecoder **out, void **run
         JXL(JxlDecoderDestroy)(dec);
         return cx_fail(d, CS_ERR_NOMEM, "cannot create the libjxl thread runner");
     }
-    if ((runner && JXL(JxlDecoderSetParallelRunner)(dec, JXL(JxlThreadParallelRunner), runner) != JXL_DEC_SUCCESS) ||
+    *budget = (cx_counted_runner){runner, cx_runner_budget(d), 0};
+    if (JXL(JxlDecoderSetParallelRunner)(dec, cx_counted_run, budget) != JXL_DEC_SUCCESS ||
         JXL(JxlDecoderSubscribeEvents)(dec, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME |
                                            JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS ||
         JXL(JxlDecoderSetUnpremultiplyAlpha)(dec, JXL_TRUE) != JXL_DEC_SUCCESS ||
@@ -654,6 +728,10 @@ static int cx_decode_frame(cx_decoder *d, JxlDecoder *dec, uint32_t *returned, u
         case JXL_DEC_SUCCESS:
             return cx_fail(d, CS_ERR_STATE, "all %u frames were already read", d->frame_count);
         default:
+            if (status == JXL_DEC_ERROR && (d->image_runner.tripped || d->frames_runner_budget.tripped))
+                return cx_fail(d, CS_ERR_LIMIT,
+                               "the file decodes more than its %u frames and layers (frames it does not show)",
+                               d->all_frames);
             return cx_status_error(d, status, "image data");
         }
     }
@@ -667,7 +745,7 @@ int cx_decoder_read_image(cx_decoder *d, uint8_t *dst, size_t stride, int thread
     cx_close_frames(d);  // next_frame starts over
     JxlDecoder *dec;
     void *runner;
-    if ((rc = cx_open_pass(d, threads, &dec, &runner)) != CS_OK) return rc;
+    if ((rc = cx_open_pass(d, threads, &dec, &runner, &d->image_runner)) != CS_OK) return rc;
     uint32_t returned = 0;
     rc = cx_decode_frame(d, dec, &returned, dst, stride, NULL);
     JXL(JxlDecoderDestroy)(dec);
@@ -684,7 +762,8 @@ int cx_decoder_next_frame(cx_decoder *d, uint8_t *dst, size_t stride, int thread
     if (d->frames_returned >= d->frame_count)
         return cx_fail(d, CS_ERR_STATE, "all %u frames were already read", d->frame_count);
     if (!d->frames) {
-        if ((rc = cx_open_pass(d, threads, &d->frames, &d->frames_runner)) != CS_OK) return rc;
+        if ((rc = cx_open_pass(d, threads, &d->frames, &d->frames_runner, &d->frames_runner_budget)) != CS_OK)
+            return rc;
         d->frames_returned = 0;
     }
     rc = cx_decode_frame(d, d->frames, &d->frames_returned, dst, stride, delay_ms);

@@ -20,8 +20,10 @@
 #define CT_LIBMSG_SIZE 256
 #define CT_MAX_PLANES 5                    // CMYK + alpha: the planes a separate-plane image needs
 #define CT_MEM_BASE ((uint64_t)64 << 20)  // libtiff's single-allocation bound: this + 8 B/pixel
+#define CT_MAX_SAMPLES 8                  // samples per pixel read (CMYK, alpha and 3 extra)
 #define CT_TILE_FLOOR 1024                // a tile may exceed the image up to this size (or 2x)
 #define CT_EXIF_MAX_ENTRIES 1024          // per IFD, when copying EXIF
+#define CT_MAX_IFD_ENTRIES 4096           // entries of an IFD looked at (libtiff refuses a directory of more)
 #define CT_EXIF_MAX_BYTES ((size_t)1 << 20)
 
 // ---------------------------------------------------------------- common
@@ -144,7 +146,7 @@ static uint32_t ct_count_pages(const ct_src *s, uint64_t off, int *capped, int *
             if (table != 0 && table != UINT64_MAX && ct_in(s, off, table)) {
                 *ifd0_state = 1;
                 size_t e0 = (size_t)off + (s->big ? 8 : 2), es = s->big ? 20 : 12;
-                for (uint64_t i = 0; i < count; i++) {
+                for (uint64_t i = 0; i < count && i < CT_MAX_IFD_ENTRIES; i++) {
                     size_t e = e0 + (size_t)i * es;
                     static const uint8_t sizes[19] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8};
                     uint64_t type = ct_rd(s, e + 2, 2);
@@ -203,7 +205,7 @@ static size_t ct_read_ifd(const ct_src *s, uint64_t off, ct_entry_filter keep, c
     uint64_t count = 0, table = ct_ifd_table(s, off, &count);
     if (table == 0 || table == UINT64_MAX || !ct_in(s, off, table)) return 0;
     size_t e0 = (size_t)off + (s->big ? 8 : 2), es = s->big ? 20 : 12, inl = s->big ? 8 : 4, n = 0;
-    for (uint64_t i = 0; i < count && n < CT_EXIF_MAX_ENTRIES; i++) {
+    for (uint64_t i = 0; i < count && i < CT_MAX_IFD_ENTRIES && n < CT_EXIF_MAX_ENTRIES; i++) {
         size_t e = e0 + (size_t)i * es;
         uint16_t tag = (uint16_t)ct_rd(s, e, 2), type = (uint16_t)ct_rd(s, e + 2, 2);
         uint64_t cnt = ct_rd(s, e + 4, s->big ? 8 : 4);
@@ -238,7 +240,7 @@ static uint64_t ct_find_pointer(const ct_src *s, uint64_t off, uint16_t want) {
     uint64_t count = 0, table = ct_ifd_table(s, off, &count);
     if (table == 0 || table == UINT64_MAX || !ct_in(s, off, table)) return 0;
     size_t e0 = (size_t)off + (s->big ? 8 : 2), es = s->big ? 20 : 12;
-    for (uint64_t i = 0; i < count; i++) {
+    for (uint64_t i = 0; i < count && i < CT_MAX_IFD_ENTRIES; i++) {
         size_t e = e0 + (size_t)i * es;
         if (ct_rd(s, e, 2) != want || ct_rd(s, e + 4, s->big ? 8 : 4) != 1) continue;
         unsigned type = (unsigned)ct_rd(s, e + 2, 2);
@@ -437,6 +439,7 @@ struct ct_decoder {
     TIFF *tif[CT_MAX_PLANES];  // [0]: the file; [1..]: one more handle per extra sample plane
     int header_tried, header_read, started, finished;
     uint32_t width, height;
+    uint64_t max_pixels;              // the caller's limit (read_header)
     tmsize_t mem_limit;
     // The plan (ct_decoder_start).
     int mode, kind;
@@ -649,6 +652,7 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
                        (unsigned long long)pixels, (unsigned long long)max_pixels);
     d->width = w;
     d->height = hgt;
+    d->max_pixels = max_pixels;
 
     uint16_t bps = 1, spp = 1, photometric = 0, compression = COMPRESSION_NONE, planar = PLANARCONFIG_CONTIG;
     uint16_t orientation = ORIENTATION_TOPLEFT;
@@ -688,13 +692,19 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
     info->bigtiff = TIFFIsBigTIFF(tif) ? 1 : 0;
     uint32_t n = 0;
     void *p = NULL;
-    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &p) && p && n > 0) {
+    // A profile or packet over the metadata budget is left out (its size noted), not carried
+    // into the output; a CMYK profile still converts the pixels (ct_decoder_start).
+    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &p) && p && n > CS_METADATA_BUDGET) {
+        info->icc_dropped = n;
+    } else if (p && n > 0) {
         info->icc = p;  // libtiff's copy, alive while the handle is (we never change directory)
         info->icc_length = n;
     }
     p = NULL;
     n = 0;
-    if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &p) && p && n > 0) {
+    if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &p) && p && n > CS_METADATA_BUDGET) {
+        info->xmp_dropped = n;
+    } else if (p && n > 0) {
         info->xmp = p;
         info->xmp_length = n;
     }
@@ -712,7 +722,10 @@ static void *ct_alloc(ct_decoder *d, uint64_t bytes, const char *what, int *rc) 
                       (unsigned long long)bytes, (unsigned long long)d->mem_limit);
         return NULL;
     }
-    void *p = malloc((size_t)bytes);
+    // Zeroed: libtiff may fill less of a buffer than it says (a JPEG strip whose own header
+    // is narrower than the image's left bytes of the scanline untouched), and what is left
+    // must never be leftover heap (other images, keys); it is this image's earlier rows at worst.
+    void *p = calloc(1, (size_t)bytes);
     if (!p) *rc = ct_fail(d, CS_ERR_NOMEM, "out of memory (%s, %llu bytes)", what, (unsigned long long)bytes);
     return p;
 }
@@ -764,6 +777,12 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
     TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    // Every sample of every pixel is decoded (and un-predicted), while at most 5 are read
+    // (CMYK and alpha): 65535 of them make each pixel cost 131 KB of decoding. Real files
+    // hold CMYK, alpha and a few extra samples.
+    if (spp > CT_MAX_SAMPLES)
+        return ct_fail(d, CS_ERR_LIMIT, "%u samples per pixel (catctl reads files of at most %d)", (unsigned)spp,
+                       CT_MAX_SAMPLES);
     if (format == SAMPLEFORMAT_IEEEFP || format == SAMPLEFORMAT_COMPLEXIEEEFP)
         return ct_fail(d, CS_ERR_UNSUPPORTED, "floating-point TIFF samples (%u-bit) are not supported", bps);
     if (format != SAMPLEFORMAT_UINT && format != SAMPLEFORMAT_VOID)
@@ -793,11 +812,19 @@ int ct_decoder_start(ct_decoder *d, const uint8_t *data, ct_info *info) {
                            d->height);
         // Samples per pixel and bits per sample multiply a tile's bytes: at most 16 bytes a
         // pixel (8 samples of 16 bits) of the image, or of a 1024x1024 tile for a small one.
+        // With separate planes TIFFTileSize64 is one plane's, and a buffer is kept for each.
         uint64_t area = (uint64_t)d->width * d->height, floor = (uint64_t)CT_TILE_FLOOR * CT_TILE_FLOOR;
-        uint64_t bytes = TIFFTileSize64(tif), bound = (area > floor ? area : floor) * 16;
+        uint64_t planes = planar == PLANARCONFIG_SEPARATE ? (spp < CT_MAX_PLANES ? spp : CT_MAX_PLANES) : 1;
+        uint64_t bytes = ct_sat_mul(TIFFTileSize64(tif), planes), bound = (area > floor ? area : floor) * 16;
         if (bytes > bound)
             return ct_fail(d, CS_ERR_LIMIT, "tiles of %llu bytes (%u samples of %u bits a pixel) for a %ux%u image",
                            (unsigned long long)bytes, (unsigned)spp, (unsigned)bps, d->width, d->height);
+        // Every tile is decoded whole: what decoding costs is the grid of tiles, not the image
+        // (a 2000000x1 image in 1024x1024 tiles decodes 1024 rows for each it shows).
+        uint64_t grid = ct_sat_mul((d->width + (uint64_t)tw - 1) / tw * tw, (d->height + (uint64_t)th - 1) / th * th);
+        if (grid > 4 * area && grid > floor && grid > d->max_pixels)
+            return ct_fail(d, CS_ERR_LIMIT, "%ux%u tiles cover %llu pixels for a %ux%u image (the limit is %llu)", tw,
+                           th, (unsigned long long)grid, d->width, d->height, (unsigned long long)d->max_pixels);
         d->tile_w = tw;
         d->tile_h = th;
     }

@@ -64,6 +64,17 @@ struct HostileDecoderTests {
         Case(file: "jxl-tiny-layers.jxl", status: 65, message: "layers and frames of no duration"),
         // Samples per pixel multiply a tile: 400 of them in a 1x1 image's 1024x1024 tile.
         Case(file: "tiff-tile-samples.tif", status: 65, message: "400 samples"),
+        // The third probe (docs/review-tiff-jxl-2026-11-27.md; make_hostile_tiff_jxl.py):
+        // T2: 65535 samples a pixel, each decoded (131 KB of work a pixel).
+        Case(file: "tiff-many-samples.tif", status: 65, message: "65535 samples per pixel"),
+        // T1: a 2000000x1 image in 1024x1024 tiles decodes 1024 rows for each it shows.
+        Case(file: "tiff-wide-tiles.tif", status: 65, message: "tiles cover"),
+        // T3: five separate planes, a tile buffer each: the bound counts them all.
+        Case(file: "tiff-separate-tiles.tif", status: 65, message: "5 samples of 16 bits"),
+        // J1: 256 empty extra channels of a 1 MP image: 1.4 GB (libjxl aborted under a cap).
+        Case(file: "jxl-extra-channels.jxl", status: 65, message: "256 extra channels"),
+        // J2: 999 skip-progressive frames libjxl 0.7 decodes and never reports (20 s).
+        Case(file: "jxl-skip-progressive.jxl", status: 65, message: "frames it does not show"),
         // 25,000,000 rows: libpng's own 1,000,000-row limit is not the one that decides.
         Case(file: "png-tall.png", arguments: ["--max-pixels", "1000000"], status: 65, message: "over the limit"),
     ]
@@ -97,6 +108,31 @@ struct HostileDecoderTests {
             #expect(result.status == 0, "\(name): \(result.stderr)")
             #expect(FileManager.default.fileExists(atPath: out))
         }
+    }
+
+    /// T4 and J3: metadata over the budget is left out with a note (a TIFF's XMP was carried
+    /// into the output whole); only the first of two Exif boxes decides (a larger second one
+    /// made the first be left out). Made at test time (9 MiB each).
+    @Test func metadataOverTheBudgetIsLeftOutAndOnlyTheFirstBoxCounts() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        func made(_ kind: String) throws -> String {
+            let path = dir.appendingPathComponent(kind).path
+            let result = try Catctl.run(
+                program: URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", Fixtures.path("hostile/make_hostile_tiff_jxl.py"), kind, path])
+            #expect(result.status == 0, "\(result.stderr)")
+            return path
+        }
+        let xmp = try Catctl.runBounded(["edit", "--filter", "sepia", made("big-xmp"), dir.path + "/x.png"])
+        #expect(xmp.status == 0, "\(xmp.stderr)")
+        #expect(xmp.stderr.contains("XMP") && xmp.stderr.contains("left out"), "\(xmp.stderr)")
+        let png = try Data(contentsOf: dir.appendingPathComponent("x.png"))
+        #expect(png.count < 100_000, "\(png.count) bytes: the packet was carried")
+        let exif = try Catctl.runBounded(["edit", "--filter", "sepia", made("two-exif"), dir.path + "/e.png"])
+        #expect(exif.status == 0, "\(exif.stderr)")
+        #expect(!exif.stderr.contains("left out"), "\(exif.stderr)")
+        let kept = try Data(contentsOf: dir.appendingPathComponent("e.png"))
+        #expect(kept.count < 100_000 && String(decoding: kept, as: UTF8.self).contains("first box"))
     }
 
     /// F6: abs(Int.min) trapped (SIGILL) while parsing a kernel.

@@ -72,10 +72,15 @@ void cx_decoder_destroy(cx_decoder *decoder);
 //   every frame (layers and zero-duration frames too: the walk does not coalesce,
 //   so libjxl 0.7 reports each regular frame, which it would otherwise decode
 //   unseen): count > max_frames, or their areas together (each frame's own, and at
-//   least the canvas, on which libjxl blends it) > max_pixels -> CS_ERR_LIMIT
+//   least the canvas, on which libjxl blends it; each extra channel past two charged
+//   as one more picture of that size) > max_pixels                    -> CS_ERR_LIMIT
 // (0 is a limit, not "unlimited": max_frames 0 refuses every file). info->width and
 // height are set as soon as they are read, so a caller can name an image over the limit.
-// Not reported by libjxl 0.7 and so not counted: reference-only and DC frames.
+// Not reported by libjxl 0.7 and so not counted here: skip-progressive, reference-only
+// and DC frames. Decoding then counts every frame libjxl decodes through its parallel
+// runner (a few calls a frame) and stops a file that decodes far more frames than the
+// walk counted (CS_ERR_LIMIT). A CMYK image whose profile is over the budget is
+// CS_ERR_UNSUPPORTED (its colours cannot be converted).
 // Metadata: the first "Exif" box (its 4-byte TIFF-header offset removed; left
 // out when it does not then start with a TIFF header) and the first "xml " box,
 // wherever they are in the container (before or after the codestream), "brob"

@@ -50,6 +50,8 @@ typedef struct ct_info {
     const uint8_t *icc;  size_t icc_length;   // TIFFTAG_ICCPROFILE (34675)
     const uint8_t *exif; size_t exif_length;
     const uint8_t *xmp;  size_t xmp_length;   // TIFFTAG_XMLPACKET (700)
+    // A profile or packet over CS_METADATA_BUDGET, left out: its size (0: nothing left out).
+    uint64_t icc_dropped, xmp_dropped;
     int color_managed;        // after ct_decoder_start: CMYK converted through the file's ICC profile
 } ct_info;
 

@@ -102,7 +102,8 @@ final class TIFFRowDecoder: RowDecoder {
             metadata: ImageMetadata(
                 // A CMYK profile converted the pixels; ImageMetadata keeps RGB profiles only.
                 iccProfile: copiedBytes(header.icc, header.icc_length),
-                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length)),
+                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length),
+                leftOut: ImageMetadata.leftOut(icc: header.icc_dropped, exif: 0, xmp: header.xmp_dropped)),
             pageCount: Int(header.page_count))
         decoder = d
         self.name = name
