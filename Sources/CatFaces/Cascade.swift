@@ -116,7 +116,7 @@ public struct Cascade: Sendable {
         let stride = scaledSize(first).0 + 1
         let kernels = cascades.map { KernelCascade($0, stride: stride) }
         // Per scale, per cascade; the largest pictures (the first scales) start first.
-        let found = LockedArray<[[Box]]>(count: scales.count)
+        let found = LockedValue([[[Box]]?](repeating: nil, count: scales.count))
         let chosen = scales
         DispatchQueue.concurrentPerform(iterations: chosen.count) { index in
             let scale = chosen[index]
@@ -128,7 +128,7 @@ public struct Cascade: Sendable {
             let lastRow = min(stripes * stripe, rows)
             let integral = Integral(image.resized(width: sw, height: sh), stride: stride, squares: haar)
             let (boxWidth, boxHeight) = window(scale)
-            found[index] = kernels.map { kernel in
+            let boxes = kernels.map { kernel in
                 var boxes: [Box] = []
                 kernel.scan(integral, columns: columns, rows: lastRow, step: step) {
                     x, y in
@@ -140,8 +140,9 @@ public struct Cascade: Sendable {
                 }
                 return boxes
             }
+            found.withLockedValue { $0[index] = boxes }
         }
-        let perScale = found.values.compactMap { $0 }
+        let perScale = found.current.compactMap { $0 }
         return cascades.indices.map { c in perScale.flatMap { $0[c] } }
     }
 
@@ -217,6 +218,7 @@ public struct Cascade: Sendable {
 /// as offsets into integral images `stride` elements a row, in memory of its own that lives
 /// as long as this value. Made once a detection, for all its scales (their integral images
 /// share the stride).
+// @unchecked: immutable after init: its C buffers are only read by the scans.
 private final class KernelCascade: @unchecked Sendable {
     private let kernel: cc_cascade
     private let buffers: [UnsafeMutableRawPointer]

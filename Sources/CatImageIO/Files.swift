@@ -63,6 +63,7 @@ public enum InputFile {
 /// An image file to decode: bytes in memory, or a regular file kept open. A codec whose
 /// library reads as it goes (TIFF) reads the file with pread, so a large file is never
 /// whole in memory; the others take all its bytes (`bytes()`, read once).
+// @unchecked: immutable after init: a borrowed buffer or a file descriptor read with pread(2).
 public final class ImageSource: @unchecked Sendable {
     /// The file's size in bytes.
     public let count: Int
@@ -143,7 +144,7 @@ public final class ImageSource: @unchecked Sendable {
 /// folders are made and opened one at a time with `openat(O_NOFOLLOW)`.
 public enum OutputFile {
     /// Temporary files being written now, so an interrupt can remove them.
-    public static let pending = PendingFiles()
+    public static let pending = LockedValue<Set<String>>([])
 
     /// Throws `cannotCreate` when `path` cannot be created: its folder is missing or not
     /// writable, it is a folder, or it is the same file as `input` (unless `force`). With
@@ -513,17 +514,15 @@ public struct OutputFolder: Sendable, Equatable {
     }
 }
 
-/// A thread-safe set of temporary paths, removed all at once on interrupt.
-public final class PendingFiles: @unchecked Sendable {
-    private let lock = Lock()
-    private var paths: Set<String> = []
-
-    func add(_ path: String) { lock.withLock { _ = paths.insert(path) } }
-    func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+/// The temporary paths of outputs being written (`OutputFile.pending`), removed all at once
+/// on interrupt.
+extension LockedValue where Value == Set<String> {
+    func add(_ path: String) { withLockedValue { _ = $0.insert(path) } }
+    func remove(_ path: String) { withLockedValue { _ = $0.remove(path) } }
 
     /// Unlinks every pending temporary file; for signal handlers that then exit.
     public func removeAll() {
-        lock.withLock {
+        withLockedValue { paths in
             for path in paths { FileNames.withPath(path) { _ = unlink($0) } }
             paths.removeAll()
         }

@@ -3,6 +3,7 @@ import CatSupport
 /// The one pixel format of catctl: 8-bit RGBA, rows `stride` bytes apart, every row
 /// 64-byte aligned (stride is a multiple of 64, so SIMD loads never straddle rows).
 /// Codecs convert to and from it at the edge; filters only ever see this.
+// @unchecked: memory shared by design: threads write disjoint rows (strips), and a pass ends before the next reads.
 public final class PixelBuffer: @unchecked Sendable {
     public static let alignment = 64
 

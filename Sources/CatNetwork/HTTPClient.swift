@@ -174,6 +174,7 @@ public final class HTTPClient: Sendable {
 }
 
 /// The state of one transfer, shared with libcurl's callbacks.
+// @unchecked: libcurl calls back on the thread running the transfer; `cancelled` (set from others) is under `lock`.
 final class Transfer: @unchecked Sendable {
     let maxBytes: Int
     private let progress: @Sendable (Int64, Int64?) -> Void

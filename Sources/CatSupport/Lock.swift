@@ -1,5 +1,6 @@
 /// A mutex (pthread), for state that several threads share. FoundationEssentials has no
 /// NSLock, and Synchronization's Mutex needs macOS 15.
+// @unchecked: a pthread mutex: made to be shared; it guards, nothing else is stored.
 public final class Lock: @unchecked Sendable {
     fileprivate let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
@@ -24,6 +25,7 @@ public final class Lock: @unchecked Sendable {
 }
 
 /// A lock with a condition to wait on (pthread), as NSCondition.
+// @unchecked: a pthread mutex and condition variable: made to be shared.
 public final class Condition: @unchecked Sendable {
     private let mutex = Lock()
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -46,14 +48,37 @@ public final class Condition: @unchecked Sendable {
     public func broadcast() { pthread_cond_broadcast(condition) }
 }
 
-/// Values set from several threads at once, by index.
-public final class LockedArray<Element>: @unchecked Sendable {
+/// A value behind a lock (swift-nio's `NIOLockedValueBox` is the model): it is reached only
+/// through `withLockedValue`, so no thread can touch it without the lock. The one class
+/// for state several threads share; a lock next to state is not written by hand.
+public final class LockedValue<Value>: @unchecked Sendable {  // sound: `value` is read and written under `lock` only
     private let lock = Lock()
-    private var storage: [Element?]
-    public init(count: Int) { storage = Array(repeating: nil, count: count) }
-    public subscript(i: Int) -> Element? {
-        get { lock.withLock { storage[i] } }
-        set { lock.withLock { storage[i] = newValue } }
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with the value, the lock held.
+    public func withLockedValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
-    public var values: [Element?] { lock.withLock { storage } }
+
+    /// A copy of the value now.
+    public var current: Value { withLockedValue { $0 } }
+}
+
+extension LockedValue where Value == Int {
+    /// The value, then one more: work items 0, 1, 2, ... handed to threads.
+    public func next() -> Int {
+        withLockedValue { value in
+            defer { value += 1 }
+            return value
+        }
+    }
+}
+
+extension LockedValue where Value == (any Error)? {
+    /// Keeps the first error any thread of a parallel pass met.
+    public func recordFirst(_ error: any Error) { withLockedValue { if $0 == nil { $0 = error } } }
 }

@@ -27,6 +27,7 @@ public func detachThread(_ body: @escaping @Sendable () -> Void) {
 /// Work started on a thread of its own (`detachThread`) whose result is asked for later:
 /// at once when it is there (`poll`), or waited for (`wait`). Used to place a crop from a
 /// small copy of the picture while the full image already streams.
+// @unchecked: `result` is read and written under `condition` only.
 public final class Pending<Value>: @unchecked Sendable {
     private let condition = Condition()
     private var result: Result<Value, any Error>?

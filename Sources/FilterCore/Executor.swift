@@ -89,14 +89,14 @@ struct FastKernels: Kernels {
         var kernels: [any SpatialKernel] = []
         for _ in 0..<workers { kernels.append(try stage.makeKernel(width: src.width, height: src.height)) }
         let perThread = UncheckedSendable(kernels)
-        let failure = FirstError()
+        let failure = LockedValue<(any Error)?>(nil)
         Strips.run(height: dst.height, threads: workers, rowsPerStrip: rows) { worker, strip in
             do {
                 try perThread.value[worker].run(strip, from: src, firstRow: 0, into: dst, firstRow: 0)
             } catch {
-                failure.record(error)
+                failure.recordFirst(error)
             }
         }
-        if let error = failure.error { throw error }
+        if let error = failure.current { throw error }
     }
 }

@@ -261,19 +261,26 @@ public struct FilterChain: Sendable {
                 return try apply(to: frame, threads: threads)
             }
         }
-        let results = FrameResults(count: frames.count), failure = FirstError()
+        let results = LockedValue((frames: [PixelBuffer?](repeating: nil, count: frames.count), done: 0))
+        let failure = LockedValue<(any Error)?>(nil)
         let workers = min(threads, frames.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for i in stride(from: worker, to: frames.count, by: workers) where failure.error == nil {
+            for i in stride(from: worker, to: frames.count, by: workers) where failure.current == nil {
                 do {
-                    progress?(results.set(i, try apply(to: frames[i], threads: 1)))
+                    let frame = try apply(to: frames[i], threads: 1)
+                    let done = results.withLockedValue {
+                        $0.frames[i] = frame
+                        $0.done += 1
+                        return $0.done
+                    }
+                    progress?(done)
                 } catch {
-                    failure.record(error)
+                    failure.recordFirst(error)
                 }
             }
         }
-        if let error = failure.error { throw error }
-        return results.all
+        if let error = failure.current { throw error }
+        return results.current.frames.map { $0! }
     }
 
     /// Every chain on its own copy of `image`: one chain gets all `threads`, several (a
@@ -281,12 +288,13 @@ public struct FilterChain: Sendable {
     public static func applyEach(_ chains: [FilterChain], to image: PixelBuffer, threads: Int) -> [Result<
         PixelBuffer, any Error
     >] {
-        let results = LockedArray<Result<PixelBuffer, any Error>>(count: chains.count)
+        let results = LockedValue([Result<PixelBuffer, any Error>?](repeating: nil, count: chains.count))
         let each = chains.count == 1 ? max(1, threads) : 1
         DispatchQueue.concurrentPerform(iterations: chains.count) { i in
-            results[i] = Result { try chains[i].apply(to: image.copy(), threads: each) }
+            let result = Result { try chains[i].apply(to: image.copy(), threads: each) }
+            results.withLockedValue { $0[i] = result }
         }
-        return results.values.map { $0 ?? .failure(CancellationError()) }
+        return results.current.map { $0 ?? .failure(CancellationError()) }
     }
 
     /// The same with the plain scalar reference (for tests and `bench`).

@@ -340,9 +340,11 @@ public enum StreamingPipeline {
     }
 }
 
+// @unchecked: for values handed to concurrentPerform workers that each use only their own element.
 struct UncheckedSendable<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }
 
 /// Decoded strips on their way from the decoder thread to the encoder.
+// @unchecked: its queue is read and written under its condition only.
 final class StripChannel: @unchecked Sendable {
     enum Message {
         case strip(PixelBuffer, Int)
@@ -370,6 +372,7 @@ final class StripChannel: @unchecked Sendable {
 }
 
 /// Empty strip buffers; closing it makes the decoder stop.
+// @unchecked: `buffers` and `closed` are read and written under `condition` only.
 final class StripPool: @unchecked Sendable {
     private let condition = Condition()
     private var buffers: [PixelBuffer]

@@ -23,10 +23,10 @@ enum Strips {
             return
         }
         // Strips are handed out as threads become free, so uneven cores finish together.
-        let next = Counter()
+        let next = LockedValue(0)
         DispatchQueue.concurrentPerform(iterations: min(threads, strips)) { worker in
             while true {
-                let strip = next.increment()
+                let strip = next.next()
                 guard strip < strips else { return }
                 let start = strip * rowsPerStrip
                 body(worker, start..<min(height, start + rowsPerStrip))

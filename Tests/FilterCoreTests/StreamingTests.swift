@@ -112,11 +112,11 @@ struct StreamingTests {
         for placedFirst in [false, true] {
             // Not placed first: the placing waits for the first strip to have gone in.
             let started = Condition()
-            let go = LockedArray<Bool>(count: 1)
+            let go = LockedValue(false)
             let pending = Pending { () throws -> FilterChain in
                 if !placedFirst {
                     started.lock()
-                    while go[0] != true { started.wait() }
+                    while !go.current { started.wait() }
                     started.unlock()
                 }
                 return try chain.resolvingGravity(picture: picture, width: picture.width, height: picture.height)
@@ -134,7 +134,7 @@ struct StreamingTests {
                     placing: StreamingPipeline.Placing(chain: chain, pending: pending)
                 ) { _ in
                     started.lock()
-                    go[0] = true
+                    go.withLockedValue { $0 = true }
                     started.broadcast()
                     started.unlock()
                 }

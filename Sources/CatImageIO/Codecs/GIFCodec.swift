@@ -56,6 +56,7 @@ struct GIFCodec: AnimationCodec {
     }
 
     /// One frame reduced to a palette (owned: `free` releases its indices).
+    // @unchecked: each is written by one worker of concurrentPerform, read after it returns.
     final class Quantized: @unchecked Sendable {
         var indexed = cg_indexed()
         var code = ShimCode.ok

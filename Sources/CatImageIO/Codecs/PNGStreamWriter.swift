@@ -35,6 +35,7 @@ final class PNGStreamWriter: RowEncoder {
     private let metadata: ImageMetadata
 
     /// One stripe's deflated bytes, written by one worker (concurrentPerform is the barrier).
+    // @unchecked: each is written by one worker of concurrentPerform, read after it returns.
     final class Piece: @unchecked Sendable {
         var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false
     }

@@ -3,7 +3,7 @@ import FilterCore
 
 /// The original edit scene's thumbnail strip as one image: a grid of tiles, each a
 /// thumbnail of the picture through one filter, with the filter's spec under it.
-public struct ContactSheet: @unchecked Sendable {
+public struct ContactSheet: Sendable {
     public static let tileSize = 200, padding = 12, labelHeight = 30, maxColumns = 6
     static let background: (UInt8, UInt8, UInt8) = (28, 28, 30)
     static let ink: (UInt8, UInt8, UInt8) = (235, 235, 235)

@@ -260,9 +260,9 @@ public struct EditCatInteractor: EditCatInteractorInput {
             window = Self.window(chain, width: first.width, height: first.height)
         }
         let count = Double(animation.frames.count)
-        let done = ProgressReporter.Shared(progress)
+        let done = LockedValue(progress)  // frames are filtered on several threads
         animation.frames = try chain.apply(toFrames: animation.frames, threads: threads) { frames in
-            done.report(Self.decodeShare + Self.filterShare * Double(frames) / count)
+            done.withLockedValue { $0.report(Self.decodeShare + Self.filterShare * Double(frames) / count) }
         }
         let written = try ImageFile.write(
             .animation(animation), to: output, within: options.outputFolder, options: options.encode)
@@ -312,6 +312,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
 }
 
 /// Turns fractions of a job into `progress` events, one per whole percent.
+// @unchecked: one thread reports at a time; frames filtered in parallel share it in a LockedValue.
 final class ProgressReporter: @unchecked Sendable {
     private let events: @Sendable (EditEvent) -> Void
     private var percent = -1
@@ -324,13 +325,5 @@ final class ProgressReporter: @unchecked Sendable {
         guard now > percent else { return }
         percent = now
         events(.progress(percent: now))
-    }
-
-    /// The same reporter for several threads at once (frames filtered in parallel).
-    final class Shared: @unchecked Sendable {
-        private let reporter: ProgressReporter
-        private let lock = Lock()
-        init(_ reporter: ProgressReporter) { self.reporter = reporter }
-        func report(_ fraction: Double) { lock.withLock { reporter.report(fraction) } }
     }
 }

@@ -17,7 +17,7 @@ public protocol EditCatView: AnyObject {
     func showError(_ failure: SceneFailure)
 }
 
-public struct EditCatGallery: @unchecked Sendable, Equatable {
+public struct EditCatGallery: Sendable, Equatable {
     /// The filter spec of each tile, in the order of `catctl filters`.
     public let specs: [String]
     /// One small picture per tile (may be empty when no preview was asked for).
@@ -29,7 +29,7 @@ public struct EditCatGallery: @unchecked Sendable, Equatable {
     /// by side (`ContactSheet.row`), with each tile's spec and width in terminal columns.
     public let rows: [Row]
 
-    public struct Row: @unchecked Sendable {
+    public struct Row: Sendable {
         public let picture: PixelBuffer
         public let specs: [String]
         public let cells: [Int]

@@ -52,7 +52,7 @@ public struct EditCatPictureSizes: Sendable, Equatable {
 }
 
 /// What the live editor shows after each input.
-public struct EditCatLive: @unchecked Sendable, Equatable {
+public struct EditCatLive: Sendable, Equatable {
     /// The input's name, format and full (upright) size.
     public let input: String
     public let format: String

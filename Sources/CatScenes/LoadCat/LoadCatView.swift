@@ -81,7 +81,7 @@ public struct LoadCatDecoded: Equatable, Sendable {
     }
 }
 
-public struct LoadCatPreview: @unchecked Sendable, Equatable {
+public struct LoadCatPreview: Sendable, Equatable {
     /// Small: one pixel per terminal column, two per text row.
     public let pixels: PixelBuffer
     public init(pixels: PixelBuffer) { self.pixels = pixels }

@@ -46,7 +46,7 @@ struct CaptionStage: SpatialStage {
     let side: CaptionSide
     var top: Bool { side == .top }
     /// The mask of one image size, rendered once whatever the number of threads.
-    let masks = MaskCache()
+    let masks = LockedValue<[String: CaptionMask]>([:])
 
     /// The side still to be decided on the picture.
     var needsPicture: Bool { side == .clearOfFaces }
@@ -81,8 +81,12 @@ struct CaptionStage: SpatialStage {
 
     func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
         CaptionKernel(
-            mask: try masks.mask(width: width, height: height) { () throws(ImageIOError) in
-                try CaptionMask(text, top: top, width: width, height: height)
+            // One rendered mask per image size, shared by the threads of a pass.
+            mask: try masks.withLockedValue { (rendered) throws(ImageIOError) -> CaptionMask in
+                if let mask = rendered["\(width)x\(height)"] { return mask }
+                let mask = try CaptionMask(text, top: top, width: width, height: height)
+                rendered["\(width)x\(height)"] = mask
+                return mask
             })
     }
 
@@ -200,22 +204,5 @@ final class CaptionKernel: SpatialKernel {
             if source !== destination { d.update(from: source.row(y - sourceRow), count: source.width * 4) }
             mask.draw(row: y, into: d)
         }
-    }
-}
-
-/// One rendered mask per image size, shared by the threads of a pass.
-final class MaskCache: @unchecked Sendable {
-    private let lock = Lock()
-    private var masks: [String: CaptionMask] = [:]
-
-    func mask(width: Int, height: Int, render: () throws(ImageIOError) -> CaptionMask) throws(ImageIOError)
-        -> CaptionMask
-    {
-        lock.lock()
-        defer { lock.unlock() }
-        if let mask = masks["\(width)x\(height)"] { return mask }
-        let mask = try render()
-        masks["\(width)x\(height)"] = mask
-        return mask
     }
 }

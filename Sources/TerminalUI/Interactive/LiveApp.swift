@@ -193,16 +193,15 @@ public final class LiveApp: LiveHost {
 
 /// Reads the terminal on a thread of its own and decodes what comes (KeyDecoder); a lone
 /// ESC counts as Escape when nothing follows it within 30 ms.
-final class InputReader: @unchecked Sendable {
-    private let lock = Lock()
-    private var running = false
+final class InputReader: Sendable {
+    private let running = LockedValue(false)
 
     func start(_ deliver: @escaping @Sendable (TerminalInput) -> Void) {
-        lock.withLock { running = true }
+        running.withLockedValue { $0 = true }
         detachThread { [self] in
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 1024)
-            while lock.withLock({ running }) {
+            while running.current {
                 let ready = SystemCalls.poll(
                     STDIN_FILENO, events: Int16(POLLIN), milliseconds: decoder.hasPending ? 30 : 100)
                 if ready == 0 {
@@ -220,5 +219,5 @@ final class InputReader: @unchecked Sendable {
         }
     }
 
-    func stop() { lock.withLock { running = false } }
+    func stop() { running.withLockedValue { $0 = false } }
 }

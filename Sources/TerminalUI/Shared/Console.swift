@@ -8,6 +8,7 @@ public protocol TextSink: AnyObject, Sendable {
 
 /// Writes to a file descriptor (1: stdout, 2: stderr). A closed pipe is not an error
 /// worth dying for: output is dropped (SIGPIPE is ignored by the executable).
+// @unchecked: a file descriptor and no state: write(2) is safe from any thread.
 public final class FileDescriptorSink: TextSink, @unchecked Sendable {
     public let fd: Int32
     public init(fd: Int32) { self.fd = fd }
@@ -19,12 +20,11 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
 }
 
 /// Collects everything written (for tests).
-public final class MemorySink: TextSink, @unchecked Sendable {
-    private let lock = Lock()
-    private var buffer = ""
+public final class MemorySink: TextSink, Sendable {
+    private let buffer = LockedValue("")
     public init() {}
-    public func write(_ text: String) { lock.withLock { buffer += text } }
-    public var text: String { lock.withLock { buffer } }
+    public func write(_ text: String) { buffer.withLockedValue { $0 += text } }
+    public var text: String { buffer.current }
     public var lines: [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 }
 
