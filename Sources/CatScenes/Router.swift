@@ -10,10 +10,11 @@ public enum Router {
         EditCatPresenter(view: view, interactor: interactor)
     }
 
+    /// `router`: where Esc goes back to (Load Cat's); nil for `edit -i`.
     public static func makeEditCatLive(
-        view: any EditCatLiveView, interactor: any EditCatLiveInteractorInput
+        view: any EditCatLiveView, interactor: any EditCatLiveInteractorInput, router: (any EditCatLiveRouting)? = nil
     ) -> EditCatLivePresenter {
-        EditCatLivePresenter(view: view, interactor: interactor)
+        EditCatLivePresenter(view: view, interactor: interactor, router: router)
     }
 
     /// `editView` shows the Edit Cat scene if the cat is edited (`load --filter`).

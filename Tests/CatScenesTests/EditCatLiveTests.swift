@@ -154,6 +154,29 @@ struct EditCatLiveTests {
         #expect(view.calls.count - before < 6)
     }
 
+    /// Esc goes back through the presenter to the router that opened the editor (Load
+    /// Cat's); with none (`edit -i`) it does nothing. The view knows no navigation.
+    @Test func escGoesBackThroughTheRouter() async throws {
+        @MainActor final class Back: EditCatLiveRouting {
+            var closed = 0
+            func closeEditScene() { closed += 1 }
+        }
+        let back = Back()
+        let view = RecordingEditCatLiveView()
+        let presenter = Router.makeEditCatLive(
+            view: view,
+            interactor: FakeEditCatInteractor(
+                image: try DecodedImage(
+                    pixels: PixelBuffer.random(width: 40, height: 30, seed: 1), format: .png, orientation: 1)),
+            router: back)
+        #expect(view.presenter === presenter)
+        view.presenter?.goBack()
+        #expect(back.closed == 1)
+        let (alone, _, _) = try await open()
+        alone.goBack()  // no router: nothing to go back to, and no crash
+        #expect(back.closed == 1)
+    }
+
     @Test func aFailedOpenSaysWhy() async throws {
         let view = RecordingEditCatLiveView()
         let presenter = Router.makeEditCatLive(

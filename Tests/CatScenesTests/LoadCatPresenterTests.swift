@@ -19,7 +19,7 @@ final class RecordingLoadCatView: LoadCatLiveView {
         case count(Int)
     }
     private(set) var calls: [Call] = []
-    func attach(_ presenter: LoadCatLivePresenter) {}
+    func attach(_ presenter: any LoadCatLiveViewOutput) {}
     func updateCatCount(_ count: Int) { calls.append(.count(count)) }
     func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
     func updateLoadingState(_ state: LoadCatState) { calls.append(.state(state)) }

@@ -38,7 +38,7 @@ final class RecordingEditCatLiveView: EditCatLiveView {
     }
 
     private(set) var calls: [Call] = []
-    private(set) weak var presenter: EditCatLivePresenter?
+    private(set) weak var presenter: (any EditCatLiveViewOutput)?
     var livePictureSizes = EditCatPictureSizes(preview: (200, 150), thumbnail: (40, 30))
     /// The last live state shown.
     var live: EditCatLive? {
@@ -46,7 +46,7 @@ final class RecordingEditCatLiveView: EditCatLiveView {
         return nil
     }
 
-    func attach(_ presenter: EditCatLivePresenter) { self.presenter = presenter }
+    func attach(_ presenter: any EditCatLiveViewOutput) { self.presenter = presenter }
     func updateState(_ state: EditCatLiveState) { calls.append(.state(state)) }
     func updateProgress(_ progress: EditCatProgress) { calls.append(.progress(progress)) }
     func showImageInfo(_ info: EditCatImageInfo) { calls.append(.imageInfo(info)) }

@@ -47,9 +47,11 @@ final class LiveEdit {
 /// preview-size copy (`openLive`), never from the full image; a save runs the same use
 /// case as `catctl edit` (`EditRun`).
 @MainActor
-public final class EditCatLivePresenter {
+public final class EditCatLivePresenter: EditCatLiveViewOutput {
     let view: any EditCatLiveView
     let interactor: any EditCatLiveInteractorInput
+    /// Back to the scene the editor was opened from (Load Cat's); nil for `edit -i`.
+    weak var router: (any EditCatLiveRouting)?
     let now: @MainActor () -> Duration
     /// The editor's state, once `openLive` has opened a cat.
     var live: LiveEdit?
@@ -59,10 +61,11 @@ public final class EditCatLivePresenter {
     /// `now` reads a monotonic clock (tests pass a fake one).
     public init(
         view: any EditCatLiveView, interactor: any EditCatLiveInteractorInput,
-        now: (@MainActor () -> Duration)? = nil
+        router: (any EditCatLiveRouting)? = nil, now: (@MainActor () -> Duration)? = nil
     ) {
         self.view = view
         self.interactor = interactor
+        self.router = router
         let origin = ContinuousClock.now
         self.now = now ?? { ContinuousClock.now - origin }
         view.attach(self)
@@ -167,6 +170,9 @@ public final class EditCatLivePresenter {
             view.showError(SceneFailure(error))
         }
     }
+
+    /// Esc in the editor: back to the scene it was opened from; nothing for `edit -i`.
+    public func goBack() { router?.closeEditScene() }
 
     /// `s`: asks the view where to save the chain, suggesting the path saved to last, else
     /// OUTPUT from the command line, else `<input>-<filters>.<format>` in the current folder

@@ -6,9 +6,9 @@ import CatImageIO
 /// told and send the user's input to the presenter.
 @MainActor
 public protocol EditCatLiveView: AnyObject {
-    /// The presenter this view sends the user's input to (set by the presenter, which
-    /// means a new cat: nothing of the one before stays). Views keep it weakly.
-    func attach(_ presenter: EditCatLivePresenter)
+    /// Where this view sends the user's input (set by the presenter, which means a new cat:
+    /// nothing of the one before stays). Views keep it weakly.
+    func attach(_ presenter: any EditCatLiveViewOutput)
     /// How large the pictures should be, in pixels: the preview and each filter's
     /// thumbnail. Read when the editor opens and after `resized()`.
     var livePictureSizes: EditCatPictureSizes { get }
@@ -22,8 +22,36 @@ public protocol EditCatLiveView: AnyObject {
     func showSaved(_ result: EditCatResult)
     /// A failure, or an input refused (a chain the image cannot take); the editor stays.
     func showError(_ failure: SceneFailure)
-    /// Asks where to save; the view answers with `EditCatLivePresenter.save(to:)`.
+    /// Asks where to save; the view answers with `EditCatLiveViewOutput.save(to:)`.
     func askForOutput(suggested: String)
+}
+
+/// What the live Edit Cat view sends its presenter: the user's inputs, each one a
+/// presenter decides on. The view holds this, weakly, and nothing else of the scene.
+@MainActor
+public protocol EditCatLiveViewOutput: AnyObject {
+    /// A click or a move: the filter at `index` of the palette.
+    func highlight(at index: Int) async
+    func moveHighlight(by delta: Int) async
+    func changeValue(by steps: Int) async
+    func addHighlighted() async
+    func removeLast() async
+    func toggleFaces() async
+    /// The screen changed size: new pictures for the new sizes.
+    func resized() async
+    /// `s`: asks the view where to save (`askForOutput`).
+    func requestSave() async
+    /// The view's answer: saves the chain at full size at `output`.
+    @discardableResult func save(to output: String) async -> ExitStatus
+    /// Esc: back to the scene the editor was opened from, when there is one.
+    func goBack()
+}
+
+/// Where the live Edit Cat scene leads: back to the scene it was opened from (the live
+/// Load Cat scene's router); none when `edit -i` opened it.
+@MainActor
+public protocol EditCatLiveRouting: AnyObject {
+    func closeEditScene()
 }
 
 /// What the live editor is doing.

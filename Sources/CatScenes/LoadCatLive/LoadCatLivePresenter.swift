@@ -8,7 +8,7 @@ import FilterCore
 /// The presenter decides what each input does now: `e` and `s` do nothing while a cat
 /// loads or before one is in hand.
 @MainActor
-public final class LoadCatLivePresenter: LoadCatPresenter {
+public final class LoadCatLivePresenter: LoadCatPresenter, LoadCatLiveViewOutput {
     let liveView: any LoadCatLiveView
     let router: any LoadCatLiveRouting
     /// The scene's request, a load under way, the cats shown, the editor the cat was handed to.

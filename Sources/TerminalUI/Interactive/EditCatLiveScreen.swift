@@ -13,7 +13,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     /// The app owns its screens (its stack of scenes), so they hold it unowned: else each
     /// would keep the other alive.
     private unowned let host: any LiveHost
-    private weak var presenter: EditCatLivePresenter?
+    private weak var presenter: (any EditCatLiveViewOutput)?
     private var info: EditCatImageInfo?
     private var live: EditCatLive?
     private var state = EditCatLiveState.ready
@@ -37,7 +37,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     // MARK: EditCatLiveView
 
     /// A new presenter is a new cat: nothing of the one before stays.
-    public func attach(_ presenter: EditCatLivePresenter) {
+    public func attach(_ presenter: any EditCatLiveViewOutput) {
         self.presenter = presenter
         (info, live, message, prompt, mode, sizesGiven, state) = (nil, nil, nil, nil, .editor, nil, .ready)
     }
@@ -183,7 +183,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             if mode != .editor {
                 mode = .editor
             } else if host.canGoBack {
-                host.goBack()
+                presenter?.goBack()  // its router takes this screen away
                 return false
             }
         case .quit: host.quit(.ok)
@@ -199,7 +199,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     }
 
     /// Sends an input to the presenter (in the order keys came: tasks on the main actor start in order).
-    private func act(_ input: @escaping @MainActor (EditCatLivePresenter) async -> Void) {
+    private func act(_ input: @escaping @MainActor (any EditCatLiveViewOutput) async -> Void) {
         guard let presenter else { return }
         host.perform { await input(presenter) }
     }

@@ -1,9 +1,10 @@
 import CatScenes
 
 /// The live scenes' navigation on the terminal: `e` in Load Cat shows the live Edit Cat
-/// scene on top (Esc there comes back), with a new presenter for each cat.
+/// scene on top, with a new presenter for each cat; Esc there (through its presenter)
+/// comes back.
 @MainActor
-public final class LiveRouter: LoadCatLiveRouting {
+public final class LiveRouter: LoadCatLiveRouting, EditCatLiveRouting {
     /// The app owns its screens (its stack of scenes), so they hold it unowned: else each
     /// would keep the other alive.
     private unowned let host: any LiveHost
@@ -22,8 +23,13 @@ public final class LiveRouter: LoadCatLiveRouting {
     }
 
     public func showEditScene() -> EditCatLivePresenter {
-        let presenter = Router.makeEditCatLive(view: editScreen, interactor: editInteractor)
+        let presenter = Router.makeEditCatLive(view: editScreen, interactor: editInteractor, router: self)
         host.push(editScreen)
         return presenter
+    }
+
+    public func closeEditScene() {
+        guard host.isOnTop(editScreen) else { return }
+        host.goBack()
     }
 }

@@ -12,7 +12,7 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
     /// The app owns its screens (its stack of scenes), so they hold it unowned: else each
     /// would keep the other alive.
     private unowned let host: any LiveHost
-    private weak var presenter: LoadCatLivePresenter?
+    private weak var presenter: (any LoadCatLiveViewOutput)?
     private var found: LoadCatFound?
     private var cat: LoadCatDecoded?
     private var picture: PixelBuffer?
@@ -46,7 +46,7 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
 
     // MARK: LoadCatLiveView
 
-    public func attach(_ presenter: LoadCatLivePresenter) { self.presenter = presenter }
+    public func attach(_ presenter: any LoadCatLiveViewOutput) { self.presenter = presenter }
 
     public func updateLoadingState(_ state: LoadCatState) {
         self.state = state
@@ -155,7 +155,7 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
 
     public func screenChanged() { draw() }
 
-    private func act(_ input: @escaping @MainActor (LoadCatLivePresenter) async -> Void) {
+    private func act(_ input: @escaping @MainActor (any LoadCatLiveViewOutput) async -> Void) {
         guard let presenter else { return }
         host.perform { await input(presenter) }
     }
