@@ -6,10 +6,12 @@ import FilterCore
 /// and Edit buttons as inputs. A failed load is shown and the scene stays usable (the
 /// cat shown before stays in hand); every cat is decoded at full size, ready to edit.
 /// The presenter decides what each input does now: `e` and `s` do nothing while a cat
-/// loads or before one is in hand.
+/// loads or before one is in hand. What it shares with the one-shot scene is composed in
+/// (`LoadCatSession`), not inherited.
 @MainActor
-public final class LoadCatLivePresenter: LoadCatPresenter, LoadCatLiveViewOutput {
-    let liveView: any LoadCatLiveView
+public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
+    let session: LoadCatSession
+    let view: any LoadCatLiveView
     let router: any LoadCatLiveRouting
     /// The scene's request, a load under way, the cats shown, the editor the cat was handed to.
     var liveRequest: LoadRequest?
@@ -18,23 +20,21 @@ public final class LoadCatLivePresenter: LoadCatPresenter, LoadCatLiveViewOutput
     var editor: EditCatLivePresenter?
 
     public init(view: any LoadCatLiveView, interactor: any LoadCatInteractorInput, router: any LoadCatLiveRouting) {
-        liveView = view
+        session = LoadCatSession(view: view, interactor: interactor)
+        self.view = view
         self.router = router
-        super.init(view: view, interactor: interactor, editor: nil)
+        session.onCatDecoded = { [unowned self] _ in
+            count += 1
+            view.updateCatCount(count)
+        }
         view.attach(self)
-    }
-
-    override public func didLoadCatImage(_ cat: LoadedCat) {
-        count += 1
-        liveView.updateCatCount(count)
-        super.didLoadCatImage(cat)
     }
 
     /// Starts the scene with `request` (its provider, preview size, limits and encoding)
     /// and loads the first cat.
     public func startLive(_ request: LoadRequest) async {
         liveRequest = request
-        secrets = request.secrets
+        session.secrets = request.secrets
         await nextCat()
     }
 
@@ -44,51 +44,50 @@ public final class LoadCatLivePresenter: LoadCatPresenter, LoadCatLiveViewOutput
         guard let request = liveRequest, !loading else { return }
         loading = true
         defer { loading = false }
-        failure = nil
+        session.failure = nil
         view.updateLoadingState(.loading(provider: request.provider))
-        let previous = loaded
-        interactor.output = self
-        await interactor.loadCat(
-            LoadCatUseCase(
-                needsFullImage: true,
-                previewSize: request.previewWidth.map { (max(8, $0), max(8, request.previewHeight)) },
-                maxPixels: request.maxPixels, maxFrames: request.maxFrames))
-        if failure != nil {
-            loaded = previous
-        } else if loaded != nil {
+        let previous = session.loaded
+        await session.loadCat(request, fullImage: true)
+        if session.failure != nil {
+            session.loaded = previous
+        } else if session.loaded != nil {
             view.updateLoadingState(.done)
         }
     }
 
+    /// Esc or Ctrl-C: stops the load under way; false when none is.
+    @discardableResult
+    public func cancel() -> Bool { session.interactor.cancelLoad() }
+
     /// `s`: asks the view where to save the cat as it is: `cat-<id>.<format>` to begin with.
     /// Nothing while a cat loads.
     public func requestSave() async {
-        guard !loading, let cat = loaded else { return }
+        guard !loading, let cat = session.loaded else { return }
         let id = cat.reference.id.map { SavePath.stem($0) } ?? "cat"
-        liveView.askForOutput(
-            suggested: await interactor.unusedName("cat-\(id).\(cat.image.format.fileExtension)"))
+        view.askForOutput(
+            suggested: await session.interactor.unusedName("cat-\(id).\(cat.image.format.fileExtension)"))
     }
 
     /// Saves the cat in hand as it is at `output` (its bytes when the extension is the
     /// cat's format). A failure is shown; the scene stays.
     @discardableResult
     public func save(to output: String) async -> ExitStatus {
-        guard let cat = loaded, let request = liveRequest else { return .software }
+        guard let cat = session.loaded, let request = liveRequest else { return .software }
         let path: String, format: ImageFormat
         switch SavePath.parse(output) {
         case let .success(target): (path, format) = target
-        case let .failure(failure): return fail(failure)
+        case let .failure(failure): return session.fail(failure)
         }
         view.updateLoadingState(.saving(output: path))
         do {
             try OutputFile.checkCreatable(path)
-            try await interactor.saveCat(
+            try await session.interactor.saveCat(
                 cat, to: path, options: EncodeOptions(format: format, settings: request.encoding),
                 maxPixels: request.maxPixels)
         } catch {
-            return fail(SceneFailure(error))
+            return session.fail(SceneFailure(error))
         }
-        view.showLoaded(LoadCatResult(cat: decoded(cat), output: path))
+        view.showLoaded(LoadCatResult(cat: session.decoded(cat), output: path))
         if !loading { view.updateLoadingState(.done) }  // a load started meanwhile goes on showing
         return .ok
     }
@@ -99,10 +98,10 @@ public final class LoadCatLivePresenter: LoadCatPresenter, LoadCatLiveViewOutput
     /// loading, or none in hand: then the scene stays).
     @discardableResult
     public func editCat() async -> SceneFailure? {
-        guard !loading, let cat = loaded, let request = liveRequest else {
+        guard !loading, let cat = session.loaded, let request = liveRequest else {
             return SceneFailure(status: .usage, message: loading ? "a cat is loading" : "no cat to edit yet")
         }
-        let (name, input) = editInput(cat)
+        let (name, input) = session.editInput(cat)
         self.editor?.closeLive()
         let editor = router.showEditScene()
         self.editor = editor

@@ -1,0 +1,98 @@
+import CatImageIO
+import CatNetwork
+import CatSupport
+
+/// What both Load Cat presenters (the one-shot `LoadCatPresenter` and the live
+/// `LoadCatLivePresenter`) share, composed into each: the interactor's reports turned into
+/// view events, the cat in hand, the failure of the last load, and the request's secrets
+/// redacted from everything shown.
+@MainActor
+final class LoadCatSession: LoadCatInteractorOutput {
+    let view: any LoadCatView
+    let interactor: any LoadCatInteractorInput
+    var loaded: LoadedCat?
+    var failure: SceneFailure?
+    var secrets: [String] = []
+    /// Told of each cat decoded, after the view (the live scene counts them).
+    var onCatDecoded: ((LoadedCat) -> Void)?
+
+    init(view: any LoadCatView, interactor: any LoadCatInteractorInput) {
+        self.view = view
+        self.interactor = interactor
+    }
+
+    /// Loads one cat for `request` (the full image too when `fullImage`); `loaded` or
+    /// `failure` says how it went.
+    func loadCat(_ request: LoadRequest, fullImage: Bool) async {
+        failure = nil
+        secrets = request.secrets
+        interactor.output = self
+        await interactor.loadCat(
+            LoadCatUseCase(
+                needsFullImage: fullImage,
+                previewSize: request.previewWidth.map { (max(8, $0), max(8, request.previewHeight)) },
+                maxPixels: request.maxPixels, maxFrames: request.maxFrames))
+    }
+
+    /// What the Edit Cat scene is given: the cat's name, and an animation as its bytes
+    /// (every frame is edited), a still image as decoded already.
+    func editInput(_ cat: LoadedCat) -> (name: String, input: EditInput) {
+        let name = CatTitle.editName(cat.reference)
+        return (name, cat.image.frameCount > 1 ? .bytes(cat.bytes, name: name) : .image(cat.image))
+    }
+
+    /// What the views are told of a cat in hand.
+    func decoded(_ cat: LoadedCat) -> LoadCatDecoded {
+        LoadCatDecoded(
+            provider: cat.reference.provider, id: cat.reference.id, url: redact(cat.reference.url),
+            width: cat.image.fullWidth, height: cat.image.fullHeight, bytes: cat.bytes.count,
+            breed: cat.reference.breed?.name, temperament: cat.reference.breed?.temperament)
+    }
+
+    /// The text with every secret (the API key) replaced.
+    private func redact(_ text: String) -> String {
+        secrets.filter { !$0.isEmpty }.reduce(text) { $0.replacing($1, with: "[redacted]") }
+    }
+
+    /// Shows `failure` (its secrets redacted) and the state it leaves; returns its status.
+    func fail(_ failure: SceneFailure) -> ExitStatus {
+        let failure = SceneFailure(status: failure.status, message: redact(failure.message), hint: failure.hint)
+        self.failure = failure
+        view.showError(failure)
+        view.updateLoadingState(failure.status == .interrupted ? .cancelled : .failed)
+        return failure.status
+    }
+
+    // MARK: LoadCatInteractorOutput
+
+    func didLoadCatURL(_ cat: CatReference) {
+        view.showCatFound(
+            LoadCatFound(
+                provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
+                height: cat.height))
+        view.updateLoadingState(.downloading)
+    }
+
+    func didReceiveCatBytes(_ received: Int64, expected: Int64?) {
+        view.updateProgress(LoadCatProgress(received: received, expected: expected))
+    }
+
+    func willDecodeCat() {
+        view.updateLoadingState(.decoding)
+    }
+
+    func didLoadCatImage(_ cat: LoadedCat) {
+        onCatDecoded?(cat)
+        loaded = cat
+        view.showCatDecoded(decoded(cat))
+        if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
+    }
+
+    func didFailToLoadCat(_ error: any Error) {
+        _ = fail(SceneFailure(error))
+    }
+
+    func didCancelLoad() {
+        _ = fail(SceneFailure(status: .interrupted, message: "cancelled"))
+    }
+}
