@@ -33,7 +33,7 @@ final class RecordingLoadCatView: LoadCatLiveView {
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
 }
 
-/// Plays a scripted load through the output, as the real interactor would.
+/// Plays a scripted load through its events, as the real interactor would.
 @MainActor
 final class FakeLoadCatInteractor: LoadCatInteractorInput {
     enum Ending {
@@ -41,7 +41,6 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
         case failure(any Error)
         case cancelled
     }
-    weak var output: (any LoadCatInteractorOutput)?
     let reference: CatReference
     var ending: Ending
     private(set) var useCases: [LoadCatUseCase] = []
@@ -53,17 +52,19 @@ final class FakeLoadCatInteractor: LoadCatInteractorInput {
         self.ending = ending
     }
 
-    func loadCat(_ useCase: LoadCatUseCase) async {
+    func loadCat(_ useCase: LoadCatUseCase, events: @escaping @MainActor (LoadCatEvent) -> Void) async throws
+        -> LoadedCat
+    {
         useCases.append(useCase)
-        output?.didLoadCatURL(reference)
-        output?.didReceiveCatBytes(100, expected: 200)
-        output?.didReceiveCatBytes(200, expected: 200)
+        events(.found(reference))
+        events(.received(LoadCatProgress(received: 100, expected: 200)))
+        events(.received(LoadCatProgress(received: 200, expected: 200)))
         switch ending {
         case let .image(cat):
-            output?.willDecodeCat()
-            output?.didLoadCatImage(cat)
-        case let .failure(error): output?.didFailToLoadCat(error)
-        case .cancelled: output?.didCancelLoad()
+            events(.decoding)
+            return cat
+        case let .failure(error): throw error
+        case .cancelled: throw CancellationError()
         }
     }
 

@@ -70,12 +70,13 @@ final class FakeHost: LiveHost {
 
 /// Serves one cat, decoded, as the live Load Cat scene asks.
 final class OneCatInteractor: LoadCatInteractorInput {
-    weak var output: (any LoadCatInteractorOutput)?
     let cat: LoadedCat
     init(_ cat: LoadedCat) { self.cat = cat }
-    func loadCat(_ useCase: LoadCatUseCase) async {
-        output?.didLoadCatURL(cat.reference)
-        output?.didLoadCatImage(cat)
+    func loadCat(_ useCase: LoadCatUseCase, events: @escaping @MainActor (LoadCatEvent) -> Void) async throws
+        -> LoadedCat
+    {
+        events(.found(cat.reference))
+        return cat
     }
     func cancelLoad() -> Bool { false }
     func saveCat(_ cat: LoadedCat, to output: String, options: EncodeOptions, maxPixels: Int) async throws {}

@@ -46,13 +46,24 @@ public struct LoadCatUseCase: Sendable, Equatable {
     }
 }
 
-/// The Load Cat use cases, called by the presenter.
+/// What a load goes through before its cat (or its error) comes back, in order.
+public enum LoadCatEvent: Sendable, Equatable {
+    /// The provider named a cat; its download starts.
+    case found(CatReference)
+    /// Bytes in so far.
+    case received(LoadCatProgress)
+    /// The bytes are in; decoding starts.
+    case decoding
+}
+
+/// The Load Cat use cases, called by the presenter. The same style as Edit Cat's: each
+/// returns its result (or throws), and a load tells `events` its steps as it goes.
 @MainActor
 public protocol LoadCatInteractorInput: AnyObject {
-    var output: (any LoadCatInteractorOutput)? { get set }
-    /// Finds, downloads and decodes a cat, telling the output as it goes; returns once the
-    /// output has heard the end (image, failure or cancel).
-    func loadCat(_ useCase: LoadCatUseCase) async
+    /// Finds, downloads and decodes a cat, telling `events` each step. A load cancelled
+    /// (`cancelLoad`) throws CancellationError.
+    func loadCat(_ useCase: LoadCatUseCase, events: @escaping @MainActor (LoadCatEvent) -> Void) async throws
+        -> LoadedCat
     /// Stops a load under way: the transfer is aborted at once. False when none was.
     @discardableResult
     func cancelLoad() -> Bool
@@ -67,32 +78,28 @@ extension LoadCatInteractorInput {
     public func unusedName(_ path: String) async -> String { OutputFile.unusedName(path) }
 }
 
-/// What the interactor reports, in order.
-@MainActor
-public protocol LoadCatInteractorOutput: AnyObject {
-    func didLoadCatURL(_ cat: CatReference)
-    func didReceiveCatBytes(_ received: Int64, expected: Int64?)
-    /// The bytes are in; decoding starts.
-    func willDecodeCat()
-    func didLoadCatImage(_ cat: LoadedCat)
-    func didFailToLoadCat(_ error: any Error)
-    func didCancelLoad()
-}
-
 /// The real interactor: a provider over libcurl (or a folder), libjpeg/libpng.
 @MainActor
 public final class LoadCatInteractor: LoadCatInteractorInput {
-    public weak var output: (any LoadCatInteractorOutput)?
     private let provider: any CatProvider
-    private var task: Task<Void, Never>?
+    private var task: Task<LoadedCat, any Error>?
 
     public init(provider: any CatProvider) { self.provider = provider }
 
-    public func loadCat(_ useCase: LoadCatUseCase) async {
-        let task = Task { await run(useCase) }
+    public func loadCat(_ useCase: LoadCatUseCase, events: @escaping @MainActor (LoadCatEvent) -> Void) async throws
+        -> LoadedCat
+    {
+        let task = Task { try await run(useCase, events) }
         self.task = task
-        await task.value
-        self.task = nil
+        defer { self.task = nil }
+        do {
+            return try await task.value
+        } catch let error as NetworkError where error == .cancelled {
+            throw CancellationError()
+        } catch {
+            if task.isCancelled { throw CancellationError() }
+            throw error
+        }
     }
 
     @discardableResult
@@ -102,32 +109,25 @@ public final class LoadCatInteractor: LoadCatInteractorInput {
         return true
     }
 
-    private func run(_ useCase: LoadCatUseCase) async {
+    private func run(_ useCase: LoadCatUseCase, _ events: @MainActor (LoadCatEvent) -> Void) async throws
+        -> LoadedCat
+    {
         let provider = self.provider
-        do {
-            let reference = try await Self.locate(provider)
-            output?.didLoadCatURL(reference)
+        let reference = try await Self.locate(provider)
+        events(.found(reference))
 
-            // The transfer runs on its own thread; its progress reaches the output in order,
-            // the latest value only when the view is slower than the network.
-            let (progress, sink) = AsyncStream.makeStream(
-                of: LoadCatProgress.self, bufferingPolicy: .bufferingNewest(1))
-            async let download = Self.fetch(provider, reference, sink)
-            for await step in progress { output?.didReceiveCatBytes(step.received, expected: step.expected) }
-            let bytes = try await download
+        // The transfer runs on its own thread; its progress reaches the events in order,
+        // the latest value only when the view is slower than the network.
+        let (progress, sink) = AsyncStream.makeStream(of: LoadCatProgress.self, bufferingPolicy: .bufferingNewest(1))
+        async let download = Self.fetch(provider, reference, sink)
+        for await step in progress { events(.received(step)) }
+        let bytes = try await download
 
-            try Task.checkCancellation()
-            output?.willDecodeCat()
-            let cat = try await Self.decode(bytes, reference, useCase)
-            try Task.checkCancellation()
-            output?.didLoadCatImage(cat)
-        } catch let error as NetworkError where error == .cancelled {
-            output?.didCancelLoad()
-        } catch is CancellationError {
-            output?.didCancelLoad()
-        } catch {
-            if Task.isCancelled { output?.didCancelLoad() } else { output?.didFailToLoadCat(error) }
-        }
+        try Task.checkCancellation()
+        events(.decoding)
+        let cat = try await Self.decode(bytes, reference, useCase)
+        try Task.checkCancellation()
+        return cat
     }
 
     @concurrent

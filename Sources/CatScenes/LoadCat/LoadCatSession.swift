@@ -3,11 +3,11 @@ import CatNetwork
 import CatSupport
 
 /// What both Load Cat presenters (the one-shot `LoadCatPresenter` and the live
-/// `LoadCatLivePresenter`) share, composed into each: the interactor's reports turned into
-/// view events, the cat in hand, the failure of the last load, and the request's secrets
+/// `LoadCatLivePresenter`) share, composed into each: a load's steps turned into view
+/// events, the cat in hand, the failure of the last load, and the request's secrets
 /// redacted from everything shown.
 @MainActor
-final class LoadCatSession: LoadCatInteractorOutput {
+final class LoadCatSession {
     let view: any LoadCatView
     let interactor: any LoadCatInteractorInput
     var loaded: LoadedCat?
@@ -26,12 +26,16 @@ final class LoadCatSession: LoadCatInteractorOutput {
     func loadCat(_ request: LoadRequest, fullImage: Bool) async {
         failure = nil
         secrets = request.secrets
-        interactor.output = self
-        await interactor.loadCat(
-            LoadCatUseCase(
-                needsFullImage: fullImage,
-                previewSize: request.previewWidth.map { (max(8, $0), max(8, request.previewHeight)) },
-                maxPixels: request.maxPixels, maxFrames: request.maxFrames))
+        let useCase = LoadCatUseCase(
+            needsFullImage: fullImage,
+            previewSize: request.previewWidth.map { (max(8, $0), max(8, request.previewHeight)) },
+            maxPixels: request.maxPixels, maxFrames: request.maxFrames)
+        do {
+            let cat = try await interactor.loadCat(useCase) { [weak self] in self?.show($0) }
+            show(cat)
+        } catch {
+            _ = fail(SceneFailure(error))  // a cancelled load: interrupted, "cancelled"
+        }
     }
 
     /// What the Edit Cat scene is given: the cat's name, and an animation as its bytes
@@ -63,36 +67,24 @@ final class LoadCatSession: LoadCatInteractorOutput {
         return failure.status
     }
 
-    // MARK: LoadCatInteractorOutput
-
-    func didLoadCatURL(_ cat: CatReference) {
-        view.showCatFound(
-            LoadCatFound(
-                provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width,
-                height: cat.height))
-        view.updateLoadingState(.downloading)
+    /// A step of a load, as the view shows it.
+    private func show(_ event: LoadCatEvent) {
+        switch event {
+        case let .found(cat):
+            view.showCatFound(
+                LoadCatFound(
+                    provider: cat.provider, id: cat.id, url: redact(cat.url), width: cat.width, height: cat.height))
+            view.updateLoadingState(.downloading)
+        case let .received(progress): view.updateProgress(progress)
+        case .decoding: view.updateLoadingState(.decoding)
+        }
     }
 
-    func didReceiveCatBytes(_ received: Int64, expected: Int64?) {
-        view.updateProgress(LoadCatProgress(received: received, expected: expected))
-    }
-
-    func willDecodeCat() {
-        view.updateLoadingState(.decoding)
-    }
-
-    func didLoadCatImage(_ cat: LoadedCat) {
+    /// The cat a load brought: in hand, and shown.
+    private func show(_ cat: LoadedCat) {
         onCatDecoded?(cat)
         loaded = cat
         view.showCatDecoded(decoded(cat))
         if let preview = cat.preview { view.updateImage(LoadCatPreview(pixels: preview)) }
-    }
-
-    func didFailToLoadCat(_ error: any Error) {
-        _ = fail(SceneFailure(error))
-    }
-
-    func didCancelLoad() {
-        _ = fail(SceneFailure(status: .interrupted, message: "cancelled"))
     }
 }
