@@ -11,9 +11,16 @@ rounds. Targets (issue 4):
 
 OpenCV's fastest transform is a 3x3 matrix on a 3-channel image; it is timed both on
 3-channel BGR (the bar) and on 4-channel BGRA with a 4x4 matrix (the same pixels catctl
-sees), and GaussianBlur on both too. Usage:
+sees), and GaussianBlur on both too.
 
-    python3 Benchmarks/compare-opencv.py [--rounds 5] [--size 4032x3024] [--before OLD_CATCTL]
+The figure that counts for each target is the median over the interleaved rounds (each
+round: catctl, then OpenCV, on the same machine state); min and max beside it are the
+spread. For blur:3 that is catctl over cv2.GaussianBlur on the same RGBA pixels, one
+thread each (the RGB figure is shown, not counted). --isa avx2 or avx512 runs both sides
+on that instruction set: catctl's --kernels, and OpenCV's dispatch limited through
+OPENCV_CPU_DISABLE. Usage:
+
+    python3 Benchmarks/compare-opencv.py [--rounds 5] [--size 4032x3024] [--isa avx2|avx512] [--before OLD]
 
 --before times an older build of catctl in the same rounds (before/after a change).
 
@@ -37,8 +44,13 @@ def ensure_opencv():
         subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "opencv-python-headless"])
 
 
+KERNELS = None  # --isa: catctl's kernel build
+
+
 def catctl_bench(binary, specs, size, threads, reps, scalar=False):
     args = [binary, "bench", "--json", "--size", size, "--threads", str(threads), "--repetitions", str(reps)]
+    if KERNELS:
+        args += ["--kernels", KERNELS]
     if not scalar:
         args.append("--no-scalar")
     for s in specs:
@@ -95,16 +107,22 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/catctl"))
     ap.add_argument("--before", help="an older catctl binary, timed in the same rounds")
+    ap.add_argument("--isa", choices=["avx2", "avx512"], help="both sides on this instruction set")
     a = ap.parse_args()
     w, h = (int(v) for v in a.size.lower().split("x"))
+    global KERNELS
+    if a.isa:
+        KERNELS = a.isa
+        if a.isa == "avx2":  # before cv2 is imported: its dispatch reads this once
+            os.environ["OPENCV_CPU_DISABLE"] = "AVX512-SKX"  # the name cv2.getCPUFeaturesLine() gives
 
     ensure_opencv()
     if not os.environ.get("CATCTL_NO_BUILD"):
         subprocess.check_call(["swift", "build", "-c", "release", "--product", "catctl"], cwd=ROOT,
                               stdout=subprocess.DEVNULL)
     import cv2
-    print(f"catctl vs OpenCV {cv2.__version__}, {w}x{h}, {a.rounds} rounds, median of {a.reps} per round",
-          file=sys.stderr)
+    print(f"catctl vs OpenCV {cv2.__version__}, {w}x{h}, {a.rounds} rounds, median of {a.reps} per round, "
+          f"isa {a.isa or 'best'}", file=sys.stderr)
 
     specs = ["sepia", "saturate:1.4", "blur:3", "sharpen", "vignette"]
     rows = {}
