@@ -1,29 +1,9 @@
+import CatImageIO
 import CatSupport
 import Dispatch
 
 /// A cat's face: its box in the picture's pixels and how sure the detector is (0-1).
-public struct CatFace: Equatable, Sendable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public var score: Double
-
-    public init(x: Int, y: Int, width: Int, height: Int, score: Double) {
-        (self.x, self.y, self.width, self.height, self.score) = (x, y, width, height, score)
-    }
-
-    /// The same box in a picture `factor` times as large.
-    public func scaled(by factor: Double) -> CatFace {
-        func s(_ v: Int) -> Int { Int((Double(v) * factor).rounded()) }
-        return CatFace(x: s(x), y: s(y), width: s(width), height: s(height), score: score)
-    }
-
-    /// Intersection over union with `other`.
-    public func overlap(_ other: CatFace) -> Double {
-        let w = max(0, min(x + width, other.x + other.width) - max(x, other.x))
-        let h = max(0, min(y + height, other.y + other.height) - max(y, other.y))
-        let union = width * height + other.width * other.height - w * h
-        return union > 0 ? Double(w * h) / Double(union) : 0
-    }
-}
+public typealias CatFace = ScoredRegion
 
 /// Finds cats' faces with two of OpenCV's cat-face cascades (LBP and Haar, by Joseph Howse)
 /// run by our own evaluator (`Cascade`), on an equalised grey copy at most `side` pixels long.

@@ -2,20 +2,7 @@ import CatImageIO
 
 /// A region of a picture that a crop should keep in view and a caption should keep off (a
 /// cat's face), in the picture's pixels, with how sure its finder is (0-1).
-public struct Subject: Equatable, Sendable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public var score: Double
-
-    public init(x: Int, y: Int, width: Int, height: Int, score: Double) {
-        (self.x, self.y, self.width, self.height, self.score) = (x, y, width, height, score)
-    }
-
-    /// The same box in a picture `factor` times as large.
-    public func scaled(by factor: Double) -> Subject {
-        func s(_ v: Int) -> Int { Int((Double(v) * factor).rounded()) }
-        return Subject(x: s(x), y: s(y), width: s(width), height: s(height), score: score)
-    }
-}
+public typealias Subject = ScoredRegion
 
 /// What finds the subjects of a picture. The filter core knows no detector of its own: the
 /// scene that builds a chain hands one in (CatScenes: the cat-face cascades of CatFaces), and

@@ -9,19 +9,11 @@ public struct CatFaceSubjects: SubjectFinder {
 
     public var side: Int { CatFaceDetector.side }
 
-    public func subjects(inCopy image: PixelBuffer) -> [Subject] {
-        CatFaceDetector.faces(in: GreyImage(image)).map {
-            Subject(x: $0.x, y: $0.y, width: $0.width, height: $0.height, score: $0.score)
-        }
-    }
+    public func subjects(inCopy image: PixelBuffer) -> [Subject] { CatFaceDetector.faces(in: GreyImage(image)) }
 
     /// The cats' faces in `image`, in its pixels, found on a copy at most `side` long (what
     /// detect reports and the live editor outlines).
-    public static func faces(in image: PixelBuffer) -> [CatFace] {
-        CatFaceSubjects().subjects(in: image).map {
-            CatFace(x: $0.x, y: $0.y, width: $0.width, height: $0.height, score: $0.score)
-        }
-    }
+    public static func faces(in image: PixelBuffer) -> [CatFace] { CatFaceSubjects().subjects(in: image) }
 }
 
 extension FilterChain {
