@@ -7,6 +7,7 @@ import TerminalUI
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time filters on a synthetic image against a plain copy of it, or the live editor's keystrokes.",
+        usage: "catctl bench [<options>]\ncatctl bench --live <image> [<options>]",
         discussion: """
             For each filter: the fast kernels and the scalar reference, median of several runs, \
             in megapixels per second, next to a copy of the same buffer on the same threads.

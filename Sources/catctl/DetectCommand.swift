@@ -5,6 +5,8 @@ import TerminalUI
 struct Detect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the cats' faces in images.",
+        // The parser's own usage names every option on one line, wider than a terminal.
+        usage: "catctl detect [<options>] <image> ...",
         discussion: """
             Prints the cat faces found in each IMAGE, in its pixels (upright): a line per face, \
             "IMAGE: face at X,Y, WxH, score S", or "IMAGE: no cat face"; with --json, one line \

@@ -9,13 +9,12 @@ import Testing
 struct HelpLayoutTests {
     static let commands = ["", "load", "edit", "batch", "detect", "filters", "bench"]
 
-    /// The help of `command` at `columns`, with its usage line (the parser's own) left out.
+    /// The help of `command` at `columns`, its usage lines too.
     func help(_ command: String, columns: Int) throws -> [String] {
         let result = try Catctl.run(
             (command.isEmpty ? [] : [command]) + ["--help"], environment: ["COLUMNS": "\(columns)"])
         #expect(result.status == 0, "\(command): \(result.stderr)")
         return result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            .filter { !$0.hasPrefix("USAGE:") }
     }
 
     /// Lines joined at their ` \` continuations, trimmed.
