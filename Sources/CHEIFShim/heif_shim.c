@@ -338,36 +338,36 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     const avifImage *im = a->image;
     if (im->icc.size > 0) {
         if (!(d->icc = ch_dup(im->icc.data, im->icc.size))) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
-        info->icc = d->icc;
-        info->icc_length = im->icc.size;
+        info->metadata.icc = d->icc;
+        info->metadata.icc_length = im->icc.size;
     } else {
         float xy[8];
         AVIF(avifColorPrimariesGetValues)(im->colorPrimaries, xy);
         size_t n = 0;
         d->icc = ch_nclx_icc((int)im->colorPrimaries, (int)im->transferCharacteristics, xy, &n);
-        if (d->icc) { info->icc = d->icc; info->icc_length = n; info->icc_synthesized = 1; }
+        if (d->icc) { info->metadata.icc = d->icc; info->metadata.icc_length = n; info->icc_synthesized = 1; }
     }
     if (im->icc.size > CS_METADATA_BUDGET) {  // left out (with a note), not the image
         free(d->icc);
         d->icc = NULL;
-        info->icc = NULL;
-        info->icc_length = 0;
+        info->metadata.icc = NULL;
+        info->metadata.icc_length = 0;
         info->icc_synthesized = 0;
-        info->icc_dropped = d->icc_dropped = im->icc.size;
+        info->metadata.icc_dropped = d->icc_dropped = im->icc.size;
     }
     size_t n = 0;
     const uint8_t *tiff = im->exif.size > CS_METADATA_BUDGET ? NULL : ch_exif_tiff(im->exif.data, im->exif.size, &n);
-    if (im->exif.size > CS_METADATA_BUDGET) info->exif_dropped = d->exif_dropped = im->exif.size;
-    if (im->xmp.size > CS_METADATA_BUDGET) info->xmp_dropped = d->xmp_dropped = im->xmp.size;
+    if (im->exif.size > CS_METADATA_BUDGET) info->metadata.exif_dropped = d->exif_dropped = im->exif.size;
+    if (im->xmp.size > CS_METADATA_BUDGET) info->metadata.xmp_dropped = d->xmp_dropped = im->xmp.size;
     if (tiff) {
         if (!(d->exif = ch_dup(tiff, n))) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
-        info->exif = d->exif;
-        info->exif_length = n;
+        info->metadata.exif = d->exif;
+        info->metadata.exif_length = n;
     }
     if (im->xmp.size > 0 && im->xmp.size <= CS_METADATA_BUDGET) {
         if (!(d->xmp = ch_dup(im->xmp.data, im->xmp.size))) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
-        info->xmp = d->xmp;
-        info->xmp_length = im->xmp.size;
+        info->metadata.xmp = d->xmp;
+        info->metadata.xmp_length = im->xmp.size;
     }
     d->header_read = 1;
     return CS_OK;
@@ -433,8 +433,8 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
         size_t n = HEIF(heif_image_handle_get_metadata_size)(d->handle, ids[i]);
         if (n == 0) continue;
         if (n > CS_METADATA_BUDGET) {  // left out, with a note; the image is still read
-            if (is_exif) info->exif_dropped = d->exif_dropped = n;
-            else info->xmp_dropped = d->xmp_dropped = n;
+            if (is_exif) info->metadata.exif_dropped = d->exif_dropped = n;
+            else info->metadata.xmp_dropped = d->xmp_dropped = n;
             continue;
         }
         uint8_t *bytes = malloc(n);
@@ -445,16 +445,16 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
             // 1.15 returns the item as stored; a deflate-coded XMP ('content_encoding') would
             // come out compressed. libheif 1.15 itself writes none; real files have none.
             d->xmp = bytes;
-            info->xmp = bytes;
-            info->xmp_length = n;
+            info->metadata.xmp = bytes;
+            info->metadata.xmp_length = n;
         } else {
             size_t tn = 0;
             const uint8_t *tiff = ch_exif_tiff(bytes, n, &tn);
             if (tiff) {
                 memmove(bytes, tiff, tn);
                 d->exif = bytes;
-                info->exif = bytes;
-                info->exif_length = tn;
+                info->metadata.exif = bytes;
+                info->metadata.exif_length = tn;
             } else {
                 free(bytes);
             }
@@ -466,7 +466,7 @@ static int ch_read_metadata(ch_decoder *d, ch_info *info) {
 static int ch_read_colour(ch_decoder *d, ch_info *info) {
     size_t n = HEIF(heif_image_handle_get_raw_color_profile_size)(d->handle);
     if (n > CS_METADATA_BUDGET) {  // left out, with a note: no nclx stand-in either
-        info->icc_dropped = d->icc_dropped = n;
+        info->metadata.icc_dropped = d->icc_dropped = n;
         return CS_OK;
     }
     if (n > 0) {
@@ -475,8 +475,8 @@ static int ch_read_colour(ch_decoder *d, ch_info *info) {
         struct heif_error e = HEIF(heif_image_handle_get_raw_color_profile)(d->handle, icc);
         if (e.code == heif_error_Ok) {
             d->icc = icc;
-            info->icc = icc;
-            info->icc_length = n;
+            info->metadata.icc = icc;
+            info->metadata.icc_length = n;
             return CS_OK;
         }
         free(icc);
@@ -496,8 +496,8 @@ static int ch_read_colour(ch_decoder *d, ch_info *info) {
         d->icc = ch_nclx_icc((int)nclx->color_primaries, (int)nclx->transfer_characteristics, xy, &length);
         HEIF(heif_nclx_color_profile_free)(nclx);
         if (d->icc) {
-            info->icc = d->icc;
-            info->icc_length = length;
+            info->metadata.icc = d->icc;
+            info->metadata.icc_length = length;
             info->icc_synthesized = 1;
         }
     }
@@ -539,9 +539,9 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
         info->frame_count = scan.frames;
         return ch_failed(d, scanned);
     }
-    d->icc_dropped = info->icc_dropped = scan.icc_dropped;
-    d->exif_dropped = info->exif_dropped = scan.exif_dropped;
-    d->xmp_dropped = info->xmp_dropped = scan.xmp_dropped;
+    d->icc_dropped = info->metadata.icc_dropped = scan.icc_dropped;
+    d->exif_dropped = info->metadata.exif_dropped = scan.exif_dropped;
+    d->xmp_dropped = info->metadata.xmp_dropped = scan.xmp_dropped;
 
     uint32_t major = 0;
     int has_avif = 0, has_avis = 0;

@@ -240,25 +240,25 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
             d->exif_length = m->data_length - 6;
             memcpy(d->exif, m->data + 6, d->exif_length);
         } else if (m->marker == JPEG_APP0 + 1 && m->data_length > sizeof xmp_ns
-                   && memcmp(m->data, xmp_ns, sizeof xmp_ns) == 0 && !info->xmp) {
+                   && memcmp(m->data, xmp_ns, sizeof xmp_ns) == 0 && !info->metadata.xmp) {
             // Points into libjpeg's saved marker, which lives as long as the decoder.
-            info->xmp = m->data + sizeof xmp_ns;
-            info->xmp_length = m->data_length - sizeof xmp_ns;
-        } else if (m->marker == JPEG_COM && m->data_length > 0 && !info->comment) {
-            info->comment = m->data;
-            info->comment_length = m->data_length;
+            info->metadata.xmp = m->data + sizeof xmp_ns;
+            info->metadata.xmp_length = m->data_length - sizeof xmp_ns;
+        } else if (m->marker == JPEG_COM && m->data_length > 0 && !info->metadata.comment) {
+            info->metadata.comment = m->data;
+            info->metadata.comment_length = m->data_length;
         }
     }
-    info->exif = d->exif;
-    info->exif_length = d->exif_length;
+    info->metadata.exif = d->exif;
+    info->metadata.exif_length = d->exif_length;
     // libjpeg-turbo joins the APP2 "ICC_PROFILE" segments in sequence order and refuses a
     // broken sequence (then the image is read without its profile, as browsers do).
     if (!jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length)) {
         d->icc = NULL;
         d->icc_length = 0;
     }
-    info->icc = d->icc;
-    info->icc_length = d->icc_length;
+    info->metadata.icc = d->icc;
+    info->metadata.icc_length = d->icc_length;
     return CS_OK;
 }
 

@@ -558,17 +558,17 @@ int cx_decoder_read_header(cx_decoder *d, uint64_t max_pixels, uint32_t max_fram
     info->orientation = 1;
     info->bits_per_sample = bi.bits_per_sample;
     info->lossless_hint = bi.uses_original_profile ? 1 : 0;
-    info->icc = d->icc;
-    info->icc_length = d->icc_length;
-    info->exif = d->exif;
-    info->exif_length = d->exif_length;
+    info->metadata.icc = d->icc;
+    info->metadata.icc_length = d->icc_length;
+    info->metadata.exif = d->exif;
+    info->metadata.exif_length = d->exif_length;
     if (d->xmp_box.size > 0) {
-        info->xmp = d->xmp_box.bytes;
-        info->xmp_length = d->xmp_box.size;
+        info->metadata.xmp = d->xmp_box.bytes;
+        info->metadata.xmp_length = d->xmp_box.size;
     }
-    info->icc_dropped = d->icc_dropped;
-    info->exif_dropped = d->exif_dropped;
-    info->xmp_dropped = d->xmp_dropped;
+    info->metadata.icc_dropped = d->icc_dropped;
+    info->metadata.exif_dropped = d->exif_dropped;
+    info->metadata.xmp_dropped = d->xmp_dropped;
     return CS_OK;
 }
 

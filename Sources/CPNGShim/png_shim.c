@@ -255,19 +255,19 @@ static void cp_read_metadata(cp_decoder *d, cp_info *out) {
     png_bytep profile;
     png_uint_32 profile_length;
     if (png_get_iCCP(d->png, d->info, &name, &compression, &profile, &profile_length) && profile_length > 0) {
-        out->icc = profile;
-        out->icc_length = profile_length;
+        out->metadata.icc = profile;
+        out->metadata.icc_length = profile_length;
     }
     png_uint_32 exif_length;
     png_bytep exif;
     if (png_get_eXIf_1(d->png, d->info, &exif_length, &exif) && exif_length > 0) {
-        out->exif = exif;
-        out->exif_length = exif_length;
+        out->metadata.exif = exif;
+        out->metadata.exif_length = exif_length;
     }
-    out->xmp = d->xmp;
-    out->xmp_length = d->xmp_length;
-    out->comment = d->comment;
-    out->comment_length = d->comment_length;
+    out->metadata.xmp = d->xmp;
+    out->metadata.xmp_length = d->xmp_length;
+    out->metadata.comment = d->comment;
+    out->metadata.comment_length = d->comment_length;
 }
 
 // Whether no chunk before IEND claims far more bytes than the file has left. libpng

@@ -695,22 +695,22 @@ int ct_decoder_read_header(ct_decoder *d, const uint8_t *data, uint64_t max_pixe
     // A profile or packet over the metadata budget is left out (its size noted), not carried
     // into the output; a CMYK profile still converts the pixels (ct_decoder_start).
     if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &p) && p && n > CS_METADATA_BUDGET) {
-        info->icc_dropped = n;
+        info->metadata.icc_dropped = n;
     } else if (p && n > 0) {
-        info->icc = p;  // libtiff's copy, alive while the handle is (we never change directory)
-        info->icc_length = n;
+        info->metadata.icc = p;  // libtiff's copy, alive while the handle is (we never change directory)
+        info->metadata.icc_length = n;
     }
     p = NULL;
     n = 0;
     if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &p) && p && n > CS_METADATA_BUDGET) {
-        info->xmp_dropped = n;
+        info->metadata.xmp_dropped = n;
     } else if (p && n > 0) {
-        info->xmp = p;
-        info->xmp_length = n;
+        info->metadata.xmp = p;
+        info->metadata.xmp_length = n;
     }
     d->exif = ct_build_exif(&d->src, ifd0, &d->exif_length);
-    info->exif = d->exif;
-    info->exif_length = d->exif_length;
+    info->metadata.exif = d->exif;
+    info->metadata.exif_length = d->exif_length;
     d->header_read = 1;
     return CS_OK;
 }

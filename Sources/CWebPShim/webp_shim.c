@@ -176,9 +176,9 @@ int cw_decoder_read_header(cw_decoder *d, uint64_t max_pixels, uint32_t max_fram
     info->animated = animated;
     info->frame_count = frames;
     info->loop_count = animated ? (int)WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT) : 1;  // 16 bits in the file
-    info->icc = cw_chunk(demux, "ICCP", &info->icc_length);
-    info->exif = cw_chunk(demux, "EXIF", &info->exif_length);
-    info->xmp = cw_chunk(demux, "XMP ", &info->xmp_length);
+    info->metadata.icc = cw_chunk(demux, "ICCP", &info->metadata.icc_length);
+    info->metadata.exif = cw_chunk(demux, "EXIF", &info->metadata.exif_length);
+    info->metadata.xmp = cw_chunk(demux, "XMP ", &info->metadata.xmp_length);
     return CS_OK;
 }
 

@@ -42,14 +42,11 @@ typedef struct ch_info {
     // Orientation: HEIF's irot/imir are applied by the decoder (pixels come out upright), and
     // an EXIF Orientation tag inside a HEIF file is informational only (ISO/IEC 23008-12):
     // callers must NOT rotate again by it. (AVIF sequences: irot/imir are not applied.)
-    const uint8_t *icc;  size_t icc_length;    // ICC profile or NULL (owned by the decoder):
-                                               // the file's 'prof'/'rICC' colr box, or one
-                                               // built from its nclx colr box (icc_synthesized)
-    int icc_synthesized;                       // 1 when `icc` was made from nclx values
-    const uint8_t *exif; size_t exif_length;   // bare TIFF ("II*\0"/"MM\0*"), or NULL
-    const uint8_t *xmp;  size_t xmp_length;    // the XMP packet ('mime' application/rdf+xml) or NULL
-    // Metadata over CS_METADATA_BUDGET (8 MiB), left out: its size in bytes, else 0.
-    uint64_t icc_dropped, exif_dropped, xmp_dropped;
+    // Owned by the decoder: icc, the file's 'prof'/'rICC' colr box, or one built from its
+    // nclx colr box (icc_synthesized); exif as bare TIFF; xmp, the 'mime'
+    // application/rdf+xml item. Over CS_METADATA_BUDGET, left out: *_dropped, its size.
+    cs_metadata metadata;
+    int icc_synthesized;                       // 1 when metadata.icc was made from nclx values
 } ch_info;
 
 typedef struct ch_decoder ch_decoder;

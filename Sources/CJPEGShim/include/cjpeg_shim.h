@@ -28,14 +28,10 @@ typedef struct cj_info {
     int progressive;
     int arithmetic;
     int adobe_transform;           // -1: no Adobe APP14 marker, else its transform flag
-    const uint8_t *exif;           // TIFF data of the first APP1 "Exif" segment, or NULL
-    size_t exif_length;            // (owned by the decoder, as are the next three)
-    const uint8_t *icc;            // the ICC profile, joined from its APP2 segments, or NULL
-    size_t icc_length;
-    const uint8_t *xmp;            // the XMP packet of the APP1 "http://ns.adobe.com/xap/1.0/" segment, or NULL
-    size_t xmp_length;
-    const uint8_t *comment;        // the first COM segment, or NULL
-    size_t comment_length;
+    // Owned by the decoder: exif, the TIFF data of the first APP1 "Exif" segment; icc, the
+    // profile joined from its APP2 segments; xmp, the packet of the APP1
+    // "http://ns.adobe.com/xap/1.0/" segment; comment, the first COM segment (NULL: none).
+    cs_metadata metadata;
     uint32_t output_width, output_height;  // valid after cj_decoder_start
     int color_managed;             // after cj_decoder_start: CMYK/YCCK converted to sRGB through the file's profile
 } cj_info;

@@ -43,13 +43,11 @@ typedef struct cx_info {
     uint32_t bits_per_sample;        // of the original (the pixels come out as 8 bits anyway)
     int lossless_hint;               // 1 when the codestream is not XYB (modular lossless or
                                      // original-profile lossy); 0 for XYB (lossy)
-    const uint8_t *icc;  size_t icc_length;    // profile of the RETURNED pixels, or NULL when they are
-                                               // sRGB (owned by the decoder; see read_header)
-    const uint8_t *exif; size_t exif_length;   // first "Exif" box, bare TIFF ("II*\0"/"MM\0*"), or NULL
-    const uint8_t *xmp;  size_t xmp_length;    // first "xml " box, or NULL
-    // Metadata over CS_METADATA_BUDGET (8 MiB; a Brotli box counted as it decompresses),
-    // left out: the bytes seen (at least the budget), else 0.
-    uint64_t icc_dropped, exif_dropped, xmp_dropped;
+    // Owned by the decoder: icc, the profile of the RETURNED pixels (NULL when they are
+    // sRGB; see read_header); exif, the first "Exif" box as bare TIFF; xmp, the first "xml "
+    // box. Over CS_METADATA_BUDGET (a Brotli box counted as it decompresses), left out:
+    // *_dropped, the bytes seen (at least the budget).
+    cs_metadata metadata;
 } cx_info;
 
 typedef struct cx_decoder cx_decoder;

@@ -25,10 +25,9 @@ typedef struct cp_info {
     // with some text (up to its first NUL), and together they get at most 8 MiB of text
     // copied or inflated per file: a text that does not fit is dropped, and inflating one
     // that turns out too big spends the rest of the budget. Other keys are never inflated.
-    const uint8_t *icc; size_t icc_length;          // iCCP, decompressed
-    const uint8_t *exif; size_t exif_length;        // eXIf: TIFF data
-    const uint8_t *xmp; size_t xmp_length;          // iTXt (or tEXt/zTXt) "XML:com.adobe.xmp"
-    const uint8_t *comment; size_t comment_length;  // tEXt/zTXt/iTXt "Comment" (Latin-1 or UTF-8 as stored)
+    // icc: iCCP, decompressed; exif: eXIf (TIFF data); xmp: iTXt (or tEXt/zTXt)
+    // "XML:com.adobe.xmp"; comment: tEXt/zTXt/iTXt "Comment" (Latin-1 or UTF-8 as stored).
+    cs_metadata metadata;
 } cp_info;
 
 typedef struct cp_decoder cp_decoder;

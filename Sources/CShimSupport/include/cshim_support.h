@@ -38,6 +38,10 @@ typedef struct cs_metadata {
     const uint8_t *exif;    size_t exif_length;     // bare TIFF data ("II*\0"/"MM\0*")
     const uint8_t *xmp;     size_t xmp_length;      // the XMP packet
     const uint8_t *comment; size_t comment_length;  // a free-text comment (JPEG's COM)
+    // What a decoder left out, over CS_METADATA_BUDGET: its size (0: nothing). Encoders
+    // ignore these. Every decoder's info holds one of these structs (`metadata`); Swift
+    // reads it in one place (ImageMetadata(shim:), ShimBridge.swift).
+    uint64_t icc_dropped, exif_dropped, xmp_dropped;
 } cs_metadata;
 
 // Writes all of bytes[0..count) to fd, retrying on EINTR and short writes. Returns 0, or

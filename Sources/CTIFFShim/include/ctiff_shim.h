@@ -47,11 +47,9 @@ typedef struct ct_info {
     // the file has them, an ExifIFD pointer to a copy of the file's EXIF sub-IFD and a GPS
     // pointer to a copy of its GPS IFD (Interoperability IFDs and LONG8/IFD8 entries are
     // left out; a MakerNote is copied as bytes). NULL when the file has none of those.
-    const uint8_t *icc;  size_t icc_length;   // TIFFTAG_ICCPROFILE (34675)
-    const uint8_t *exif; size_t exif_length;
-    const uint8_t *xmp;  size_t xmp_length;   // TIFFTAG_XMLPACKET (700)
-    // A profile or packet over CS_METADATA_BUDGET, left out: its size (0: nothing left out).
-    uint64_t icc_dropped, xmp_dropped;
+    // icc: TIFFTAG_ICCPROFILE (34675); xmp: TIFFTAG_XMLPACKET (700); a profile or packet
+    // over CS_METADATA_BUDGET is left out (*_dropped: its size).
+    cs_metadata metadata;
     int color_managed;        // after ct_decoder_start: CMYK converted through the file's ICC profile
 } ct_info;
 

@@ -27,9 +27,8 @@ typedef struct cw_info {
     int animated;                    // VP8X animation flag set (ANIM + ANMF frames)
     uint32_t frame_count;
     int loop_count;                  // 0 = forever (WebP's meaning); 1 for still images
-    const uint8_t *icc;  size_t icc_length;    // ICCP chunk payload or NULL (owned by the decoder)
-    const uint8_t *exif; size_t exif_length;   // EXIF chunk payload as stored, or NULL
-    const uint8_t *xmp;  size_t xmp_length;    // "XMP " chunk payload, or NULL
+    // Owned by the decoder: the ICCP, EXIF (as stored) and "XMP " chunks' payloads (NULL: none).
+    cs_metadata metadata;
 } cw_info;
 
 typedef struct cw_decoder cw_decoder;

@@ -80,8 +80,10 @@ final class JPEGRowDecoder: RowDecoder {
             throw fail(error)
         }
         let orientation =
-            header.exif_length > 0
-            ? ExifOrientation.parse(UnsafeBufferPointer(start: header.exif, count: header.exif_length)) : 1
+            header.metadata.exif_length > 0
+            ? ExifOrientation.parse(
+                UnsafeBufferPointer(start: header.metadata.exif, count: header.metadata.exif_length))
+            : 1
         let upright =
             orientation >= 5 ? (Int(header.height), Int(header.width)) : (Int(header.width), Int(header.height))
         let denominator = options.shrinkOnLoad?(upright.0, upright.1) ?? options.scaleDenominator
@@ -90,11 +92,8 @@ final class JPEGRowDecoder: RowDecoder {
         info = RowDecoderInfo(
             width: Int(header.output_width), height: Int(header.output_height),
             fullWidth: Int(header.width), fullHeight: Int(header.height), hasAlpha: false, orientation: orientation,
-            metadata: ImageMetadata(
-                // A CMYK profile converted the pixels; ImageMetadata keeps RGB profiles only.
-                iccProfile: copiedBytes(header.icc, header.icc_length),
-                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length),
-                comment: copiedBytes(header.comment, header.comment_length)))
+            // A CMYK profile converted the pixels; ImageMetadata keeps RGB profiles only.
+            metadata: ImageMetadata(shim: header.metadata))
         decoder = d
         self.name = name
         self.source = source

@@ -123,12 +123,7 @@ final class JXLRowDecoder: WholePictureDecoder {
         info = RowDecoderInfo(
             width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
             interlaced: true,
-            metadata: ImageMetadata(
-                iccProfile: copiedBytes(header.icc, header.icc_length),
-                exif: copiedUprightExif(header.exif, header.exif_length),
-                xmp: copiedBytes(header.xmp, header.xmp_length),
-                leftOut: ImageMetadata.leftOut(
-                    icc: header.icc_dropped, exif: header.exif_dropped, xmp: header.xmp_dropped)),
+            metadata: ImageMetadata(shim: header.metadata, uprightExif: true),
             frameCount: frames)
         loopCount = Int(header.loop_count)
         threads = Int32(clamping: options.threads)

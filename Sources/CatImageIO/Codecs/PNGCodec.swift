@@ -65,10 +65,7 @@ final class PNGRowDecoder: RowDecoder {
         info = RowDecoderInfo(
             width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
             interlaced: header.interlaced != 0,
-            metadata: ImageMetadata(
-                iccProfile: copiedBytes(header.icc, header.icc_length),
-                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length),
-                comment: copiedBytes(header.comment, header.comment_length)))
+            metadata: ImageMetadata(shim: header.metadata))
         decoder = d
         self.name = name
     }

@@ -63,7 +63,7 @@ func withCMetadata<R>(
                     var m = cs_metadata(
                         icc: icc.baseAddress, icc_length: icc.count, exif: exif.baseAddress, exif_length: exif.count,
                         xmp: xmp.baseAddress, xmp_length: xmp.count, comment: comment.baseAddress,
-                        comment_length: comment.count)
+                        comment_length: comment.count, icc_dropped: 0, exif_dropped: 0, xmp_dropped: 0)
                     return try body(&m)
                 }
             }
@@ -71,11 +71,17 @@ func withCMetadata<R>(
     }
 }
 
-/// EXIF from a format whose decoder applies the orientation itself (JPEG XL's codestream,
-/// HEIF's irot/imir win over EXIF): copied with its orientation set to 1, so that nothing
-/// turns the upright pixels again.
-func copiedUprightExif(_ start: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8]? {
-    guard var exif = copiedBytes(start, count) else { return nil }
-    ExifOrientation.reset(&exif)
-    return exif
+extension ImageMetadata {
+    /// What a shim's decoder read (its info's `metadata`), copied out of the decoder's
+    /// memory, with a note for each block it left out. `uprightExif`: the decoder applies
+    /// the orientation itself (JPEG XL's codestream, HEIF's irot/imir win over EXIF), so the
+    /// EXIF is copied with its orientation set to 1 and nothing turns the pixels again.
+    init(shim m: cs_metadata, uprightExif: Bool = false) {
+        var exif = copiedBytes(m.exif, m.exif_length)
+        if uprightExif, exif != nil { ExifOrientation.reset(&exif!) }
+        self.init(
+            iccProfile: copiedBytes(m.icc, m.icc_length), exif: exif, xmp: copiedBytes(m.xmp, m.xmp_length),
+            comment: copiedBytes(m.comment, m.comment_length),
+            leftOut: ImageMetadata.leftOut(icc: m.icc_dropped, exif: m.exif_dropped, xmp: m.xmp_dropped))
+    }
 }

@@ -99,11 +99,8 @@ final class TIFFRowDecoder: RowDecoder {
         info = RowDecoderInfo(
             width: Int(header.width), height: Int(header.height), fullWidth: Int(header.width),
             fullHeight: Int(header.height), hasAlpha: header.has_alpha != 0, orientation: Int(header.orientation),
-            metadata: ImageMetadata(
-                // A CMYK profile converted the pixels; ImageMetadata keeps RGB profiles only.
-                iccProfile: copiedBytes(header.icc, header.icc_length),
-                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length),
-                leftOut: ImageMetadata.leftOut(icc: header.icc_dropped, exif: 0, xmp: header.xmp_dropped)),
+            // A CMYK profile converted the pixels; ImageMetadata keeps RGB profiles only.
+            metadata: ImageMetadata(shim: header.metadata),
             pageCount: Int(header.page_count))
         decoder = d
         self.name = name

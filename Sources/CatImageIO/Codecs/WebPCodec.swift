@@ -167,9 +167,7 @@ final class WebPRowDecoder: WholePictureDecoder {
         info = RowDecoderInfo(
             width: width, height: height, fullWidth: width, fullHeight: height, hasAlpha: header.has_alpha != 0,
             interlaced: true,
-            metadata: ImageMetadata(
-                iccProfile: copiedBytes(header.icc, header.icc_length),
-                exif: copiedBytes(header.exif, header.exif_length), xmp: copiedBytes(header.xmp, header.xmp_length)),
+            metadata: ImageMetadata(shim: header.metadata),
             frameCount: frames)
         loopCount = Int(header.loop_count)
         decoder = d
