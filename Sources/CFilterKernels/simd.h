@@ -1,7 +1,7 @@
 // What every SIMD kernel build shares, in CFilterKernels and in CatFaces' CCatCascades
 // (which includes it from here): the build's level and lane count, its function suffix,
 // the vector types, and a mask's lanes as bits. A build's .c file sets CK_LEVEL and
-// CK_SUFFIX (and CK_HAS_FLOOR) under its target attribute, then includes its kernels'
+// CK_SUFFIX under its target attribute (the filter kernels also CK_HAS_FLOOR), then includes its kernels'
 // implementation, which includes this first. Not a public header: it defines static
 // functions per build.
 #ifndef CK_SIMD_H

@@ -49,9 +49,9 @@ public final class Condition: @unchecked Sendable {
 }
 
 /// A value behind a lock (swift-nio's `NIOLockedValueBox` is the model): it is reached only
-/// through `withLockedValue`, so no thread can touch it without the lock. The one class
-/// for state several threads share; a lock next to state is not written by hand.
-public final class LockedValue<Value>: @unchecked Sendable {  // sound: `value` is read and written under `lock` only
+/// through `withLockedValue`, so no thread can touch it without the lock. Sendable when
+/// its value is, as NIO's: a value of a class that is not can still escape the lock.
+public final class LockedValue<Value> {
     private let lock = Lock()
     private var value: Value
 
@@ -67,6 +67,9 @@ public final class LockedValue<Value>: @unchecked Sendable {  // sound: `value` 
     /// A copy of the value now.
     public var current: Value { withLockedValue { $0 } }
 }
+
+// @unchecked: `value` is read and written under `lock` only, and it is itself Sendable.
+extension LockedValue: @unchecked Sendable where Value: Sendable {}
 
 extension LockedValue where Value == Int {
     /// The value, then one more: work items 0, 1, 2, ... handed to threads.

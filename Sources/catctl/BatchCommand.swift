@@ -7,7 +7,7 @@ import TerminalUI
 struct Batch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply filters to many files: DIR/<name> for every input.",
-        usage: "catctl batch [<options>] --output-dir <dir> <inputs>",
+        usage: "catctl batch --filter <spec> --output-dir <dir>\n    [<options>] <inputs> ...",
         discussion: """
             INPUT: files, folders (the images directly inside; at any depth with --recursive, \
             the tree mirrored under DIR) or - (paths on stdin, one per line). Outputs are \

@@ -6,7 +6,7 @@ struct Detect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the cats' faces in images.",
         // The parser's own usage names every option on one line, wider than a terminal.
-        usage: "catctl detect [<options>] <image> ...",
+        usage: "catctl detect [<options>] <inputs> ...",
         discussion: """
             Prints the cat faces found in each IMAGE, in its pixels (upright): a line per face, \
             "IMAGE: face at X,Y, WxH, score S", or "IMAGE: no cat face"; with --json, one line \

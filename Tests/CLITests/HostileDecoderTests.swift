@@ -64,8 +64,10 @@ struct HostileDecoderTests {
         Case(file: "heic-alpha-avc-urn.heic", status: 65, message: "16384x16384"),
         Case(file: "avif-seq-two-entries.avif", status: 65, message: "sample descriptions"),
         Case(file: "jxl-tiny-layers.jxl", status: 65, message: "layers and frames of no duration"),
-        // Samples per pixel multiply a tile: 400 of them in a 1x1 image's 1024x1024 tile.
-        Case(file: "tiff-tile-samples.tif", status: 65, message: "400 samples"),
+        // 400 samples a pixel in a 1x1 image's 1024x1024 tile: refused for its samples (at most 8).
+        Case(file: "tiff-tile-samples.tif", status: 65, message: "400 samples per pixel"),
+        // Samples and bits multiply a tile: 8 of 16 bits in tiles twice the image (70 MB a tile).
+        Case(file: "tiff-tile-bytes.tif", status: 65, message: "tiles of 70400000 bytes"),
         // The third probe (docs/review-tiff-jxl-2026-11-27.md; make_hostile_tiff_jxl.py):
         // T2: 65535 samples a pixel, each decoded (131 KB of work a pixel).
         Case(file: "tiff-many-samples.tif", status: 65, message: "65535 samples per pixel"),

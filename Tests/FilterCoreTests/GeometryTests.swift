@@ -435,9 +435,5 @@ struct GravityTests {
 /// (CatScenes' CatFaceSubjects; the filter core itself knows no detector).
 struct CatFacesForTests: SubjectFinder {
     var side: Int { CatFaceDetector.side }
-    func subjects(inCopy image: PixelBuffer) -> [Subject] {
-        CatFaceDetector.faces(in: GreyImage(image)).map {
-            Subject(x: $0.x, y: $0.y, width: $0.width, height: $0.height, score: $0.score)
-        }
-    }
+    func subjects(inCopy image: PixelBuffer) -> [Subject] { CatFaceDetector.faces(in: GreyImage(image)) }
 }

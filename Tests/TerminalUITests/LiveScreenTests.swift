@@ -179,14 +179,6 @@ struct LiveScreenTests {
         #expect(host.quitWith == .ok)
     }
 
-    /// The docs' key table (scripts/make-docs writes it; DocsTests checks the docs are
-    /// current) lists every binding.
-    @Test func theDocsTableListsEveryBinding() {
-        for binding in EditCatLiveScreen.keys(back: true).bindings {
-            #expect(EditCatLiveScreen.keys(back: true).markdownTable.contains(binding.label))
-        }
-    }
-
     @Test func aKeyMapFindsItsBindingsAndSharesRows() {
         let keys = EditCatLiveScreen.keys(back: false)
         #expect(keys.binding(for: .char("h"))?.action == .previous && keys.binding(for: .right)?.action == .next)

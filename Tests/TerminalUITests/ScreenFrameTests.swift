@@ -97,8 +97,16 @@ struct ScreenFrameTests {
         let cache = PictureCache()
         f.picture(cat, top: 2, left: 1, width: 20, height: 6, cache: cache)
         #expect(cache.pictures.count == 1)
-        let first = placed(f.output).filter { $0.row >= 2 }
-        #expect(!first.isEmpty && first.allSatisfy { $0.row <= 7 && $0.column >= 1 && $0.column <= 20 })
+        // Every line of the picture starts at the same column, as far from the box's left edge
+        // as its right end is from the box's right edge (to a cell), and the lines sit inside
+        // the box's rows.
+        let lines = placed(f.output).filter { $0.row >= 2 }
+        let width = lines.map(\.text.count).max() ?? 0
+        #expect(!lines.isEmpty && width > 0 && width <= 20)
+        #expect(Set(lines.map(\.column)).count == 1)
+        let left = (lines.first?.column ?? 0) - 1, right = 20 - width - left
+        #expect(left >= 0 && right >= 0 && abs(left - right) <= 1, "left \(left), right \(right)")
+        #expect(lines.allSatisfy { $0.row <= 7 })
         cache.keep(only: [])
         #expect(cache.pictures.isEmpty)
     }

@@ -174,6 +174,8 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     /// Esc in the editor: back to the scene it was opened from; nothing for `edit -i`.
     public func goBack() { router?.closeEditScene() }
 
+    public var canGoBack: Bool { router != nil }
+
     /// `s`: asks the view where to save the chain, suggesting the path saved to last, else
     /// OUTPUT from the command line, else `<input>-<filters>.<format>` in the current folder
     /// (never a file that is there already).

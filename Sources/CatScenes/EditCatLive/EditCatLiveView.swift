@@ -43,6 +43,8 @@ public protocol EditCatLiveViewOutput: AnyObject {
     func requestSave() async
     /// The view's answer: saves the chain at full size at `output`.
     @discardableResult func save(to output: String) async -> ExitStatus
+    /// There is a scene to go back to (the view shows Esc for it).
+    var canGoBack: Bool { get }
     /// Esc: back to the scene the editor was opened from, when there is one.
     func goBack()
 }

@@ -27,8 +27,7 @@ public final class LoadCatPresenter {
     public func load(_ request: LoadRequest) async -> ExitStatus {
         view.updateLoadingState(.loading(provider: request.provider))
         session.loaded = nil
-        session.failure = nil
-        session.secrets = request.secrets
+        session.secrets = request.secrets  // before the checks: their messages are redacted too
         do {
             _ = try FilterChain(specs: request.filters)
             if let output = request.output, output != "-" { try OutputFile.checkCreatable(output) }

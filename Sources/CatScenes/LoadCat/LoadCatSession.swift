@@ -13,7 +13,8 @@ final class LoadCatSession {
     var loaded: LoadedCat?
     var failure: SceneFailure?
     var secrets: [String] = []
-    /// Told of each cat decoded, after the view (the live scene counts them).
+    /// Told of each cat decoded, before the view is (the live scene counts them: the title's
+    /// count is right when the cat is shown).
     var onCatDecoded: ((LoadedCat) -> Void)?
 
     init(view: any LoadCatView, interactor: any LoadCatInteractorInput) {

@@ -34,7 +34,6 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
     /// and loads the first cat.
     public func startLive(_ request: LoadRequest) async {
         liveRequest = request
-        session.secrets = request.secrets
         await nextCat()
     }
 
@@ -44,7 +43,6 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
         guard let request = liveRequest, !loading else { return }
         loading = true
         defer { loading = false }
-        session.failure = nil
         view.updateLoadingState(.loading(provider: request.provider))
         let previous = session.loaded
         await session.loadCat(request, fullImage: true)

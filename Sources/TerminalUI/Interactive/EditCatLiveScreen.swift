@@ -134,7 +134,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         ])
     }
 
-    private var keys: KeyMap<Action> { Self.keys(back: host.canGoBack) }
+    private var keys: KeyMap<Action> { Self.keys(back: presenter?.canGoBack ?? false) }
 
     public func handle(_ key: Key) {
         switch keys.route(
@@ -182,7 +182,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .back:
             if mode != .editor {
                 mode = .editor
-            } else if host.canGoBack {
+            } else if presenter?.canGoBack == true {
                 presenter?.goBack()  // its router takes this screen away
                 return false
             }

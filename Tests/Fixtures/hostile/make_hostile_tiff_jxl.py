@@ -77,6 +77,16 @@ def separate_tiles(w=1000, h=1000, tw=2000, th=2000):
                  (325, 4, [len(blob)] * n)], blob)
 
 
+def tile_bytes(w=1100, h=1000, tw=2200, th=2000):
+    """A tile within twice the image on each side, but of 8 samples of 16 bits: 70 MB for a
+    1.1 MP image, over the 16 bytes a pixel a tile may take. Refused before any tile is read
+    (the tile's data is 8 bytes)."""
+    spp, bps = 8, 16
+    return tiff([(256, 4, [w]), (257, 4, [h]), (258, 3, [bps] * spp), (259, 3, [8]), (262, 3, [2]),
+                 (277, 3, [spp]), (322, 4, [tw]), (323, 4, [th]), (324, 4, [8]), (325, 4, [8]),
+                 (338, 3, [2] + [0] * (spp - 4))], b'\0' * 8)
+
+
 def big_xmp(size=9 << 20):
     """T4: a 1x1 RGB TIFF with an XMP packet over the 8 MiB metadata budget."""
     xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/">' + b' ' * size + b'</x:xmpmeta>'
@@ -104,5 +114,5 @@ if __name__ == '__main__':
         open(sys.argv[2], 'wb').write(made)
     else:
         for name, make in [('tiff-many-samples.tif', many_samples), ('tiff-wide-tiles.tif', wide_tiles),
-                           ('tiff-separate-tiles.tif', separate_tiles)]:
+                           ('tiff-separate-tiles.tif', separate_tiles), ('tiff-tile-bytes.tif', tile_bytes)]:
             open(os.path.join(HERE, name), 'wb').write(make())
