@@ -257,8 +257,14 @@ int cj_decoder_read_header(cj_decoder *d, cj_info *info) {
         d->icc = NULL;
         d->icc_length = 0;
     }
-    info->metadata.icc = d->icc;
-    info->metadata.icc_length = d->icc_length;
+    // 255 segments may join to 16 MB: over the one metadata budget the profile is left out
+    // of the metadata (its size noted); a CMYK image is still converted through it.
+    if (d->icc_length > CS_METADATA_BUDGET) {
+        info->metadata.icc_dropped = d->icc_length;
+    } else {
+        info->metadata.icc = d->icc;
+        info->metadata.icc_length = d->icc_length;
+    }
     return CS_OK;
 }
 

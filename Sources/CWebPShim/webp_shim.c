@@ -179,6 +179,11 @@ int cw_decoder_read_header(cw_decoder *d, uint64_t max_pixels, uint32_t max_fram
     info->metadata.icc = cw_chunk(demux, "ICCP", &info->metadata.icc_length);
     info->metadata.exif = cw_chunk(demux, "EXIF", &info->metadata.exif_length);
     info->metadata.xmp = cw_chunk(demux, "XMP ", &info->metadata.xmp_length);
+    // The one metadata budget: a chunk over it is left out (its size noted), not carried.
+    cs_metadata *m = &info->metadata;
+    if (m->icc_length > CS_METADATA_BUDGET) { m->icc_dropped = m->icc_length; m->icc = NULL; m->icc_length = 0; }
+    if (m->exif_length > CS_METADATA_BUDGET) { m->exif_dropped = m->exif_length; m->exif = NULL; m->exif_length = 0; }
+    if (m->xmp_length > CS_METADATA_BUDGET) { m->xmp_dropped = m->xmp_length; m->xmp = NULL; m->xmp_length = 0; }
     return CS_OK;
 }
 

@@ -143,6 +143,44 @@ struct HostileDecoderTests {
         #expect(kept.count < 100_000 && String(decoding: kept, as: UTF8.self).contains("first box"))
     }
 
+    /// The one metadata budget in JPEG and WebP too: 255 APP2 segments join to 16 MB of ICC
+    /// profile, and a WebP chunk may hold anything; over 8 MiB it is left out with a note (it
+    /// was carried into the output whole). Made here, 9 MiB each.
+    @Test func jpegAndWebPMetadataOverTheBudgetIsLeftOut() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let big = 9 << 20
+        // JPEG: the profile in APP2 "ICC_PROFILE" segments right after SOI.
+        let jpeg = try Fixtures.bytes("jpeg/testorig.jpg")
+        let perSegment = 65_519, count = (big + perSegment - 1) / perSegment
+        var icc: [UInt8] = Array(jpeg[0..<2])
+        for seq in 1...count {
+            let n = min(perSegment, big - (seq - 1) * perSegment)
+            let length = 2 + 14 + n
+            icc += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE".utf8) + [0]
+            icc += [UInt8(seq), UInt8(count)] + [UInt8](repeating: 0x41, count: n)
+        }
+        icc += jpeg[2...]
+        // WebP: the lossless fixture's VP8L chunk in an extended file with a 9 MiB XMP chunk.
+        let webp = try Fixtures.bytes("webp/lossless.webp")
+        #expect(Array(webp[12..<16]) == Array("VP8L".utf8))
+        let bits = UInt32(webp[21]) | UInt32(webp[22]) << 8 | UInt32(webp[23]) << 16 | UInt32(webp[24]) << 24
+        let (w1, h1) = (bits & 0x3FFF, (bits >> 14) & 0x3FFF)
+        func le(_ v: UInt32, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        let vp8x = Array("VP8X".utf8) + le(10, 4) + [0x04, 0, 0, 0] + le(w1, 3) + le(h1, 3)
+        let xmp = Array("XMP ".utf8) + le(UInt32(big), 4) + [UInt8](repeating: 0x20, count: big)
+        let body = Array("WEBP".utf8) + vp8x + Array(webp[12...]) + xmp
+        let extended = Array("RIFF".utf8) + le(UInt32(body.count), 4) + body
+        for (name, bytes, what) in [("icc.jpg", icc, "ICC profile"), ("xmp.webp", extended, "XMP")] {
+            let input = dir.appendingPathComponent(name)
+            try Data(bytes).write(to: input)
+            let out = dir.appendingPathComponent(name + ".png")
+            let result = try Catctl.runBounded(["edit", "--filter", "sepia", input.path, out.path])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(what) && result.stderr.contains("left out"), "\(name): \(result.stderr)")
+            #expect(try Data(contentsOf: out).count < 1_000_000, "\(name): the metadata was carried")
+        }
+    }
+
     /// F6: abs(Int.min) trapped (SIGILL) while parsing a kernel.
     @Test func integerExtremesInAKernelAreUsageErrors() throws {
         for value in ["-9223372036854775808", "9223372036854775807", "99999999999999999999", "-2147483649"] {
