@@ -67,7 +67,7 @@ public struct DecodeOptions: Sendable {
     public var applyOrientation: Bool
     public var maxProgressiveScans: Int
     /// Threads a codec whose library decodes in parallel may use (JPEG XL, HEIF).
-    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    public var threads = CPUs.available
     /// The formats whose decoders may run; any other file is refused (65) before its
     /// decoder sees a byte. The process's allow-list (`DecoderAllowList`) unless set.
     public var formats: Set<ImageFormat>? = DecoderAllowList.formats

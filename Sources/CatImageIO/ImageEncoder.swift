@@ -31,7 +31,7 @@ public struct EncodeOptions: Sendable, Equatable {
 
     public init(
         format: ImageFormat, settings: EncodeSettings = [:],
-        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+        threads: Int = CPUs.available
     ) {
         self.format = format
         self.settings = settings

@@ -228,7 +228,7 @@ public struct FilterChain: Sendable {
     /// place; the result is `image` itself, or a new buffer when a spatial stage ran.
     public func apply(
         to image: PixelBuffer,
-        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+        threads: Int = CPUs.available
     ) throws -> PixelBuffer {
         let placed = try resolvingGravity(picture: image, width: image.width, height: image.height)
         return try Executor.run(placed.stages, source: image, destination: nil, kernels: FastKernels(threads: threads))
@@ -238,7 +238,7 @@ public struct FilterChain: Sendable {
     /// chain's output size), leaving `source` as it is.
     public func apply(
         from source: PixelBuffer, into destination: PixelBuffer,
-        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+        threads: Int = CPUs.available
     ) throws {
         _ = try Executor.run(stages, source: source, destination: destination, kernels: FastKernels(threads: threads))
     }
@@ -247,7 +247,7 @@ public struct FilterChain: Sendable {
     /// one thread each (frames are independent, and a frame is often too small to split);
     /// `progress` hears how many frames are done. The results are in the frames' order.
     public func apply(
-        toFrames frames: [PixelBuffer], threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        toFrames frames: [PixelBuffer], threads: Int = CPUs.available,
         progress: (@Sendable (Int) -> Void)? = nil
     ) throws -> [PixelBuffer] {
         // One window for every frame, chosen on the first, so the animation does not jump.

@@ -37,13 +37,18 @@ struct Batch: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The outputs' format; same keeps each input's.", valueName: "format"))
     var format: BatchFormat = .same
 
-    @Option(help: "Files in flight at once (default: cores).")
+    @Option(
+        help: "Files in flight at once (default: the CPUs this process may use: the cores, or its cgroup's CPU limit).")
     var jobs: Int?
 
     @OptionGroup var encoding: EncodingOptions
 
-    @Option(help: ArgumentHelp("Process only shard K of N (1-based).", valueName: "K/N"))
-    var shard: Shard?
+    @Option(
+        help: ArgumentHelp(
+            "Process only shard K of N (1-based); auto/N takes K from an array job's index "
+                + "(JOB_COMPLETION_INDEX+1, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX+1, CLOUD_RUN_TASK_INDEX+1).",
+            valueName: "K/N|auto/N"))
+    var shard: ShardOption?
 
     @Flag(help: "Take the images in folders at any depth and mirror the folder tree under --output-dir.")
     var recursive = false
@@ -63,15 +68,17 @@ struct Batch: AsyncParsableCommand {
         if filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
         if inputs.isEmpty { throw ValidationError("give at least one INPUT") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        _ = try shard?.resolved()
     }
 
     func run() async throws {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = CPUs.available
         let jobs = self.jobs ?? cores
         let request = BatchRequest(
             inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
             jobs: jobs, encoding: encoding.settings,
-            maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: shard, recursive: recursive,
+            maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: try shard?.resolved(),
+            recursive: recursive,
             skipExisting: skipExisting)
         let json = self.json
         let presenter = await MainActor.run {

@@ -87,7 +87,7 @@ struct Bench: AsyncParsableCommand {
         do {
             report = try FilterBench.run(
                 specs: filters, width: width, height: height,
-                threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+                threads: threads ?? CPUs.available,
                 repetitions: repetitions, includeScalar: !noScalar,
                 progress: { step in
                     if console.stderrIsTerminal {
@@ -103,7 +103,7 @@ struct Bench: AsyncParsableCommand {
     }
 
     func runLive(_ input: String) async throws {
-        let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = self.threads ?? CPUs.available
         let (columns, rows, json) = (self.columns, self.rows, self.json)
         let kind: TerminalGraphics.Kind
         switch graphics {

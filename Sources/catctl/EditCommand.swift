@@ -107,7 +107,7 @@ struct Edit: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = self.threads ?? CPUs.available
         if interactive {
             let resolved = try output.map { try OutputFormat.resolve($0, option: nil) } ?? .png
             let request = EditRequest(

@@ -208,6 +208,30 @@ extension KernelISA: ExpressibleByArgument {
     public static var allValueStrings: [String] { ["avx512", "avx2", "sse4.1", "baseline"] }
 }
 
-extension Shard: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
+/// `--shard K/N`, or `auto/N`: K from the array job the task runs in (Shard.fromArrayJob).
+enum ShardOption: ExpressibleByArgument {
+    case fixed(Shard)
+    case auto(count: Int)
+
+    init?(argument: String) {
+        if argument.hasPrefix("auto/"), let count = Int(argument.dropFirst(5)), count >= 1 {
+            self = .auto(count: count)
+        } else if let shard = Shard(argument) {
+            self = .fixed(shard)
+        } else {
+            return nil
+        }
+    }
+
+    /// The shard, `auto` resolved from `environment`.
+    func resolved(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Shard {
+        switch self {
+        case let .fixed(shard): return shard
+        case let .auto(count):
+            switch Shard.fromArrayJob(count: count, environment: environment) {
+            case let .success(shard): return shard
+            case let .failure(failure): throw ValidationError(failure.message)
+            }
+        }
+    }
 }

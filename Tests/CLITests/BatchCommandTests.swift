@@ -79,6 +79,39 @@ struct BatchCommandTests {
                 == 64)
     }
 
+    /// `--shard auto/N` takes K from the array job's index: each engine's variable gives the
+    /// same files as the fixed shard; with none set it is a usage error naming them all.
+    @Test func autoShardsComeFromTheArrayJobsIndex() throws {
+        let src = try inputs()
+        func written(_ shard: String, _ environment: [String: String]) throws -> [String] {
+            let out = try Fixtures.temporaryDirectory()
+            let result = try Catctl.run(
+                ["batch", "--filter", "invert", "--shard", shard, "--output-dir", out.path, src.path],
+                environment: environment)
+            #expect(result.status == 0 || result.status == 65, "\(shard) \(environment): \(result.stderr)")
+            return Fixtures.contents(of: out).sorted()
+        }
+        let second = try written("2/3", [:])
+        #expect(!second.isEmpty)
+        #expect(try written("auto/3", ["JOB_COMPLETION_INDEX": "1"]) == second)
+        #expect(try written("auto/3", ["SLURM_ARRAY_TASK_ID": "2"]) == second)
+        #expect(try written("auto/3", ["AWS_BATCH_JOB_ARRAY_INDEX": "1"]) == second)
+        #expect(try written("auto/3", ["CLOUD_RUN_TASK_INDEX": "1"]) == second)
+        let none = try Catctl.run([
+            "batch", "--filter", "invert", "--shard", "auto/3", "--output-dir", "/tmp", src.path,
+        ])
+        #expect(none.status == 64)
+        for name in [
+            "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX", "CLOUD_RUN_TASK_INDEX",
+        ] {
+            #expect(none.stderr.contains(name), "\(none.stderr)")
+        }
+        let outside = try Catctl.run(
+            ["batch", "--filter", "invert", "--shard", "auto/3", "--output-dir", "/tmp", src.path],
+            environment: ["SLURM_ARRAY_TASK_ID": "0"])
+        #expect(outside.status == 64 && outside.stderr.contains("must be 1-3"), "\(outside.stderr)")
+    }
+
     @Test func outputFolderProblems() throws {
         let file = try Fixtures.temporaryDirectory().appendingPathComponent("f")
         try Data("x".utf8).write(to: file)

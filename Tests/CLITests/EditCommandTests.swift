@@ -126,7 +126,7 @@ struct EditCommandTests {
             (["edit", "--filter", "sepia", "--max-pixels", "0", cat, out], 64, "--max-pixels must be positive"),
             (
                 ["batch", "--filter", "mono", "--output-dir", dir.path, "--shard", "4/3", cat], 64,
-                "'4/3' is invalid for '--shard <K/N>'"
+                "'4/3' is invalid for '--shard <K/N|auto/N>'"
             ),
             (
                 ["batch", "--filter", "mono", "--output-dir", dir.path, "--format", "bmp", cat], 64,

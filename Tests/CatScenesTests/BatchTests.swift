@@ -116,6 +116,41 @@ final class RecordingBatchView: BatchView {
     func showError(_ failure: SceneFailure) { errors.append(failure) }
 }
 
+/// `--shard auto/N`: the task's index from the array-job engine's variable.
+@Suite("Shards of array jobs")
+struct ArrayJobShardTests {
+    func shard(_ count: Int, _ environment: [String: String]) -> Result<Shard, SceneFailure> {
+        Shard.fromArrayJob(count: count, environment: environment)
+    }
+
+    @Test func eachEngineGivesItsIndexOneBased() throws {
+        #expect(try shard(4, ["JOB_COMPLETION_INDEX": "0"]).get() == Shard(index: 1, count: 4))
+        #expect(try shard(4, ["SLURM_ARRAY_TASK_ID": "3"]).get() == Shard(index: 3, count: 4))
+        #expect(try shard(4, ["AWS_BATCH_JOB_ARRAY_INDEX": "3"]).get() == Shard(index: 4, count: 4))
+        #expect(try shard(4, ["CLOUD_RUN_TASK_INDEX": "2"]).get() == Shard(index: 3, count: 4))
+        // The first variable of the list wins; N stays the caller's.
+        #expect(
+            try shard(4, ["SLURM_ARRAY_TASK_ID": "4", "JOB_COMPLETION_INDEX": "1", "SLURM_ARRAY_TASK_COUNT": "1"]).get()
+                == Shard(index: 2, count: 4))
+    }
+
+    @Test func noIndexOrABadOneIsAUsageError() {
+        for (environment, words) in [
+            ([String: String](), "none of them is set"), (["CLOUD_RUN_TASK_INDEX": "4"], "must be 1-4"),
+            (["SLURM_ARRAY_TASK_ID": "0"], "must be 1-4"), (["JOB_COMPLETION_INDEX": "-1"], "must be 1-4"),
+            (["JOB_COMPLETION_INDEX": "2\u{1B}]0;x\u{07}"], "is not a task index"),
+            (["JOB_COMPLETION_INDEX": "99999999999999999999"], "is not a task index"),
+        ] {
+            guard case let .failure(failure) = shard(4, environment) else {
+                Issue.record("\(environment) gave a shard")
+                continue
+            }
+            #expect(failure.status == .usage && failure.message.contains(words), "\(failure.message)")
+            #expect(!failure.message.contains("\u{1B}"), "the variable's text is not repeated")
+        }
+    }
+}
+
 @MainActor
 @Suite("Batch presenter")
 struct BatchPresenterTests {

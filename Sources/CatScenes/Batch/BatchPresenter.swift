@@ -68,7 +68,7 @@ public final class BatchPresenter {
         let options = EditOptions(
             encode: EncodeOptions(
                 format: .png, settings: request.encoding,
-                threads: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, request.jobs))),
+                threads: max(1, CPUs.available / max(1, request.jobs))),
             maxPixels: request.maxPixels, maxFrames: request.maxFrames, outputFolder: folder)
 
         view.showPlan(BatchPlan(files: work.count, otherShards: otherShards, existing: existing.count))

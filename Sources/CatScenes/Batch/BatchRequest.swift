@@ -63,6 +63,39 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
+    /// The variables array-job engines hand each task its index in, and what to add to make
+    /// it 1-based: Kubernetes Indexed Jobs, Slurm job arrays (`--array=1-N`), AWS Batch
+    /// array jobs, Cloud Run jobs. The first one set is taken.
+    public static let arrayIndexVariables: [(name: String, offset: Int)] = [
+        ("JOB_COMPLETION_INDEX", 1), ("SLURM_ARRAY_TASK_ID", 0), ("AWS_BATCH_JOB_ARRAY_INDEX", 1),
+        ("CLOUD_RUN_TASK_INDEX", 1),
+    ]
+
+    /// `--shard auto/N`: this task's shard of `count`, from the first array-job variable
+    /// set in `environment`; or why there is none (a usage error). N stays the caller's:
+    /// Slurm's own count is 1 when a single task is resubmitted.
+    public static func fromArrayJob(count: Int, environment: [String: String]) -> Result<Shard, SceneFailure> {
+        guard let (name, offset) = arrayIndexVariables.first(where: { environment[$0.name] != nil }) else {
+            let names = arrayIndexVariables.map { $0.offset == 0 ? $0.name : "\($0.name)+\($0.offset)" }
+            return .failure(
+                SceneFailure(
+                    status: .usage,
+                    message: "--shard auto/\(count) takes this task's index from \(names.joined(separator: ", ")), "
+                        + "and none of them is set: give --shard K/\(count), or run it as an array job"))
+        }
+        let text = environment[name] ?? ""
+        guard text.count <= 9, text.allSatisfy(\.isASCII), let value = Int(text) else {
+            return .failure(SceneFailure(status: .usage, message: "\(name) is not a task index"))
+        }
+        guard let shard = Shard(index: value + offset, count: count) else {
+            return .failure(
+                SceneFailure(
+                    status: .usage,
+                    message: "\(name)=\(value) makes shard \(value + offset) of \(count): it must be 1-\(count)"))
+        }
+        return .success(shard)
+    }
+
     /// Whether `input` is this shard's to process.
     public func contains(_ input: String) -> Bool { BatchPlanning.shard(of: input, count: count) == index - 1 }
 }

@@ -108,7 +108,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
     /// Threads for the filters.
     public let threads: Int
 
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(threads: Int = CPUs.available) {
         self.threads = threads
     }
 

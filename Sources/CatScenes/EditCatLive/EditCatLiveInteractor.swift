@@ -35,7 +35,7 @@ public struct EditCatLiveInteractor: EditCatLiveInteractorInput {
     public let threads: Int
     private let edits: EditCatInteractor
 
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(threads: Int = CPUs.available) {
         self.threads = threads
         edits = EditCatInteractor(threads: threads)
     }
