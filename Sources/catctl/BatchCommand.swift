@@ -61,12 +61,18 @@ struct Batch: AsyncParsableCommand {
     @Flag(help: "JSON lines on stdout: one per file, then a summary.")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also take the paths in FILE, one a line (a list made once, so that many shards do not each walk the tree).",
+            valueName: "file"))
+    var manifest: String?
+
     @Argument(help: "Files, folders, or - for paths on standard input.")
-    var inputs: [String]
+    var inputs: [String] = []
 
     func validate() throws {
         if filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
-        if inputs.isEmpty { throw ValidationError("give at least one INPUT") }
+        if inputs.isEmpty && manifest == nil { throw ValidationError("give at least one INPUT, or --manifest FILE") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         _ = try shard?.resolved()
     }
@@ -79,7 +85,7 @@ struct Batch: AsyncParsableCommand {
             jobs: jobs, encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: try shard?.resolved(),
             recursive: recursive,
-            skipExisting: skipExisting)
+            skipExisting: skipExisting, manifest: manifest)
         let json = self.json
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

@@ -112,6 +112,39 @@ struct BatchCommandTests {
         #expect(outside.status == 64 && outside.stderr.contains("must be 1-3"), "\(outside.stderr)")
     }
 
+    /// `--manifest FILE`: the paths in it, one a line, are inputs as if given one by one: the
+    /// same outputs, byte for byte, and the same shards (an output's name depends only on its
+    /// input's path). A missing manifest is 66.
+    @Test func aManifestListsTheInputs() throws {
+        let src = try inputs()
+        let names = ["chelsea-420.jpg", "chelsea-444.jpg", "chelsea.png", "orient-6.jpg"]
+        let paths = names.map { src.appendingPathComponent($0).path }
+        let manifest = try Fixtures.temporaryDirectory().appendingPathComponent("list")
+        try Data(("\n  " + paths.joined(separator: "\n") + "  \r\n\n").utf8).write(to: manifest)
+        func run(_ extra: [String], _ inputs: [String]) throws -> [String: Data] {
+            let out = try Fixtures.temporaryDirectory()
+            let result = try Catctl.run(["batch", "--filter", "invert", "--output-dir", out.path] + extra + inputs)
+            #expect(result.status == 0, "\(extra): \(result.stderr)")
+            return try Dictionary(
+                uniqueKeysWithValues: Fixtures.contents(of: out).map {
+                    ($0, try Data(contentsOf: out.appendingPathComponent($0)))
+                })
+        }
+        let given = try run([], paths)
+        #expect(given.keys.sorted() == names)
+        #expect(try run(["--manifest", manifest.path], []) == given)
+        for k in 1...2 {
+            #expect(
+                try run(["--shard", "\(k)/2", "--manifest", manifest.path], []) == run(["--shard", "\(k)/2"], paths))
+        }
+        let missing = try Catctl.run([
+            "batch", "--filter", "invert", "--output-dir", "/tmp", "--manifest", "/nope/list",
+        ])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        let none = try Catctl.run(["batch", "--filter", "invert", "--output-dir", "/tmp"])
+        #expect(none.status == 64 && none.stderr.contains("--manifest"), "\(none.stderr)")
+    }
+
     @Test func outputFolderProblems() throws {
         let file = try Fixtures.temporaryDirectory().appendingPathComponent("f")
         try Data("x".utf8).write(to: file)

@@ -79,7 +79,7 @@ struct HostileDecoderTests {
         Case(file: "jxl-extra-channels.jxl", status: 65, message: "256 extra channels"),
         // J2: 999 skip-progressive frames libjxl 0.7 decodes and never reports (20 s).
         // Refused once decoding has run past what the walk counted: by then it holds what
-        // decoding its 2048x2048 canvas holds (the debug binary: about 270 MB).
+        // decoding its 2048x2048 canvas holds (about 240 MB, close to the 256 MiB of other refusals).
         Case(
             file: "jxl-skip-progressive.jxl", status: 65, message: "frames it does not show",
             memoryKiB: 384 * 1024),

@@ -90,7 +90,9 @@ final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
         self.files = files
         self.existing = existing
     }
-    func expandInputs(_ inputs: [String], recursive: Bool, skipping: OutputFolder?) async throws -> [BatchInput] {
+    func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?) async throws
+        -> [BatchInput]
+    {
         files.map { BatchInput(path: $0) }
     }
     func existingFiles(_ paths: [String]) async -> Set<String> { existing.intersection(paths) }

@@ -49,9 +49,23 @@ public enum Catctl {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let sanitized = executable.path.contains(".build-asan")
         let cap = sanitized ? [] : ["/usr/bin/prlimit", "--as=\(memory)", "--"]
-        return try run(
-            program: URL(fileURLWithPath: "/usr/bin/timeout"),
-            ["-s", "KILL", "\(seconds)"] + cap + [executable.path] + arguments, environment: environment)
+        let bounded = ["/usr/bin/timeout", "-s", "KILL", "\(seconds)"] + cap + [executable.path] + arguments
+        // The resident set through GNU time, which forks: a child this process spawns takes
+        // this process's own high-water mark with it (posix_spawn shares the memory until the
+        // exec folds it in), so a test run that grew to 256 MB read 256 MB for every refusal.
+        let time = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: time) else {
+            return try run(
+                program: URL(fileURLWithPath: bounded[0]), Array(bounded.dropFirst()), environment: environment)
+        }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("catctl-rss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: report) }
+        var result = try run(
+            program: URL(fileURLWithPath: time), ["-q", "-f", "%M", "-o", report.path] + bounded,
+            environment: environment)
+        let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
+        result.maxResidentKiB = text.split(separator: "\n").compactMap { Int($0) }.last ?? result.maxResidentKiB
+        return result
     }
 
     /// Runs any program the same way (GNU parallel driving catctl, say), with posix_spawn

@@ -5,8 +5,10 @@ import FilterCore
 /// The Batch use cases: list the inputs, edit one file (the Edit Cat use cases, reused).
 public protocol BatchInteractorInput: Sendable {
     /// Files, folders (their images, sorted; at any depth when `recursive`, never inside
-    /// `skipping`, however it is reached) and "-" (paths on stdin, one a line), in order.
-    func expandInputs(_ inputs: [String], recursive: Bool, skipping: OutputFolder?) async throws -> [BatchInput]
+    /// `skipping`, however it is reached) and "-" (paths on stdin, one a line), in order;
+    /// then the paths of the `manifest` file, one a line, as on stdin.
+    func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?) async throws
+        -> [BatchInput]
     /// Makes the output folder when missing and resolves it, once for the run.
     func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder
     /// Which of these files exist already.
@@ -28,8 +30,7 @@ public struct BatchInteractor: BatchInteractorInput {
         self.readStandardInput = readStandardInput
     }
 
-    /// Paths on standard input, one a line, as bytes (a name need not be UTF-8); blanks
-    /// around a path and empty lines are left out.
+    /// Paths on standard input, one a line (`paths(in:)`).
     public static func standardInputLines() -> [String] {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -38,7 +39,13 @@ public struct BatchInteractor: BatchInteractorInput {
             if n <= 0 { break }
             data += chunk[0..<n]
         }
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
+        return paths(in: data)
+    }
+
+    /// Paths one a line, as bytes (a name need not be UTF-8): blanks around a path and empty
+    /// lines are left out. What standard input with "-" and a manifest hold.
+    static func paths(in data: [UInt8]) -> [String] {
+        data.split(separator: UInt8(ascii: "\n")).compactMap { line in
             let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop {
                 $0 == 0x20 || $0 == 0x09 || $0 == 0x0D
             }
@@ -47,7 +54,8 @@ public struct BatchInteractor: BatchInteractorInput {
     }
 
     @concurrent
-    public func expandInputs(_ inputs: [String], recursive: Bool, skipping: OutputFolder?) async throws -> [BatchInput]
+    public func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?)
+        async throws -> [BatchInput]
     {
         var out: [BatchInput] = []
         for input in inputs {
@@ -64,6 +72,9 @@ public struct BatchInteractor: BatchInteractorInput {
                 BatchInput(path: folder + $0, relativePath: $0)
             }
         }
+        // A manifest: the list of a bucket or a tree made once, so that N tasks do not each
+        // list it. Read whole, within InputFile's size limit (512 MiB: millions of paths).
+        if let manifest { out += Self.paths(in: try InputFile.read(manifest)).map { BatchInput(path: $0) } }
         return out
     }
 

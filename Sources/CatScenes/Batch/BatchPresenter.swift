@@ -47,7 +47,7 @@ public final class BatchPresenter {
             folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
             // Names come from the whole list, before sharding: every shard agrees on them.
             let all = try await interactor.expandInputs(
-                request.inputs, recursive: request.recursive, skipping: folder)
+                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder)
             let outputs = BatchPlanning.outputs(for: all, directory: request.outputDirectory, format: request.format)
             work = zip(all.map(\.path), outputs).map { (input: $0, output: $1) }
             if let shard = request.shard {

@@ -4,6 +4,8 @@ import CatImageIO
 public struct BatchRequest: Sendable, Equatable {
     /// Files, folders (their images) or "-" (paths on standard input).
     public var inputs: [String]
+    /// A file of input paths, one a line (`--manifest`), read after `inputs`.
+    public var manifest: String?
     public var outputDirectory: String
     public var filters: [String]
     /// The outputs' format; nil keeps each input's.
@@ -26,9 +28,10 @@ public struct BatchRequest: Sendable, Equatable {
         encoding: EncodeSettings = [:], maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
         shard: Shard? = nil, recursive: Bool = false,
-        skipExisting: Bool = false
+        skipExisting: Bool = false, manifest: String? = nil
     ) {
         self.inputs = inputs
+        self.manifest = manifest
         self.outputDirectory = outputDirectory
         self.filters = filters
         self.format = format
