@@ -181,6 +181,22 @@ struct HostileDecoderTests {
         }
     }
 
+    /// Found by the WebP fuzzer in bomb mode: a 544-byte animation of 1x9961473 frames, within
+    /// the pixel limit, took 1.3 GB (1.97 GB in the release binary) because every row of a
+    /// buffer was padded to 64 bytes. Narrow rows are packed now.
+    @Test func narrowFramesCostTheirPixelsNotTheirPadding() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let result = try Catctl.runBounded([
+            "edit", "--filter", "sepia", Fixtures.path("fuzz/webp-narrow-tall-frames.webp"), dir.path + "/o.png",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        if !(Catctl.executable?.path.contains(".build-asan") ?? true) {
+            #expect(result.maxResidentKiB < 512 * 1024, "\(result.maxResidentKiB) KiB")
+        }
+        let one = try PixelBuffer(width: 1, height: 10), wide = try PixelBuffer(width: 200, height: 2)
+        #expect(one.stride == 4 && wide.stride % PixelBuffer.alignment == 0 && wide.stride >= 800)
+    }
+
     /// F6: abs(Int.min) trapped (SIGILL) while parsing a kernel.
     @Test func integerExtremesInAKernelAreUsageErrors() throws {
         for value in ["-9223372036854775808", "9223372036854775807", "99999999999999999999", "-2147483649"] {
