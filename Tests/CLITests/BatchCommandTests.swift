@@ -91,12 +91,14 @@ struct BatchCommandTests {
             #expect(result.status == 0 || result.status == 65, "\(shard) \(environment): \(result.stderr)")
             return Fixtures.contents(of: out).sorted()
         }
-        let second = try written("2/3", [:])
-        #expect(!second.isEmpty)
-        #expect(try written("auto/3", ["JOB_COMPLETION_INDEX": "1"]) == second)
-        #expect(try written("auto/3", ["SLURM_ARRAY_TASK_ID": "2"]) == second)
-        #expect(try written("auto/3", ["AWS_BATCH_JOB_ARRAY_INDEX": "1"]) == second)
-        #expect(try written("auto/3", ["CLOUD_RUN_TASK_INDEX": "1"]) == second)
+        // A shard with files in it (which one depends on the temporary folder's name).
+        let shards = try (1...3).map { try written("\($0)/3", [:]) }
+        let k = try #require(shards.firstIndex { !$0.isEmpty }) + 1
+        let expected = shards[k - 1]
+        #expect(try written("auto/3", ["JOB_COMPLETION_INDEX": "\(k - 1)"]) == expected)
+        #expect(try written("auto/3", ["SLURM_ARRAY_TASK_ID": "\(k)"]) == expected)
+        #expect(try written("auto/3", ["AWS_BATCH_JOB_ARRAY_INDEX": "\(k - 1)"]) == expected)
+        #expect(try written("auto/3", ["CLOUD_RUN_TASK_INDEX": "\(k - 1)"]) == expected)
         let none = try Catctl.run([
             "batch", "--filter", "invert", "--shard", "auto/3", "--output-dir", "/tmp", src.path,
         ])
