@@ -10,8 +10,8 @@ import PackageDescription
 //   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels; it knows
 //     no detector: a scene hands its chains a SubjectFinder (CatScenes: CatFaces' cascades)
 //   CatFaces ─► CatImageIO, CCatCascades (the cascades and their SIMD scan)
-//   CatImageIO ─► CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim,
-//     CFreeTypeShim
+//   CatImageIO ─► CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim, CPNGShim,
+//     CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim, CFreeTypeShim
 //   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
 //     handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
@@ -124,7 +124,7 @@ let package = Package(
             name: "CatImageIO",
             dependencies: [
                 "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
-                "CTIFFShim", "CFreeTypeShim",
+                "CTIFFShim", "CFreeTypeShim", "CatNetwork",
             ]),
         // CatFaces' C: OpenCV's cat-face cascades and their SIMD scan, built per instruction set
         // like the filter kernels (CFilterKernels' simd.h and dispatch.h) and run with the build

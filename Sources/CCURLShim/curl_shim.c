@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 // The variadic curl_easy_setopt is called through the typed helpers below, which check
 // the types; libcurl's type-checking macros would not see through the table.
@@ -46,11 +47,41 @@ static CURLcode set_xferinfo_fn(CURL *h, curl_xferinfo_callback f) {
     return CC(curl_easy_setopt)(h, CURLOPT_XFERINFOFUNCTION, f);
 }
 static CURLcode set_headers(CURL *h, struct curl_slist *l) { return CC(curl_easy_setopt)(h, CURLOPT_HTTPHEADER, l); }
+static CURLcode set_header_fn(CURL *h, curl_write_callback f) {
+    return CC(curl_easy_setopt)(h, CURLOPT_HEADERFUNCTION, f);
+}
+static CURLcode set_read_fn(CURL *h, curl_read_callback f) { return CC(curl_easy_setopt)(h, CURLOPT_READFUNCTION, f); }
 
 typedef struct cc_transfer {
     const cc_request *request;
     int too_large;
+    size_t sent;        // of request->body
+    char etag[256];
 } cc_transfer;
+
+// The request body, from memory.
+static size_t cc_read(char *buffer, size_t size, size_t count, void *userdata) {
+    cc_transfer *t = userdata;
+    size_t left = t->request->body_length - t->sent, n = size * count < left ? size * count : left;
+    if (n) memcpy(buffer, t->request->body + t->sent, n);
+    t->sent += n;
+    return n;
+}
+
+// Reply headers: only ETag is kept (a part's name in a multipart upload).
+static size_t cc_header(char *data, size_t size, size_t count, void *userdata) {
+    cc_transfer *t = userdata;
+    size_t length = size * count;
+    if (length > 5 && (data[0] == 'E' || data[0] == 'e') && strncasecmp(data, "etag:", 5) == 0) {
+        size_t start = 5, end = length;
+        while (start < end && (data[start] == ' ' || data[start] == '\t')) start++;
+        while (end > start && (data[end - 1] == '\r' || data[end - 1] == '\n' || data[end - 1] == ' ')) end--;
+        size_t n = end - start < sizeof t->etag - 1 ? end - start : sizeof t->etag - 1;
+        memcpy(t->etag, data + start, n);
+        t->etag[n] = 0;
+    }
+    return length;
+}
 
 static size_t cc_write(char *data, size_t size, size_t count, void *userdata) {
     cc_transfer *t = userdata;
@@ -79,7 +110,7 @@ int cc_global_init(void) {
 static int cc_classify(CURLcode code, const cc_transfer *t) {
     switch (code) {
     case CURLE_OK: return CC_OK;
-    case CURLE_OPERATION_TIMEDOUT: return CC_ERR_TIMEOUT;
+    case CURLE_OPERATION_TIMEDOUT: return CC_ERR_TIMEOUT;  // also a stall (the low-speed limit)
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
@@ -112,7 +143,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
         return CC_ERR_OTHER;
     }
     char errbuf[CURL_ERROR_SIZE] = {0};
-    cc_transfer t = {r, 0};
+    cc_transfer t = {r, 0, 0, {0}};
     struct curl_slist *headers = NULL;
     for (size_t i = 0; i < r->header_count; i++) headers = CC(curl_slist_append)(headers, r->headers[i]);
 
@@ -135,6 +166,45 @@ int cc_perform(const cc_request *r, cc_result *out) {
     set_long(h, CURLOPT_CONNECTTIMEOUT_MS, r->connect_timeout_ms);
     set_long(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
     if (r->max_bytes > 0) set_off_t(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes);
+    if (r->stall_seconds > 0) {
+        set_long(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        set_long(h, CURLOPT_LOW_SPEED_TIME, r->stall_seconds);
+    }
+    const char *method = r->method ? r->method : "GET";
+    if (strcmp(method, "HEAD") == 0) {
+        set_long(h, CURLOPT_NOBODY, 1L);
+    } else if (strcmp(method, "PUT") == 0 || strcmp(method, "POST") == 0) {
+        if (strcmp(method, "PUT") == 0) {
+            set_long(h, CURLOPT_UPLOAD, 1L);
+            set_off_t(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->body_length);
+        } else {
+            set_long(h, CURLOPT_POST, 1L);
+            set_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_length);
+        }
+        set_read_fn(h, cc_read);
+        set_pointer(h, CURLOPT_READDATA, &t);
+        // No wait for a 100-continue. (An empty "Expect:" would drop the header, but
+        // libcurl 7.88 signs that empty header all the same, and S3 then finds no match.)
+        set_long(h, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
+    } else if (strcmp(method, "GET") != 0) {
+        set_string(h, CURLOPT_CUSTOMREQUEST, method);
+    }
+#if LIBCURL_VERSION_NUM >= 0x074B00  // 7.75.0
+    if (r->aws_sigv4 && r->credentials) {
+        set_string(h, CURLOPT_AWS_SIGV4, r->aws_sigv4);
+        set_string(h, CURLOPT_USERPWD, r->credentials);
+    }
+#else
+    if (r->aws_sigv4) {
+        snprintf(errbuf, sizeof errbuf, "this libcurl is older than 7.75 and cannot sign S3 requests");
+        CC(curl_slist_free_all)(headers);
+        CC(curl_easy_cleanup)(h);
+        snprintf(out->error, sizeof out->error, "%s", errbuf);
+        return CC_ERR_OTHER;
+    }
+#endif
+    set_header_fn(h, cc_header);
+    set_pointer(h, CURLOPT_HEADERDATA, &t);
     if (headers) set_headers(h, headers);
     set_write_fn(h, cc_write);
     set_pointer(h, CURLOPT_WRITEDATA, &t);
@@ -145,6 +215,10 @@ int cc_perform(const cc_request *r, cc_result *out) {
     CURLcode code = CC(curl_easy_perform)(h);
     out->curl_code = (int)code;
     CC(curl_easy_getinfo)(h, CURLINFO_RESPONSE_CODE, &out->http_status);
+    curl_off_t announced = -1;
+    out->content_length = CC(curl_easy_getinfo)(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK
+        ? (int64_t)announced : -1;
+    memcpy(out->etag, t.etag, sizeof out->etag);
     char *content_type = NULL;
     if (CC(curl_easy_getinfo)(h, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type)
         snprintf(out->content_type, sizeof out->content_type, "%s", content_type);
@@ -161,3 +235,34 @@ int cc_perform(const cc_request *r, cc_result *out) {
     CC(curl_easy_cleanup)(h);
     return cc_classify(code, &t);
 }
+
+// ---------------------------------------------------------------- SHA-256
+
+// What S3 wants in x-amz-content-sha256 for a body libcurl does not hash itself (an upload
+// read from a callback). OpenSSL's libcrypto is there wherever libcurl is built with it
+// (Debian's libcurl4-openssl-dev); it is loaded by name, like libcurl, and only these two
+// functions are looked up (their OpenSSL 1.1 and 3 prototypes are the same).
+#if defined(__APPLE__)
+#include <CommonCrypto/CommonDigest.h>
+int cc_sha256(const uint8_t *data, size_t length, uint8_t out[32]) {
+    CC_SHA256(data, (CC_LONG)length, out);
+    return 1;
+}
+#else
+typedef struct evp_md_st EVP_MD;
+const EVP_MD *EVP_sha256(void);
+int EVP_Digest(const void *data, size_t count, unsigned char *md, unsigned int *size, const EVP_MD *type, void *impl);
+#define CC_LIBCRYPTO_FUNCTIONS(X) X(EVP_Digest) X(EVP_sha256)
+static struct cc_libcrypto { CC_LIBCRYPTO_FUNCTIONS(CS_LIBRARY_SLOT) } cc_libcrypto;
+static const char *const cc_crypto_symbols[] = {CC_LIBCRYPTO_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const cc_crypto_names[] = {"libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so", NULL};
+static cs_library cc_crypto = {cc_crypto_names, cc_crypto_symbols, (void **)&cc_libcrypto, 0, ""};
+
+int cc_sha256(const uint8_t *data, size_t length, uint8_t out[32]) {
+    if (!cs_library_load(&cc_crypto)) return 0;
+    unsigned int size = 0;
+    static const uint8_t empty[1] = {0};
+    return cc_libcrypto.EVP_Digest(data ? (const void *)data : (const void *)empty, length, out, &size,
+                                   cc_libcrypto.EVP_sha256(), NULL) == 1 && size == 32;
+}
+#endif

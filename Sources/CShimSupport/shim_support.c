@@ -223,9 +223,9 @@ void cs_stderr_hold(int fd) {
     cs_route();
 }
 
-static int cs_memory_file(void) {
+int cs_memory_file(const char *name) {
 #if defined(__linux__) && defined(MFD_CLOEXEC)
-    int fd = memfd_create("catctl-library-chatter", MFD_CLOEXEC);
+    int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd >= 0) return fd;
 #endif
     FILE *f = tmpfile();  // elsewhere: an unlinked temporary file
@@ -268,7 +268,7 @@ int cs_quiet_begin(void) {
     if (cs_console == 2) return 0;  // fd 2 could not be copied (closed?): leave it alone
     pthread_mutex_lock(&cs_quiet_lock);
     if (cs_quiet_file < 0) {
-        cs_quiet_file = cs_memory_file();
+        cs_quiet_file = cs_memory_file("catctl-library-chatter");
         if (cs_quiet_file >= 0) fcntl(cs_quiet_file, F_SETFL, fcntl(cs_quiet_file, F_GETFL) | O_APPEND);
     }
     int token = cs_quiet_file >= 0;

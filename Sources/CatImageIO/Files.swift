@@ -1,3 +1,4 @@
+import CatNetwork
 import CatSupport
 
 /// Reading whole input files (or standard input).
@@ -7,6 +8,7 @@ public enum InputFile {
 
     /// The bytes of `path`, or of standard input when `path` is "-".
     public static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws(ImageIOError) -> [UInt8] {
+        if ObjectStorage.names(path) { return try ObjectStorage.read(path, maxBytes: maxBytes) }
         let (fd, st) = try open(path, maxBytes: maxBytes)
         defer { if fd != STDIN_FILENO { close(fd) } }
         return try readAll(
@@ -92,6 +94,7 @@ public final class ImageSource: @unchecked Sendable {
     public static func open(
         _ path: String, maxBytes: Int = InputFile.defaultMaxBytes, regularOnly: Bool = false
     ) throws(ImageIOError) -> ImageSource {
+        if ObjectStorage.names(path) { return ImageSource(bytes: try ObjectStorage.read(path, maxBytes: maxBytes)) }
         let (fd, st) = try InputFile.open(path, maxBytes: maxBytes, regularOnly: regularOnly)
         if fd != STDIN_FILENO, (st.st_mode & S_IFMT) == S_IFREG {
             return ImageSource(fd: fd, count: Int(st.st_size), path: path)
@@ -153,6 +156,10 @@ public enum OutputFile {
         _ path: String, input: String? = nil, force: Bool = false, within root: OutputFolder? = nil
     ) throws(ImageIOError) {
         if path == "-" || standardStream(path) != nil { return }
+        if ObjectStorage.names(path) {
+            if !force, input == path { throw .outputIsInput(path: path) }
+            return try ObjectStorage.checkCreatable(path)
+        }
         let destination = try Destination(path, within: root)
         defer { destination.close() }
         if case .straightThrough = destination.kind { return }
@@ -230,6 +237,9 @@ public enum OutputFile {
         if let fd = standardStream(path) {
             try body(fd)
             return
+        }
+        if ObjectStorage.names(path) {
+            return try ObjectStorage.write(to: path, keepExisting: root?.keepExisting ?? false, body)
         }
         let destination = try Destination(path, within: root)
         defer { destination.close() }
@@ -470,6 +480,9 @@ public struct OutputFolder: Sendable, Equatable {
     /// Every link resolved, at the start of the run.
     public let resolved: String
     let device: UInt64, inode: UInt64
+    /// An output already there is kept, even when it is written meanwhile by another task
+    /// of an array job (`--skip-existing`): S3 uploads then carry `If-None-Match: *`.
+    public var keepExisting = false
 
     /// A folder known by its identity (tests; `prepare` finds these).
     public init(path: String, resolved: String, device: UInt64, inode: UInt64) {
@@ -479,8 +492,15 @@ public struct OutputFolder: Sendable, Equatable {
         self.inode = inode
     }
 
-    /// Makes `path` (and its parents) when missing, and resolves it.
+    /// Makes `path` (and its parents) when missing, and resolves it. A prefix in S3
+    /// (`s3://bucket/prefix/`) has nothing to make: S3 must be set up, that is all.
     public static func prepare(_ path: String) throws(ImageIOError) -> OutputFolder {
+        if ObjectStorage.names(path) {
+            let location: S3Location
+            do { location = try S3Location(path) } catch { throw .storage(error) }
+            try ObjectStorage.checkBucket(path, location)
+            return OutputFolder(path: path, resolved: path, device: 0, inode: 0)
+        }
         if !FileSystem.exists(path) {
             var partial = path.hasPrefix("/") ? "" : "."
             for part in FileNames.components(of: path) {

@@ -25,6 +25,9 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
         self.init(fileExtension: String(name[name.index(after: dot)...]))
     }
 
+    /// Its media type, as HTTP and S3 name it: "image/jpeg", "image/jxl".
+    public var mediaType: String { "image/\(name)" }
+
     /// Every format there is a codec for, in registry order.
     public static var all: [ImageFormat] { ImageCodecs.all.map(\.format) }
 

@@ -1,3 +1,4 @@
+import CatNetwork
 import CatSupport
 
 /// Everything that can go wrong while reading, decoding, encoding or writing an image.
@@ -33,6 +34,8 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case resourceMissing(String)
     /// Writing failed part way (disk full, I/O error).
     case writeFailed(path: String, reason: String)
+    /// Object storage failed (`s3://` paths): the kind of failure decides the exit status.
+    case storage(S3Error)
 
     public var description: String {
         switch self {
@@ -64,6 +67,7 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .cannotCreate(path, reason): return "cannot create \(path): \(reason)"
         case let .outputIsInput(path): return "cannot create \(path): it is the input file"
         case let .writeFailed(path, reason): return "cannot write \(path): \(reason)"
+        case let .storage(error): return error.description
         case let .resourceMissing(what): return "cannot load \(what)"
         case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
         }

@@ -18,6 +18,15 @@ public struct HTTPClientOptions: Sendable {
     public var userAgent = "catctl"
 
     public init() {}
+
+    /// The wait before attempt `attempt + 2`: the backoff, doubling up to `maxBackoff`, or
+    /// the server's Retry-After; nil when that asks for longer than `timeout`, the budget of
+    /// an attempt (a longer one is answered at once with what the server said).
+    func wait(attempt: Int, retryAfter: Double?) -> Double? {
+        if let retryAfter, retryAfter > timeout { return nil }
+        let backoff = min(maxBackoff, self.backoff * pow(2, Double(min(attempt, 32))))
+        return max(0, min(timeout, retryAfter ?? backoff))
+    }
 }
 
 /// A reply.
@@ -27,6 +36,26 @@ public struct HTTPResponse: Sendable {
     public let contentType: String?
     /// After redirects.
     public let url: String
+    /// The ETag header, as sent (S3 names an uploaded part by it).
+    public var etag: String? = nil
+    /// What the reply announced (Content-Length), if it did.
+    public var contentLength: Int64? = nil
+}
+
+/// One request as libcurl makes it. `get` needs only a URL; S3 adds the rest.
+struct HTTPRequest: Sendable {
+    var method = "GET"
+    var url: String
+    /// "Name: value" lines, never logged.
+    var headers: [String] = []
+    /// What PUT and POST send.
+    var body: [UInt8] = []
+    var maxBytes: Int
+    /// AWS Signature Version 4, made by libcurl: `scope` is "aws:amz:REGION:s3",
+    /// `credentials` "KEY:SECRET".
+    var sigv4: (scope: String, credentials: String)? = nil
+    /// Abort when no byte moves for this long (a stalled server); nil: only the timeout.
+    var stallSeconds: Int? = nil
 }
 
 /// GET over libcurl (CCURLShim): timeouts, redirects (http/https only), gzip/deflate,
@@ -53,26 +82,28 @@ public final class HTTPClient: Sendable {
         var attempt = 0
         while true {
             if Task.isCancelled { throw .cancelled }
-            let outcome = await perform(url, headers: headers, maxBytes: maxBytes, progress: progress)
+            let request = HTTPRequest(url: url, headers: headers, maxBytes: maxBytes)
+            let outcome = Self.judged(await perform(request, progress: progress))
             switch outcome {
             case let .success(response):
                 return response
             case let .failure(error, retryAfter):
-                guard error.isTransient, attempt < min(options.retries, HTTPClientOptions.maxRetries) else {
-                    throw error
-                }
-                // No wait outlasts the budget of an attempt (`timeout`): a Retry-After up to it
-                // is honoured, a longer one is answered at once with what the server said; our
-                // own backoff also stays under `maxBackoff`.
-                if let retryAfter, retryAfter > options.timeout {
-                    throw .retryTooLate(failure: error.description, seconds: retryAfter, budget: options.timeout)
-                }
-                let backoff = min(options.maxBackoff, options.backoff * pow(2, Double(min(attempt, 32))))
-                let wait = max(0, min(options.timeout, retryAfter ?? backoff))
+                let wait = try retryWait(after: error, retryAfter: retryAfter, attempt: attempt)
                 attempt += 1
                 do { try await Task.sleep(for: .seconds(wait)) } catch { throw .cancelled }
             }
         }
+    }
+
+    /// How long to wait before attempt `attempt + 2` (`HTTPClientOptions.wait`), or the
+    /// error when no attempt is left: after a connection failure, 429 or 5xx, at most
+    /// `retries` more times.
+    func retryWait(after error: NetworkError, retryAfter: Double?, attempt: Int) throws(NetworkError) -> Double {
+        guard error.isTransient, attempt < min(options.retries, HTTPClientOptions.maxRetries) else { throw error }
+        guard let wait = options.wait(attempt: attempt, retryAfter: retryAfter) else {
+            throw .retryTooLate(failure: error.description, seconds: retryAfter ?? 0, budget: options.timeout)
+        }
+        return wait
     }
 
     /// Only http:// and https:// URLs (any case); anything else with a scheme is refused,
@@ -89,23 +120,39 @@ public final class HTTPClient: Sendable {
         throw .unsupportedScheme(url: url)
     }
 
+    /// A request's end: a reply (any status), or why there is none.
+    enum Exchange {
+        case reply(HTTPResponse, retryAfter: Double?)
+        case failure(NetworkError)
+    }
+
     enum Outcome {
         case success(HTTPResponse)
         case failure(NetworkError, retryAfter: Double?)
     }
 
+    /// Any status but 2xx is a failure.
+    static func judged(_ exchange: Exchange) -> Outcome {
+        switch exchange {
+        case let .failure(error): return .failure(error, retryAfter: nil)
+        case let .reply(response, retryAfter):
+            guard (200...299).contains(response.status) else {
+                return .failure(.httpStatus(url: response.url, status: response.status), retryAfter: retryAfter)
+            }
+            return .success(response)
+        }
+    }
+
     /// One attempt, on a thread of its own (libcurl blocks), cancelled with the task.
-    private func perform(
-        _ url: String, headers: [String], maxBytes: Int,
-        progress: @escaping @Sendable (Int64, Int64?) -> Void
-    ) async -> Outcome {
-        let transfer = Transfer(maxBytes: maxBytes, progress: progress)
+    private func perform(_ request: HTTPRequest, progress: @escaping @Sendable (Int64, Int64?) -> Void) async
+        -> Exchange
+    {
+        let transfer = Transfer(maxBytes: request.maxBytes, progress: progress)
         let options = self.options
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Exchange, Never>) in
                 detachThread {
-                    continuation.resume(
-                        returning: Self.run(url, headers: headers, options: options, transfer: transfer))
+                    continuation.resume(returning: Self.run(request, options: options, transfer: transfer))
                 }
             }
         } onCancel: {
@@ -113,19 +160,31 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    private static func run(_ url: String, headers: [String], options: HTTPClientOptions, transfer: Transfer) -> Outcome
-    {
+    /// One attempt on the calling thread (S3's requests, made from a batch's workers).
+    func exchange(_ request: HTTPRequest) -> Exchange {
+        Self.run(request, options: options, transfer: Transfer(maxBytes: request.maxBytes, progress: { _, _ in }))
+    }
+
+    private static func run(_ r: HTTPRequest, options: HTTPClientOptions, transfer: Transfer) -> Exchange {
         var result = cc_result()
-        let code: Int32 = url.withCString { cURL in
-            options.userAgent.withCString { agent in
-                withCStrings(headers) { headerPointers in
-                    headerPointers.withUnsafeBufferPointer { hp in
+        let redirects = r.headers.isEmpty && r.sigv4 == nil ? options.maxRedirects : 0
+        let code: Int32 = withCStrings([
+            r.method, r.url, options.userAgent, r.sigv4?.scope ?? "", r.sigv4?.credentials ?? "",
+        ]) {
+            strings in
+            withCStrings(r.headers) { headerPointers in
+                headerPointers.withUnsafeBufferPointer { hp in
+                    r.body.withUnsafeBufferPointer { body in
                         var request = cc_request(
-                            url: cURL, headers: hp.baseAddress, header_count: hp.count, user_agent: agent,
+                            method: strings[0], url: strings[1], headers: hp.baseAddress, header_count: hp.count,
+                            user_agent: strings[2],
                             connect_timeout_ms: max(1, Int(options.connectTimeout * 1000)),
                             timeout_ms: max(1, Int(options.timeout * 1000)),
-                            max_redirects: headers.isEmpty ? options.maxRedirects : 0,
-                            max_bytes: Int64(transfer.maxBytes),
+                            max_redirects: redirects,
+                            max_bytes: Int64(transfer.maxBytes), stall_seconds: r.stallSeconds ?? 0,
+                            body: body.baseAddress, body_length: body.count,
+                            aws_sigv4: r.sigv4 == nil ? nil : strings[3],
+                            credentials: r.sigv4 == nil ? nil : strings[4],
                             on_data: { context, data, length in
                                 Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().append(data, length)
                                     ? 1 : 0
@@ -140,35 +199,36 @@ public final class HTTPClient: Sendable {
                 }
             }
         }
-        let finalURL = withUnsafeBytes(of: result.effective_url) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
-        let shownURL = finalURL.isEmpty ? url : finalURL
-        let reason = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let contentType = withUnsafeBytes(of: result.content_type) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let finalURL = text(result.effective_url)
+        let shownURL = finalURL.isEmpty ? r.url : finalURL
+        let reason = text(result.error)
+        let contentType = text(result.content_type), etag = text(result.etag)
         let retryAfter = result.retry_after_seconds >= 0 ? Double(result.retry_after_seconds) : nil
 
         switch code {
         case Int32(CC_OK):
-            let status = Int(result.http_status)
-            guard (200...299).contains(status) else {
-                return .failure(.httpStatus(url: shownURL, status: status), retryAfter: retryAfter)
-            }
-            return .success(
+            return .reply(
                 HTTPResponse(
-                    status: status, body: transfer.body, contentType: contentType.isEmpty ? nil : contentType,
-                    url: shownURL))
-        case Int32(CC_ERR_ABORTED): return .failure(.cancelled, retryAfter: nil)
-        case Int32(CC_ERR_TIMEOUT): return .failure(.timedOut(url: shownURL, seconds: options.timeout), retryAfter: nil)
-        case Int32(CC_ERR_CONNECT): return .failure(.connectionFailed(url: shownURL, reason: reason), retryAfter: nil)
-        case Int32(CC_ERR_TOO_LARGE):
-            return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes), retryAfter: nil)
-        case Int32(CC_ERR_PROTOCOL): return .failure(.unsupportedScheme(url: shownURL), retryAfter: nil)
-        case Int32(CC_ERR_REDIRECTS): return .failure(.tooManyRedirects(url: url), retryAfter: nil)
-        case Int32(CC_ERR_TLS): return .failure(.tls(url: shownURL, reason: reason), retryAfter: nil)
-        default: return .failure(.transfer(url: shownURL, reason: reason), retryAfter: nil)
+                    status: Int(result.http_status), body: transfer.body,
+                    contentType: contentType.isEmpty ? nil : contentType, url: shownURL,
+                    etag: etag.isEmpty ? nil : etag,
+                    contentLength: result.content_length >= 0 ? result.content_length : nil),
+                retryAfter: retryAfter)
+        case Int32(CC_ERR_ABORTED): return .failure(.cancelled)
+        case Int32(CC_ERR_TIMEOUT):
+            if let stall = r.stallSeconds, reason.contains("too slow") {
+                return .failure(.stalled(url: shownURL, seconds: stall))
+            }
+            return .failure(.timedOut(url: shownURL, seconds: options.timeout))
+        case Int32(CC_ERR_CONNECT): return .failure(.connectionFailed(url: shownURL, reason: reason))
+        case Int32(CC_ERR_TOO_LARGE): return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes))
+        case Int32(CC_ERR_PROTOCOL): return .failure(.unsupportedScheme(url: shownURL))
+        case Int32(CC_ERR_REDIRECTS): return .failure(.tooManyRedirects(url: r.url))
+        case Int32(CC_ERR_TLS): return .failure(.tls(url: shownURL, reason: reason))
+        default: return .failure(.transfer(url: shownURL, reason: reason))
         }
     }
 }

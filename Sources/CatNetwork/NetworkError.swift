@@ -4,6 +4,8 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Only http and https are ever fetched: also for redirects and URLs in replies.
     case unsupportedScheme(url: String)
     case timedOut(url: String, seconds: Double)
+    /// No byte moved for `seconds` (a server that stalls mid-transfer).
+    case stalled(url: String, seconds: Int)
     case connectionFailed(url: String, reason: String)
     case httpStatus(url: String, status: Int)
     case tooLarge(url: String, limit: Int)
@@ -25,6 +27,7 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidURL(url): return "invalid URL '\(url)'"
         case let .unsupportedScheme(url): return "refusing to fetch \(url): only http and https URLs are allowed"
         case let .timedOut(url, seconds): return "timed out after \(Self.format(seconds)) s fetching \(url)"
+        case let .stalled(url, seconds): return "\(url) stalled: no data moved for \(seconds) s"
         case let .connectionFailed(url, reason): return "cannot reach \(url): \(reason)"
         case let .httpStatus(url, status): return "\(url) answered HTTP \(status)"
         case let .tooLarge(url, limit): return "\(url) is larger than \(Self.size(limit)); refused"
@@ -55,7 +58,7 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Worth another try: the network or the server may do better in a moment.
     var isTransient: Bool {
         switch self {
-        case .connectionFailed: return true
+        case .connectionFailed, .stalled: return true
         case let .httpStatus(_, status): return status == 429 || (500...599).contains(status)
         case .invalidURL, .unsupportedScheme, .timedOut, .tooLarge, .tooManyRedirects, .tls, .transfer, .badReply,
             .notAnImage, .retryTooLate, .cancelled:

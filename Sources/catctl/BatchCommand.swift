@@ -31,8 +31,11 @@ struct Batch: AsyncParsableCommand {
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter spec; repeat to chain.", valueName: "spec"))
     var filters: [String] = []
 
-    @Option(name: .customLong("output-dir"), help: "Where the outputs go (created if missing).")
-    var outputDirectory: String
+    @Option(
+        name: .customLong("output-dir"),
+        help: ArgumentHelp(
+            "Where the outputs go: a folder (created if missing) or s3://bucket/prefix/.", valueName: "dir"))
+    var outputDirectory: String?
 
     @Option(help: ArgumentHelp("The outputs' format; same keeps each input's.", valueName: "format"))
     var format: BatchFormat = .same
@@ -63,15 +66,21 @@ struct Batch: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Also take the paths in FILE, one a line (a list made once, so that many shards do not each walk the tree).",
+            "Also take the paths in FILE (or an s3:// object), one a line (a list made once, e.g. by --list, so that "
+                + "many shards do not each walk the tree or list the bucket).",
             valueName: "file"))
     var manifest: String?
 
-    @Argument(help: "Files, folders, or - for paths on standard input.")
+    @Flag(
+        help: "Write the inputs (this shard's), one a line, and process none: a manifest for --manifest.")
+    var list = false
+
+    @Argument(help: "Files, folders, s3://bucket/key or s3://bucket/prefix/, or - for paths on standard input.")
     var inputs: [String] = []
 
     func validate() throws {
-        if filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
+        if !list, outputDirectory == nil { throw ValidationError("give --output-dir (or --list)") }
+        if !list, filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
         if inputs.isEmpty && manifest == nil { throw ValidationError("give at least one INPUT, or --manifest FILE") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         _ = try shard?.resolved()
@@ -81,11 +90,11 @@ struct Batch: AsyncParsableCommand {
         let cores = CPUs.available
         let jobs = self.jobs ?? cores
         let request = BatchRequest(
-            inputs: inputs, outputDirectory: outputDirectory, filters: filters, format: format.format,
+            inputs: inputs, outputDirectory: outputDirectory ?? "", filters: filters, format: format.format,
             jobs: jobs, encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: try shard?.resolved(),
             recursive: recursive,
-            skipExisting: skipExisting, manifest: manifest)
+            skipExisting: skipExisting, manifest: manifest, listOnly: list)
         let json = self.json
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

@@ -95,7 +95,9 @@ final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
     {
         files.map { BatchInput(path: $0) }
     }
-    func existingFiles(_ paths: [String]) async -> Set<String> { existing.intersection(paths) }
+    func existingFiles(_ paths: [String], in folder: OutputFolder) async throws -> Set<String> {
+        existing.intersection(paths)
+    }
     func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder {
         if directory == "/nope" { throw ImageIOError.cannotCreate(path: directory, reason: "cannot create the folder") }
         return OutputFolder(path: directory, resolved: directory, device: 0, inode: 0)
@@ -116,6 +118,8 @@ final class RecordingBatchView: BatchView {
     func showFileResult(_ result: BatchFileResult) { results.append(result) }
     func showSummary(_ summary: BatchSummary) { summaries.append(summary) }
     func showError(_ failure: SceneFailure) { errors.append(failure) }
+    func showListing(_ inputs: [String], leftOut: [String]) { listings.append((inputs, leftOut)) }
+    var listings: [([String], [String])] = []
 }
 
 /// `--shard auto/N`: the task's index from the array-job engine's variable.

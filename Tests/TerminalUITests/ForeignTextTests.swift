@@ -1,3 +1,4 @@
+import CatSupport
 import CatImageIO
 import Foundation
 import TerminalUI

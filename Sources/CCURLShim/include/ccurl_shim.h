@@ -13,6 +13,7 @@ typedef int (*cc_data_fn)(void *context, const uint8_t *data, size_t length);
 typedef int (*cc_progress_fn)(void *context, int64_t received, int64_t expected);
 
 typedef struct cc_request {
+    const char *method;          // NULL or "GET"; "HEAD", "PUT", "POST", "DELETE"
     const char *url;
     const char *const *headers;  // "Name: value" lines, never logged
     size_t header_count;
@@ -21,6 +22,14 @@ typedef struct cc_request {
     long timeout_ms;             // the whole transfer
     long max_redirects;          // 0: redirects are not followed (a 3xx is the reply)
     int64_t max_bytes;           // refuse a larger body (announced or received); 0: no limit
+    long stall_seconds;          // abort when under 1 byte/s for this long; 0: only timeout_ms
+    const uint8_t *body;         // what PUT and POST send (body_length bytes; may be NULL when 0)
+    size_t body_length;
+    // AWS Signature Version 4 by libcurl (CURLOPT_AWS_SIGV4), e.g. "aws:amz:us-east-1:s3",
+    // with `credentials` "KEY:SECRET"; NULL: unsigned. libcurl signs the headers given, the
+    // path and the query as they are written: the caller encodes and sorts them.
+    const char *aws_sigv4;
+    const char *credentials;
     cc_data_fn on_data;
     cc_progress_fn on_progress;
     void *context;
@@ -30,7 +39,9 @@ typedef struct cc_result {
     int curl_code;               // CURLE_*: 0 when the transfer itself worked
     long http_status;
     int64_t retry_after_seconds; // from Retry-After, or -1
+    int64_t content_length;      // announced by the reply, or -1
     char content_type[128];
+    char etag[256];              // the ETag header, as sent
     char effective_url[2048];    // after redirects
     char error[256];
 } cc_result;
@@ -49,7 +60,10 @@ enum {
 
 // Once per process, before any other call.
 int cc_global_init(void);
-// Performs a GET; fills `result` and returns one of CC_*.
+// Performs the request; fills `result` and returns one of CC_*.
 int cc_perform(const cc_request *request, cc_result *result);
+// SHA-256 of `length` bytes into out[32] (OpenSSL's libcrypto, loaded when first needed;
+// CommonCrypto on Apple's systems). 0 when libcrypto cannot be loaded.
+int cc_sha256(const uint8_t *data, size_t length, uint8_t out[32]);
 
 #endif

@@ -50,6 +50,12 @@ typedef struct cs_metadata {
 // catctl's own stderr (cs_console_fd), also while a quiet scope has fd 2 elsewhere.
 int cs_write_all(int fd, const void *bytes, size_t count);
 
+// A file in memory, with no name in any folder (memfd_create; elsewhere an unlinked
+// temporary file), opened read-write and close-on-exec; -1 with errno when there is none.
+// What libraries chatter on fd 2 is kept in one, and an output bound for object storage
+// is encoded into one before its upload.
+int cs_memory_file(const char *name);
+
 // A copy of bytes[0..length) in new memory (one byte when length is 0, so the pointer is
 // valid), or NULL when out of memory: what each decoder keeps of the file it was given.
 uint8_t *cs_copy(const uint8_t *bytes, size_t length);

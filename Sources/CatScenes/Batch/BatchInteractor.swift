@@ -1,18 +1,20 @@
 import CatImageIO
+import CatNetwork
 import CatSupport
 import FilterCore
 
 /// The Batch use cases: list the inputs, edit one file (the Edit Cat use cases, reused).
 public protocol BatchInteractorInput: Sendable {
     /// Files, folders (their images, sorted; at any depth when `recursive`, never inside
-    /// `skipping`, however it is reached) and "-" (paths on stdin, one a line), in order;
-    /// then the paths of the `manifest` file, one a line, as on stdin.
+    /// `skipping`, however it is reached), S3 objects and prefixes (listed as folders are
+    /// walked) and "-" (paths on stdin, one a line), in order; then the paths of the
+    /// `manifest` file (a file or an S3 object), one a line, as on stdin.
     func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?) async throws
         -> [BatchInput]
     /// Makes the output folder when missing and resolves it, once for the run.
     func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder
-    /// Which of these files exist already.
-    func existingFiles(_ paths: [String]) async -> Set<String>
+    /// Which of these outputs (below `folder`) exist already: files, or objects in S3.
+    func existingFiles(_ paths: [String], in folder: OutputFolder) async throws -> Set<String>
     /// Edits one file (the Edit Cat use case) into `options.outputFolder`, making the
     /// output's folders below it first; returns its megapixels.
     func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double
@@ -61,6 +63,17 @@ public struct BatchInteractor: BatchInteractorInput {
         for input in inputs {
             if input == "-" {
                 out += readStandardInput().map { BatchInput(path: $0) }
+                continue
+            }
+            if ObjectStorage.names(input) {
+                // A prefix is listed (as a folder is walked); an object is one input.
+                guard (try? S3Location(input))?.isPrefix == true else {
+                    out.append(BatchInput(path: input))
+                    continue
+                }
+                out += try ObjectStorage.images(under: input, recursive: recursive).map {
+                    BatchInput(path: $0.path, relativePath: $0.relative)
+                }
                 continue
             }
             guard FileSystem.isDirectory(input) else {
@@ -116,8 +129,9 @@ public struct BatchInteractor: BatchInteractorInput {
     }
 
     @concurrent
-    public func existingFiles(_ paths: [String]) async -> Set<String> {
-        Set(paths.filter { FileSystem.exists($0, follow: false) })
+    public func existingFiles(_ paths: [String], in folder: OutputFolder) async throws -> Set<String> {
+        if ObjectStorage.names(folder.path) { return try ObjectStorage.existing(paths, under: folder.path) }
+        return Set(paths.filter { FileSystem.exists($0, follow: false) })
     }
 
     @concurrent

@@ -97,7 +97,8 @@ public enum BatchPlanning {
     }
 
     static func standardized(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
+        if ObjectStorage.names(path) { return path }  // a key is what it says: "a//b" is not "a/b"
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// FNV-1a of a path's bytes (a name that is not UTF-8 hashes its own bytes, `FileNames`).

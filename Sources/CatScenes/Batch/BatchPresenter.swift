@@ -1,11 +1,15 @@
 import CatImageIO
+import CatNetwork
 import CatSupport
 import FilterCore
 
 /// The Batch scene's logic: plans the run (inputs, shard, output names), keeps `jobs`
 /// files in flight, reports each file and the progress, and decides the exit status:
 /// 0 when every file was written, 65 when some failed (the rest are still written),
-/// 130 when interrupted (finished files stay; unfinished ones leave nothing).
+/// 130 when interrupted (finished files stay; unfinished ones leave nothing). A failure of
+/// the network or object storage (75) or of the credentials (77) starts no new file: the
+/// engine that runs the task can act on the status (retry it; `--skip-existing` makes
+/// that cheap), and the run says which it was.
 @MainActor
 public final class BatchPresenter {
     private let view: any BatchView
@@ -36,19 +40,23 @@ public final class BatchPresenter {
     }
 
     private func batch(_ request: BatchRequest) async -> ExitStatus {
+        if request.listOnly { return await list(request) }
         let start = now()
         let chain: FilterChain
         var work: [(input: String, output: String)]
         var otherShards = 0
         var existing: [(input: String, output: String)] = []
-        let folder: OutputFolder
+        var folder: OutputFolder
         do {
             chain = try FilterChain(catSpecs: request.filters)
+            try Self.checkOutputsOutsideInputs(request.inputs, directory: request.outputDirectory)
             folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
+            folder.keepExisting = request.skipExisting
             // Names come from the whole list, before sharding: every shard agrees on them.
             let all = try await interactor.expandInputs(
                 request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder)
             let outputs = BatchPlanning.outputs(for: all, directory: request.outputDirectory, format: request.format)
+            try Self.checkOutputsOutsideInputs(request.inputs, outputs: outputs)
             work = zip(all.map(\.path), outputs).map { (input: $0, output: $1) }
             if let shard = request.shard {
                 let mine = work.filter { shard.contains($0.input) }
@@ -56,7 +64,7 @@ public final class BatchPresenter {
                 work = mine
             }
             if request.skipExisting {
-                let present = await interactor.existingFiles(work.map(\.output))
+                let present = try await interactor.existingFiles(work.map(\.output), in: folder)
                 existing = work.filter { present.contains($0.output) }
                 work = work.filter { !present.contains($0.output) }
             }
@@ -78,12 +86,14 @@ public final class BatchPresenter {
                     input: file.input, output: file.output, error: nil, milliseconds: 0,
                     skipped: true))
         }
-        var ok = 0, failed = 0, megapixels = 0.0
+        var ok = 0, failed = 0, skipped = existing.count, megapixels = 0.0
+        /// The gravest failure that stops the run (75, 77), once one is seen.
+        var stop: ExitStatus?
         let interactor = self.interactor
-        await withTaskGroup(of: (Int, Double?, String?, Int).self) { group in
+        await withTaskGroup(of: (Int, FileOutcome, Int).self) { group in
             var next = 0
             func launch() {
-                guard next < work.count, !Task.isCancelled else { return }
+                guard next < work.count, !Task.isCancelled, stop == nil else { return }
                 let i = next
                 next += 1
                 let (input, output) = work[i]
@@ -91,19 +101,39 @@ public final class BatchPresenter {
                 fileOptions.encode.format = request.format ?? ImageFormat(path: output) ?? .png
                 group.addTask {
                     let clock = ContinuousClock(), began = clock.now
+                    let outcome: FileOutcome
                     do {
-                        let mp = try await interactor.process(input, to: output, chain: chain, options: fileOptions)
-                        return (i, mp, nil, Self.ms(clock.now - began))
+                        outcome = .written(
+                            megapixels: try await interactor.process(
+                                input, to: output, chain: chain, options: fileOptions))
+                    } catch ImageIOError.storage(.alreadyExists) {
+                        outcome = .writtenMeanwhile  // by another task of the array (If-None-Match)
                     } catch {
-                        return (i, nil, SceneFailure(error).message, Self.ms(clock.now - began))
+                        outcome = .failed(SceneFailure(error))
                     }
+                    return (i, outcome, Self.ms(clock.now - began))
                 }
             }
             for _ in 0..<request.jobs { launch() }
-            while let (i, mp, error, ms) = await group.next() {
-                if let mp { ok += 1; megapixels += mp } else { failed += 1 }
+            while let (i, outcome, ms) = await group.next() {
+                var error: String?
+                switch outcome {
+                case let .written(mp):
+                    ok += 1
+                    megapixels += mp
+                case .writtenMeanwhile:
+                    skipped += 1
+                case let .failed(failure):
+                    failed += 1
+                    error = failure.message
+                    if failure.status == .noPermission || (failure.status == .tempFail && stop == nil) {
+                        stop = failure.status
+                    }
+                }
                 view.showFileResult(
-                    BatchFileResult(input: work[i].input, output: work[i].output, error: error, milliseconds: ms))
+                    BatchFileResult(
+                        input: work[i].input, output: work[i].output, error: error, milliseconds: ms,
+                        skipped: outcome == .writtenMeanwhile))
                 let elapsed = Self.seconds(now() - start), done = ok + failed
                 view.updateProgress(
                     BatchProgress(
@@ -115,10 +145,65 @@ public final class BatchPresenter {
         let interrupted = Task.isCancelled
         view.showSummary(
             BatchSummary(
-                ok: ok, failed: failed, skipped: existing.count, seconds: Self.seconds(now() - start),
-                interrupted: interrupted))
+                ok: ok, failed: failed, skipped: skipped, seconds: Self.seconds(now() - start),
+                interrupted: interrupted, notStarted: work.count - ok - failed - (skipped - existing.count),
+                stoppedBy: stop))
         if interrupted { return .interrupted }
+        if let stop { return stop }
         return failed > 0 ? .dataError : .ok
+    }
+
+    /// `--list`: the inputs a run would take (this shard's), one a line: a manifest. A
+    /// path with a control character cannot be a manifest's line (a line break would split
+    /// it, and a terminal would run the rest): it is left out, and named.
+    private func list(_ request: BatchRequest) async -> ExitStatus {
+        do {
+            var inputs = try await interactor.expandInputs(
+                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: nil
+            ).map(\.path)
+            if let shard = request.shard { inputs = inputs.filter(shard.contains) }
+            let unsafe = inputs.filter {
+                $0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+            }
+            let leftOut = Set(unsafe)
+            view.showListing(inputs.filter { !leftOut.contains($0) }, leftOut: unsafe)
+            return .ok
+        } catch {
+            let failure = SceneFailure(error)
+            view.showError(failure)
+            return failure.status
+        }
+    }
+
+    /// Outputs may never land under an input prefix in object storage: the next run (or
+    /// the next task listing it) would take them as inputs, and again (the loop of
+    /// functions triggered by their own uploads). Checked on the output prefix before any
+    /// listing, and on every output path once the names are known. Folders need no check:
+    /// their walk never enters the output folder.
+    static func checkOutputsOutsideInputs(
+        _ inputs: [String], directory: String? = nil, outputs: [String] = []
+    ) throws(SceneFailure) {
+        let prefixes = inputs.compactMap { try? S3Location($0) }.filter(\.isPrefix)
+        guard !prefixes.isEmpty else { return }
+        var targets = outputs
+        if let directory, let folder = try? S3Location(directory) {
+            targets.append(folder.isPrefix ? folder.description : folder.description + "/")
+        }
+        for target in targets {
+            guard let location = try? S3Location(target),
+                let prefix = prefixes.first(where: { $0.contains(location) })
+            else { continue }
+            throw SceneFailure(
+                status: .usage,
+                message: "\(target) would land under the input prefix \(prefix): outputs there would be taken "
+                    + "as inputs by the next run; choose --output-dir outside it")
+        }
+    }
+
+    enum FileOutcome: Equatable {
+        case written(megapixels: Double)
+        case writtenMeanwhile
+        case failed(SceneFailure)
     }
 
     nonisolated static func ms(_ d: Duration) -> Int { Int((d / .milliseconds(1)).rounded()) }

@@ -22,14 +22,17 @@ public struct BatchRequest: Sendable, Equatable {
     public var recursive: Bool
     /// Inputs whose output exists already are skipped (resuming an interrupted batch).
     public var skipExisting: Bool
+    /// List the inputs (a manifest) and process none (`--list`).
+    public var listOnly = false
 
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
         encoding: EncodeSettings = [:], maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
         shard: Shard? = nil, recursive: Bool = false,
-        skipExisting: Bool = false, manifest: String? = nil
+        skipExisting: Bool = false, manifest: String? = nil, listOnly: Bool = false
     ) {
+        self.listOnly = listOnly
         self.inputs = inputs
         self.manifest = manifest
         self.outputDirectory = outputDirectory

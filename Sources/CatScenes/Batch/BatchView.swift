@@ -11,6 +11,8 @@ public protocol BatchView: AnyObject {
     func showSummary(_ summary: BatchSummary)
     /// The batch could not run at all (usage, output folder).
     func showError(_ failure: SceneFailure)
+    /// `--list`: the inputs, and those left out (a control character in the path).
+    func showListing(_ inputs: [String], leftOut: [String])
 }
 
 extension BatchView {
@@ -70,11 +72,21 @@ public struct BatchSummary: Equatable, Sendable {
     public let skipped: Int
     public let seconds: Double
     public let interrupted: Bool
-    public init(ok: Int, failed: Int, skipped: Int = 0, seconds: Double, interrupted: Bool) {
+    /// Files of this run never started: the run stopped (interrupted, or `stoppedBy`).
+    public let notStarted: Int
+    /// The failure that made the run start no more files: 75 (network or storage) or 77
+    /// (credentials).
+    public let stoppedBy: ExitStatus?
+    public init(
+        ok: Int, failed: Int, skipped: Int = 0, seconds: Double, interrupted: Bool, notStarted: Int = 0,
+        stoppedBy: ExitStatus? = nil
+    ) {
         self.ok = ok
         self.failed = failed
         self.skipped = skipped
         self.seconds = seconds
         self.interrupted = interrupted
+        self.notStarted = notStarted
+        self.stoppedBy = stoppedBy
     }
 }

@@ -12,6 +12,10 @@ public enum ExitStatus: Int32, Sendable, Equatable {
     case unavailable = 69
     case cannotCreate = 73
     case ioError = 74
+    /// EX_TEMPFAIL: the network or object storage failed; running the task again may work.
+    case tempFail = 75
+    /// EX_NOPERM: object storage refused the credentials (or they are not set).
+    case noPermission = 77
     case interrupted = 130
 }
 
@@ -47,12 +51,15 @@ public struct SceneFailure: Error, Equatable, Sendable {
             self.init(status: .usage, message: error.description)
         case let error as ImageIOError:
             self.init(status: Self.status(of: error), message: error.description, hint: Self.hint(for: error))
+        case let error as S3Error:
+            self.init(status: Self.status(of: error), message: error.description)
         case let error as NetworkError:
             switch error {
             case .cancelled: self.init(status: .interrupted, message: "cancelled")
             case .notAnImage: self.init(status: .dataError, message: error.description)
             case .tooLarge: self.init(status: .unavailable, message: error.description, hint: .raiseDownloadLimit)
-            case .invalidURL, .unsupportedScheme, .timedOut, .connectionFailed, .httpStatus, .tooManyRedirects, .tls,
+            case .invalidURL, .unsupportedScheme, .timedOut, .stalled, .connectionFailed, .httpStatus,
+                .tooManyRedirects, .tls,
                 .transfer, .badReply, .retryTooLate:
                 self.init(status: .unavailable, message: error.description)
             }
@@ -77,6 +84,20 @@ public struct SceneFailure: Error, Equatable, Sendable {
             return .ioError
         case .resourceMissing:
             return .software
+        case let .storage(error):
+            return status(of: error)
+        }
+    }
+
+    static func status(of error: S3Error) -> ExitStatus {
+        switch error.kind {
+        case .usage: return .usage
+        case .credentials: return .noPermission
+        case .missing, .tooLarge: return .noInput
+        case .exists: return .cannotCreate
+        case .transient: return .tempFail
+        case .refused: return .unavailable
+        case .cancelled: return .interrupted
         }
     }
 
@@ -85,7 +106,7 @@ public struct SceneFailure: Error, Equatable, Sendable {
         case .tooLarge, .outputTooLarge: return .raisePixelLimit
         case .outputIsInput: return .overwriteInput
         case .notAnImage, .notAFont, .corrupt, .truncated, .unsupported, .limitExceeded, .invalidSize, .outOfMemory,
-            .inputMissing, .inputUnreadable, .cannotCreate, .writeFailed, .resourceMissing:
+            .inputMissing, .inputUnreadable, .cannotCreate, .writeFailed, .resourceMissing, .storage:
             return nil
         }
     }

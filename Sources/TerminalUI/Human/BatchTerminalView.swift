@@ -45,11 +45,28 @@ public final class BatchTerminalView: BatchView {
 
     public func showSummary(_ summary: BatchSummary) {
         status.clear()
-        let end = summary.interrupted ? ", interrupted" : ""
+        var end = summary.interrupted ? ", interrupted" : ""
+        if summary.notStarted > 0 { end += ", \(summary.notStarted) not started" }
+        switch summary.stoppedBy {
+        case .tempFail?: end += " (stopped: object storage or the network failed; run it again, with --skip-existing)"
+        case .noPermission?: end += " (stopped: the credentials were refused)"
+        default: break
+        }
         let skipped = summary.skipped > 0 ? "\(summary.skipped) skipped, " : ""
         console.stderr.write(
             "\(summary.ok) written, \(skipped)\(summary.failed) failed in "
                 + String(printf: "%.1f s", summary.seconds) + "\(end)\n")
+    }
+
+    /// Each path as it is (a manifest is data: a key's bytes must survive), one a line;
+    /// those left out are named on stderr, made visible.
+    public func showListing(_ inputs: [String], leftOut: [String]) {
+        for input in inputs { console.stdout.write(input + "\n") }
+        for input in leftOut {
+            console.stderr.write(
+                "catctl: left out \(ForeignText.visible(input)): a control character in a path cannot be a manifest's line\n"
+            )
+        }
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -26,8 +26,15 @@ public final class BatchJSONView: BatchView {
             ("event", .string("summary")), ("ok", .int(summary.ok)), ("failed", .int(summary.failed)),
             ("skipped", .int(summary.skipped)),
             ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
-            ("interrupted", .bool(summary.interrupted)),
+            ("interrupted", .bool(summary.interrupted)), ("not_started", .int(summary.notStarted)),
         ])
+    }
+
+    public func showListing(_ inputs: [String], leftOut: [String]) {
+        for input in inputs { json.emit([("event", .string("listed")), ("input", .string(input))]) }
+        for input in leftOut {
+            json.emit([("event", .string("listed")), ("input", .string(input)), ("left_out", .bool(true))])
+        }
     }
 
     public func showError(_ failure: SceneFailure) {

@@ -1,5 +1,6 @@
 import CatImageIO
 import CatScenes
+import CatSupport
 
 /// A JSON value with object keys kept in the order written, so JSON lines read the
 /// way docs/CLI.md documents them.

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatSupport
 
 /// The one neutraliser: text that did not come from catctl itself (API fields, URLs,
 /// headers, file names, metadata, and error messages that embed them) passes through

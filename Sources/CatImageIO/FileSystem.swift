@@ -1,0 +1,69 @@
+import CatSupport
+
+/// The system calls on paths that catctl makes, each through `FileNames.withPath`.
+public enum FileSystem {
+    /// stat(2) (`follow`) or lstat(2).
+    public static func status(_ path: String, follow: Bool = true) -> stat? {
+        var st = stat()
+        let ok = FileNames.withPath(path) { follow ? stat($0, &st) : lstat($0, &st) } == 0
+        return ok ? st : nil
+    }
+
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        FileNames.withPath(path) { CatSupport.open($0, flags, mode) }
+    }
+
+    public static func openat(_ dirfd: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        FileNames.withPath(name) { CatSupport.openat(dirfd, $0, flags, mode) }
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        status(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
+    }
+
+    public static func exists(_ path: String, follow: Bool = true) -> Bool { status(path, follow: follow) != nil }
+
+    /// The absolute path with every link resolved (realpath(3)), or nil.
+    public static func resolved(_ path: String) -> String? {
+        FileNames.withPath(path) { p -> String? in
+            guard let real = realpath(p, nil) else { return nil }
+            defer { free(real) }
+            return FileNames.decode(
+                UnsafeBufferPointer(start: real, count: strlen(real)).lazy.map { UInt8(bitPattern: $0) })
+        }
+    }
+
+    /// The type (S_IFDIR, S_IFREG, …) of `name` in the folder open as `fd`; `follow`: of
+    /// what a link leads to.
+    public static func type(of name: String, in fd: Int32, follow: Bool) -> mode_t? {
+        var st = stat()
+        let ok = FileNames.withPath(name) { fstatat(fd, $0, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) } == 0
+        return ok ? st.st_mode & S_IFMT : nil
+    }
+
+    /// The names in the folder open as `fd` (left open), "." and ".." left out, each with
+    /// its type (S_IFDIR, S_IFREG, S_IFLNK, …; links not followed), in the order read.
+    public static func entries(ofDirectory fd: Int32) -> [(name: String, type: mode_t)]? {
+        let own = dup(fd)
+        guard own >= 0 else { return nil }
+        guard let dir = fdopendir(own) else {
+            close(own)
+            return nil
+        }
+        defer { closedir(dir) }
+        var out: [(String, mode_t)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileNames.decode(raw.prefix { $0 != 0 }) }
+            if name == "." || name == ".." { continue }
+            // readdir's own type; a stat only where the file system does not give it.
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): out.append((name, S_IFDIR))
+            case Int32(DT_REG): out.append((name, S_IFREG))
+            case Int32(DT_LNK): out.append((name, S_IFLNK))
+            case Int32(DT_UNKNOWN): out.append((name, type(of: name, in: fd, follow: false) ?? 0))
+            default: out.append((name, 0))
+            }
+        }
+        return out
+    }
+}

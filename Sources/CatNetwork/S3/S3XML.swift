@@ -1,0 +1,141 @@
+import CatSupport
+
+/// The few elements catctl reads from S3's XML replies (a listing's keys, an error's code,
+/// a multipart upload's id), found by a small scanner of its own. S3 replies are flat
+/// documents of a handful of element kinds; an XML library (libxml2, through
+/// FoundationXML) would be a large parser and a new dependency for that. The scanner reads
+/// element text only, decodes the five named entities and numeric references, skips
+/// declarations, comments and CDATA as text, and stops at `maxElements` (a reply is
+/// untrusted text: Fuzz/FuzzS3XML.swift runs it on anything).
+struct S3XML {
+    /// Every element with text and no child, in document order: its name (without a
+    /// namespace prefix) and its decoded text; `depth` is how many elements enclose it.
+    struct Element: Equatable {
+        let name: String
+        let text: String
+        let depth: Int
+        /// Which `Contents` (or other parent) it is in: the index of that parent's start.
+        let parent: Int
+    }
+
+    /// A page of ListObjectsV2 holds at most 1000 keys of seven elements or so.
+    static let maxElements = 100_000
+    let elements: [Element]
+
+    init(_ bytes: [UInt8]) {
+        var elements: [Element] = []
+        var stack: [(name: String, start: Int)] = []
+        var starts = 0
+        var i = 0
+        var text: [UInt8] = []
+        let n = bytes.count
+        func name(_ raw: ArraySlice<UInt8>) -> String {
+            let local = raw.lastIndex(of: UInt8(ascii: ":")).map { raw[($0 + 1)...] } ?? raw
+            return String(decoding: local, as: UTF8.self)
+        }
+        while i < n, elements.count < Self.maxElements {
+            guard bytes[i] == UInt8(ascii: "<") else {
+                text.append(bytes[i])
+                i += 1
+                continue
+            }
+            // <!-- -->, <![CDATA[ ]]>, <? ?>, <!DOCTYPE >: a CDATA's text is kept, the rest skipped.
+            if bytes[i...].starts(with: Array("<![CDATA[".utf8)) {
+                let body = i + 9
+                let end = Self.find(Array("]]>".utf8), in: bytes, from: body) ?? n
+                text += bytes[body..<end]
+                i = min(n, end + 3)
+                continue
+            }
+            if bytes[i...].starts(with: Array("<!--".utf8)) {
+                i = min(n, (Self.find(Array("-->".utf8), in: bytes, from: i + 4) ?? n) + 3)
+                continue
+            }
+            guard let close = bytes[i...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            let tag = bytes[(i + 1)..<close]
+            i = close + 1
+            guard let first = tag.first, first != UInt8(ascii: "?"), first != UInt8(ascii: "!") else { continue }
+            if first == UInt8(ascii: "/") {
+                let closing = name(tag.dropFirst().prefix { !Self.isSpace($0) })
+                if let top = stack.last, top.name == closing {
+                    stack.removeLast()
+                    if top.start == starts - 1 {  // no child since it opened: a text element
+                        elements.append(
+                            Element(
+                                name: closing, text: Self.decode(text), depth: stack.count,
+                                parent: stack.last?.start ?? -1))
+                    }
+                }
+                text.removeAll(keepingCapacity: true)
+                continue
+            }
+            let selfClosing = tag.last == UInt8(ascii: "/")
+            let opened = name(tag.prefix { !Self.isSpace($0) && $0 != UInt8(ascii: "/") })
+            if selfClosing {
+                elements.append(Element(name: opened, text: "", depth: stack.count, parent: stack.last?.start ?? -1))
+                starts += 1
+                continue
+            }
+            guard stack.count < 64 else { break }
+            stack.append((opened, starts))
+            starts += 1
+            text.removeAll(keepingCapacity: true)
+        }
+        self.elements = elements
+    }
+
+    /// The text of the first element called `name`.
+    func first(_ name: String) -> String? { elements.first { $0.name == name }?.text }
+
+    /// The texts of the elements called `name`.
+    func all(_ name: String) -> [String] { elements.filter { $0.name == name }.map(\.text) }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard start <= bytes.count - needle.count else { return nil }
+        var j = start
+        while j <= bytes.count - needle.count {
+            if bytes[j] == needle[0], bytes[j..<(j + needle.count)].elementsEqual(needle) { return j }
+            j += 1
+        }
+        return nil
+    }
+
+    /// `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` `&#NN;` `&#xNN;`; anything else stays as written.
+    static func decode(_ raw: [UInt8]) -> String {
+        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = 0
+        while i < raw.count {
+            if raw[i] == UInt8(ascii: "&"),
+                let semi = raw[i..<min(raw.count, i + 12)].firstIndex(of: UInt8(ascii: ";"))
+            {
+                let entity = String(decoding: raw[(i + 1)..<semi], as: UTF8.self)
+                var scalar: Unicode.Scalar?
+                switch entity {
+                case "amp": scalar = "&"
+                case "lt": scalar = "<"
+                case "gt": scalar = ">"
+                case "quot": scalar = "\""
+                case "apos": scalar = "'"
+                default:
+                    if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                        scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+                    } else if entity.hasPrefix("#") {
+                        scalar = UInt32(entity.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
+                    }
+                }
+                if let scalar {
+                    out += Array(String(Character(scalar)).utf8)
+                    i = semi + 1
+                    continue
+                }
+            }
+            out.append(raw[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
