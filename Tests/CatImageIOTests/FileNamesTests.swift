@@ -1,5 +1,5 @@
-import CatSupport
 import CatImageIO
+import CatSupport
 import Foundation
 import Testing
 
