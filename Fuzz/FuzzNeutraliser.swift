@@ -1,4 +1,5 @@
 import CatImageIO
+import CatSupport
 // libFuzzer target: the neutraliser. Whatever the text (as UTF-8 with repairs, and as a
 // file name's bytes), what a human view prints holds no control byte, and what a JSON
 // view prints holds no raw control and still decodes to the text.

@@ -165,7 +165,9 @@ int cc_perform(const cc_request *r, cc_result *out) {
     set_string(h, CURLOPT_USERAGENT, r->user_agent);
     set_long(h, CURLOPT_CONNECTTIMEOUT_MS, r->connect_timeout_ms);
     set_long(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
-    if (r->max_bytes > 0) set_off_t(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes);
+    // Not for HEAD: its Content-Length is the object's size, not a body that comes.
+    int head = r->method && strcmp(r->method, "HEAD") == 0;
+    if (r->max_bytes > 0 && !head) set_off_t(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes);
     if (r->stall_seconds > 0) {
         set_long(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
         set_long(h, CURLOPT_LOW_SPEED_TIME, r->stall_seconds);

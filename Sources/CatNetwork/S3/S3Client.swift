@@ -37,7 +37,8 @@ public struct S3Settings: Sendable {
 
     /// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION (else
     /// AWS_DEFAULT_REGION, else us-east-1), AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL);
-    /// CATCTL_S3_PART_SIZE (bytes) and CATCTL_S3_STALL_SECONDS. Secrets appear in no message.
+    /// CATCTL_S3_PART_SIZE (bytes), CATCTL_S3_STALL_SECONDS and CATCTL_S3_RETRIES. Secrets
+    /// appear in no message.
     public static func fromEnvironment(_ environment: [String: String]) throws(S3Error) -> S3Settings {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         guard let key = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
@@ -84,6 +85,12 @@ public struct S3Settings: Sendable {
             }
             settings.stallSeconds = seconds
             settings.http.connectTimeout = Double(min(seconds, 10))
+        }
+        if let text = value("CATCTL_S3_RETRIES") {
+            guard let retries = Int(text), (0...HTTPClientOptions.maxRetries).contains(retries) else {
+                throw .notConfigured("CATCTL_S3_RETRIES must be 0-\(HTTPClientOptions.maxRetries)")
+            }
+            settings.http.retries = retries
         }
         return settings
     }
@@ -212,7 +219,7 @@ public final class S3Client: Sendable {
     /// Stops with `limit` after `maxKeys`. Keys are asked for URL-encoded, so a key with
     /// characters XML cannot carry still arrives whole.
     public func list(
-        _ prefix: S3Location, recursive: Bool, maxKeys: Int, page: ([S3Object]) throws(S3Error) -> Void
+        _ prefix: S3Location, recursive: Bool, maxKeys: Int, page each: ([S3Object]) throws(S3Error) -> Void
     ) throws(S3Error) {
         let bucket = S3Location(bucket: prefix.bucket, key: "")
         var token: String?
@@ -222,32 +229,17 @@ public final class S3Client: Sendable {
             if !recursive { query.append(("delimiter", "/")) }
             if let token { query.append(("continuation-token", token)) }
             let reply = try send("GET", bucket, query: query, maxBytes: 16 * 1_048_576, shown: prefix)
-            let xml = S3XML(reply.body)
-            guard
-                xml.elements.contains(where: { $0.name == "IsTruncated" || $0.name == "KeyCount" || $0.name == "Name" })
-            else {
-                throw .badReply(location: prefix.description, reason: "a listing with no ListBucketResult")
-            }
-            var objects: [S3Object] = []
-            var keys: [Int: String] = [:], sizes: [Int: Int64] = [:]
-            for element in xml.elements where element.depth == 2 {
-                if element.name == "Key" { keys[element.parent] = S3Location.decodeListed(element.text) }
-                if element.name == "Size" { sizes[element.parent] = Int64(element.text) }
-            }
-            for parent in keys.keys.sorted() {
-                objects.append(
-                    S3Object(location: S3Location(bucket: prefix.bucket, key: keys[parent]!), size: sizes[parent] ?? 0))
-            }
-            count += objects.count
+            let page = try S3ListPage(reply: reply.body, bucket: prefix.bucket, shown: prefix.description)
+            count += page.objects.count
             guard count <= maxKeys else {
                 throw .limit(
                     location: prefix.description,
                     reason: "over \(maxKeys) objects to list; give the inputs as a manifest (--manifest)")
             }
-            try page(objects)
-            guard xml.first("IsTruncated") == "true" else { return }
-            guard let next = xml.first("NextContinuationToken"), !next.isEmpty, next != token else {
-                throw .badReply(location: prefix.description, reason: "a truncated listing with no continuation token")
+            try each(page.objects)
+            guard let next = page.nextToken else { return }
+            guard next != token else {
+                throw .badReply(location: prefix.description, reason: "a listing that gives the same page again")
             }
             token = next
         }

@@ -139,3 +139,38 @@ struct S3XML {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// One page of a ListObjectsV2 reply (asked for with encoding-type=url): its objects, in
+/// the reply's order, and the token of the next page.
+public struct S3ListPage: Sendable, Equatable {
+    public let objects: [S3Object]
+    /// nil on the last page.
+    public let nextToken: String?
+
+    /// `shown` names the listing in errors.
+    public init(reply: [UInt8], bucket: String, shown: String) throws(S3Error) {
+        let xml = S3XML(reply)
+        guard xml.elements.contains(where: { $0.name == "IsTruncated" || $0.name == "KeyCount" || $0.name == "Name" })
+        else {
+            throw .badReply(location: shown, reason: "a listing with no ListBucketResult")
+        }
+        // Key and Size of one Contents share its start (`parent`).
+        var keys: [Int: String] = [:], sizes: [Int: Int64] = [:]
+        for element in xml.elements where element.depth == 2 {
+            if element.name == "Key" { keys[element.parent] = S3Location.decodeListed(element.text) }
+            if element.name == "Size" { sizes[element.parent] = Int64(element.text) }
+        }
+        objects = keys.keys.sorted().compactMap { parent in
+            guard let key = keys[parent], !key.isEmpty, key.utf8.count <= 1024 else { return nil }
+            return S3Object(location: S3Location(bucket: bucket, key: key), size: sizes[parent] ?? 0)
+        }
+        guard xml.first("IsTruncated") == "true" else {
+            nextToken = nil
+            return
+        }
+        guard let next = xml.first("NextContinuationToken"), !next.isEmpty, next.utf8.count <= 4096 else {
+            throw .badReply(location: shown, reason: "a truncated listing with no continuation token")
+        }
+        nextToken = next
+    }
+}

@@ -67,7 +67,9 @@ public struct BatchInteractor: BatchInteractorInput {
             }
             if ObjectStorage.names(input) {
                 // A prefix is listed (as a folder is walked); an object is one input.
-                guard (try? S3Location(input))?.isPrefix == true else {
+                let location: S3Location
+                do { location = try S3Location(input) } catch { throw ImageIOError.storage(error) }
+                guard location.isPrefix else {
                     out.append(BatchInput(path: input))
                     continue
                 }
