@@ -67,6 +67,23 @@ struct ObjectStorageCommandTests {
         #expect(FileManager.default.fileExists(atPath: back))
     }
 
+    @Test func loadSavesToAKeyAndDetectReadsOne() throws {
+        let bucket = try server.makeBucket()
+        let load = try Catctl.run(
+            ["load", "--provider", "folder", "--no-preview", "-o", "s3://\(bucket)/loaded/cat.jpg", "--json"],
+            environment: server.environment)
+        #expect(load.status == 0, "\(load.stderr)")
+        #expect(load.stdoutText.contains(#""output":"s3://\#(bucket)/loaded/cat.jpg""#))
+        let saved = try #require(try server.get(bucket: bucket, key: "loaded/cat.jpg"))
+        #expect(saved.starts(with: [0xFF, 0xD8]))
+        try server.put(Fixtures.path("cats/01-sol-nascente-siamese.jpg"), bucket: bucket, key: "cat.jpg")
+        let detect = try Catctl.run(["detect", "--json", "s3://\(bucket)/cat.jpg"], environment: server.environment)
+        let local = try Catctl.run(["detect", "--json", Fixtures.path("cats/01-sol-nascente-siamese.jpg")])
+        #expect(detect.status == 0, "\(detect.stderr)")
+        let faces = { (text: String) in text.components(separatedBy: #""faces":"#).last ?? "" }
+        #expect(faces(detect.stdoutText) == faces(local.stdoutText) && faces(local.stdoutText).contains("score"))
+    }
+
     @Test func aMultipartUploadGivesTheSameBytesAsOnePut() throws {
         let bucket = try server.makeBucket()
         try server.put(Fixtures.path("cats/01-sol-nascente-siamese.jpg"), bucket: bucket, key: "cat.jpg")
