@@ -39,15 +39,7 @@ before=${CATCTL_BEFORE:-}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The 12 MP cat: Chelsea (CC0) upscaled to 4032x3024 with a little grain, 4:2:0, quality 92.
-python3 - "$work/cat12.jpg" <<'PY'
-import sys
-import numpy as np
-from PIL import Image
-im = Image.open("Tests/Fixtures/photos/chelsea.png").convert("RGB").resize((4032, 3024), Image.LANCZOS)
-a = np.asarray(im).astype(np.int16) + np.random.default_rng(7).normal(0, 4, (3024, 4032, 3)).round().astype(np.int16)
-Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(sys.argv[1], quality=92, subsampling=2)
-PY
+python3 Benchmarks/make-cat12.py "$work/cat12.jpg"  # the 12 MP cat (Chelsea, upscaled, grain)
 # 50 frames of Chelsea turning (451x300, 40-49 ms each, looping), written by Pillow.
 python3 - "$work/anim50.gif" <<'PY'
 import sys

@@ -54,19 +54,12 @@ public final class SeaweedFS: @unchecked Sendable {
         try? Data(identities.utf8).write(to: config)
         let ports = previous?.ports ?? Self.freePorts(9)
         self.ports = ports
-        let (s3, master, volume, filer, metrics) = (ports[0], ports[1], ports[2], ports[3], ports[4])
+        let s3 = ports[0]
         endpoint = "http://127.0.0.1:\(s3)"
-        let arguments = [
-            weed, "-logdir=\(folder.path)/logs", "server", "-dir=\(folder.path)/data", "-ip=127.0.0.1",
-            "-ip.bind=127.0.0.1", "-master.telemetry=false", "-master.port=\(master)", "-volume.port=\(volume)",
-            "-filer.port=\(filer)", "-metricsPort=\(metrics)", "-s3", "-s3.port=\(s3)", "-s3.config=\(config.path)",
-            "-filer.localSocket=\(folder.path)/filer.sock", "-s3.localSocket=\(folder.path)/s3.sock",
-            "-master.port.grpc=\(ports[5])", "-volume.port.grpc=\(ports[6])", "-filer.port.grpc=\(ports[7])",
-            "-s3.port.grpc=\(ports[8])", "-s3.port.iceberg=0", "-s3.port.lance=0", "-volume.max=0",
-            "-master.volumeSizeLimitMB=32",
-        ]
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/seaweedfs").path
+        let arguments = [script, folder.path] + ports.map(String.init)
         var env = ProcessInfo.processInfo.environment
-        env["TMPDIR"] = folder.path + "/tmp"
+        env["PATH"] = URL(fileURLWithPath: weed).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
