@@ -7,10 +7,10 @@ import Testing
 /// --skip-existing; the refusals and their exit codes.
 @Suite("catctl and object storage (SeaweedFS)", .serialized)
 struct ObjectStorageCommandTests {
-    let server: SeaweedFS
+    let server: S3TestServer
 
     init() throws {
-        server = try SeaweedFS.shared.get()
+        server = try S3TestServer.shared.get()
     }
 
     /// Cat photos in `bucket` under `prefix`, and the same files in a folder: `count` of the
@@ -243,5 +243,46 @@ struct ObjectStorageCommandTests {
             ["edit", "--filter", "sepia", "s3://\(bucket)/a.jpg", "s3://\(bucket)/dir/"], environment: env)
         #expect(prefix.status == 64, "\(prefix.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
+
+/// The same paths against a second S3 implementation, JuiceFS's gateway, which checks each
+/// upload's x-amz-content-sha256 against its body: catctl's hashes, signatures and
+/// multipart uploads hold there too.
+@Suite("catctl and object storage (JuiceFS gateway)", .serialized)
+struct JuiceFSGatewayTests {
+    @Test func editAndMultipartUploadsPassASecondServersChecks() throws {
+        let server = try S3TestServer.juiceFS()
+        defer { server.stop() }
+        let bucket = try server.makeBucket()
+        let env = server.environment
+        let photo = Fixtures.path("cats/01-sol-nascente-siamese.jpg")
+        let up = try Catctl.run(
+            ["edit", "--filter", "sepia", photo, "s3://\(bucket)/in/cat 1+1.jpg"], environment: env)
+        #expect(up.status == 0, "\(up.stderr)")
+        let local = try Fixtures.temporaryDirectory()
+        let down = try Catctl.run(
+            ["edit", "--filter", "mono", "s3://\(bucket)/in/cat 1+1.jpg", local.path + "/back.png"], environment: env)
+        #expect(down.status == 0, "\(down.stderr)")
+        // Two parts of 5 MiB, each hashed and checked.
+        var multipart = env
+        multipart["CATCTL_S3_PART_SIZE"] = String(5 << 20)
+        let tiff = try Catctl.run(
+            ["edit", "--filter", "sepia", "--compression", "none", photo, "s3://\(bucket)/cat.tif"],
+            environment: multipart)
+        #expect(tiff.status == 0, "\(tiff.stderr)")
+        let onDisk = try Catctl.run([
+            "edit", "--filter", "sepia", "--compression", "none", photo, local.path + "/cat.tif",
+        ])
+        #expect(onDisk.status == 0)
+        #expect(
+            try server.get(bucket: bucket, key: "cat.tif") == Data(contentsOf: local.appendingPathComponent("cat.tif")))
+        let listed = try Catctl.run(["batch", "--list", "--recursive", "s3://\(bucket)/"], environment: env)
+        #expect(listed.stdoutLines == ["s3://\(bucket)/cat.tif", "s3://\(bucket)/in/cat 1+1.jpg"], "\(listed.stderr)")
+        var wrong = env
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        let refused = try Catctl.run(
+            ["edit", "--filter", "mono", "s3://\(bucket)/cat.tif", local.path + "/x.png"], environment: wrong)
+        #expect(refused.status == 77 && refused.stderr.contains("SignatureDoesNotMatch"), "\(refused.stderr)")
     }
 }

@@ -30,7 +30,7 @@ struct SlurmArrayTests {
 
     @Test(.enabled(if: getuid() == 0, "Slurm runs its jobs as their submitter: root here, as in CI"))
     func aFourTaskArrayWritesEveryOutputOnceAndSurvivesALostServer() throws {
-        var weed = try SeaweedFS()
+        var weed = try S3TestServer.seaweedFS()
         let slurm = try Slurm()
         let bucket = try weed.makeBucket()
         let names = Fixtures.contents(of: URL(fileURLWithPath: Fixtures.path("cats"))).filter { $0.hasSuffix(".jpg") }
@@ -104,7 +104,7 @@ struct SlurmArrayTests {
         #expect(codes.values.allSatisfy { [0, 75].contains($0) }, "\(codes)")
         let before = written(slurm, job: broken, prefix: "s3://\(bucket)/big/")
 
-        weed = try SeaweedFS(restarting: weed)
+        weed = try S3TestServer.seaweedFS(restarting: weed)
         // Back when its volumes are: until then SeaweedFS answers 500 (which catctl retries).
         for _ in 0..<300 where (try? weed.get(bucket: bucket, key: "list.txt")) == nil { usleep(100_000) }
         env["CATCTL_S3_RETRIES"] = nil

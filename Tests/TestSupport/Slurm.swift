@@ -33,7 +33,7 @@ public final class Slurm: @unchecked Sendable {
         // munged wants every folder above its socket searchable by all, and nothing writable by others.
         chmod(folder.path, 0o711)
         chmod(folder.path + "/munge", 0o755)
-        let ports = SeaweedFS.freePorts(2)
+        let ports = S3TestServer.freePorts(2)
         let d = folder.path
         let conf = """
             ClusterName=catctl
