@@ -53,8 +53,11 @@ static CURLcode set_header_fn(CURL *h, curl_write_callback f) {
 static CURLcode set_read_fn(CURL *h, curl_read_callback f) { return CC(curl_easy_setopt)(h, CURLOPT_READFUNCTION, f); }
 
 typedef struct cc_transfer {
+    CURL *handle;
     const cc_request *request;
     int too_large;
+    int error_cut;      // an error reply's body was cut at CC_ERROR_BODY_KEPT
+    size_t received;
     size_t sent;        // of request->body
     char etag[256];
 } cc_transfer;
@@ -83,9 +86,19 @@ static size_t cc_header(char *data, size_t size, size_t count, void *userdata) {
     return length;
 }
 
+// Of a reply that is not 2xx, only this much of the body is read (an error's XML or text).
+enum { CC_ERROR_BODY_KEPT = 65536 };
+
 static size_t cc_write(char *data, size_t size, size_t count, void *userdata) {
     cc_transfer *t = userdata;
     size_t length = size * count;
+    long status = 0;
+    CC(curl_easy_getinfo)(t->handle, CURLINFO_RESPONSE_CODE, &status);
+    if ((status < 200 || status > 299) && t->received + length > CC_ERROR_BODY_KEPT) {
+        t->error_cut = 1;
+        return 0;  // stop here: the status is the answer
+    }
+    t->received += length;
     if (!t->request->on_data(t->request->context, (const uint8_t *)data, length)) {
         t->too_large = 1;
         return 0;  // CURLE_WRITE_ERROR
@@ -143,7 +156,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
         return CC_ERR_OTHER;
     }
     char errbuf[CURL_ERROR_SIZE] = {0};
-    cc_transfer t = {r, 0, 0, {0}};
+    cc_transfer t = {h, r, 0, 0, 0, 0, {0}};
     struct curl_slist *headers = NULL;
     for (size_t i = 0; i < r->header_count; i++) headers = CC(curl_slist_append)(headers, r->headers[i]);
 
@@ -169,7 +182,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
     int head = r->method && strcmp(r->method, "HEAD") == 0;
     if (r->max_bytes > 0 && !head) set_off_t(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes);
     if (r->stall_seconds > 0) {
-        set_long(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        set_long(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);  // a trickle counts as a stall
         set_long(h, CURLOPT_LOW_SPEED_TIME, r->stall_seconds);
     }
     const char *method = r->method ? r->method : "GET";
@@ -193,6 +206,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
     }
 #if LIBCURL_VERSION_NUM >= 0x074B00  // 7.75.0
     if (r->aws_sigv4 && r->credentials) {
+        set_long(h, CURLOPT_PATH_AS_IS, 1L);  // a key is signed and sent as written, never resolved
         set_string(h, CURLOPT_AWS_SIGV4, r->aws_sigv4);
         set_string(h, CURLOPT_USERPWD, r->credentials);
     }
@@ -215,6 +229,7 @@ int cc_perform(const cc_request *r, cc_result *out) {
     set_pointer(h, CURLOPT_XFERINFODATA, &t);
 
     CURLcode code = CC(curl_easy_perform)(h);
+    if (code == CURLE_WRITE_ERROR && t.error_cut) code = CURLE_OK;  // the reply's status stands
     out->curl_code = (int)code;
     CC(curl_easy_getinfo)(h, CURLINFO_RESPONSE_CODE, &out->http_status);
     curl_off_t announced = -1;

@@ -21,9 +21,10 @@ public struct HTTPClientOptions: Sendable {
 
     /// The wait before attempt `attempt + 2`: the backoff, doubling up to `maxBackoff`, or
     /// the server's Retry-After; nil when that asks for longer than `timeout`, the budget of
-    /// an attempt (a longer one is answered at once with what the server said).
+    /// an attempt, or `maxBackoff` (a longer one is answered at once with what the server
+    /// said).
     func wait(attempt: Int, retryAfter: Double?) -> Double? {
-        if let retryAfter, retryAfter > timeout { return nil }
+        if let retryAfter, retryAfter > min(timeout, maxBackoff) { return nil }
         let backoff = min(maxBackoff, self.backoff * pow(2, Double(min(attempt, 32))))
         return max(0, min(timeout, retryAfter ?? backoff))
     }
@@ -54,8 +55,12 @@ struct HTTPRequest: Sendable {
     /// AWS Signature Version 4, made by libcurl: `scope` is "aws:amz:REGION:s3",
     /// `credentials` "KEY:SECRET".
     var sigv4: (scope: String, credentials: String)? = nil
-    /// Abort when no byte moves for this long (a stalled server); nil: only the timeout.
+    /// Abort when under 1 KiB/s for this long (a stalled or trickling server); nil: only
+    /// the timeout.
     var stallSeconds: Int? = nil
+    /// Asked about once a second (and with every piece of data): true aborts the transfer
+    /// (an interrupt that ends catctl).
+    var stop: (@Sendable () -> Bool)? = nil
 }
 
 /// GET over libcurl (CCURLShim): timeouts, redirects (http/https only), gzip/deflate,
@@ -101,7 +106,8 @@ public final class HTTPClient: Sendable {
     func retryWait(after error: NetworkError, retryAfter: Double?, attempt: Int) throws(NetworkError) -> Double {
         guard error.isTransient, attempt < min(options.retries, HTTPClientOptions.maxRetries) else { throw error }
         guard let wait = options.wait(attempt: attempt, retryAfter: retryAfter) else {
-            throw .retryTooLate(failure: error.description, seconds: retryAfter ?? 0, budget: options.timeout)
+            throw .retryTooLate(
+                failure: error.description, seconds: retryAfter ?? 0, budget: min(options.timeout, options.maxBackoff))
         }
         return wait
     }
@@ -162,7 +168,9 @@ public final class HTTPClient: Sendable {
 
     /// One attempt on the calling thread (S3's requests, made from a batch's workers).
     func exchange(_ request: HTTPRequest) -> Exchange {
-        Self.run(request, options: options, transfer: Transfer(maxBytes: request.maxBytes, progress: { _, _ in }))
+        Self.run(
+            request, options: options,
+            transfer: Transfer(maxBytes: request.maxBytes, progress: { _, _ in }, stop: request.stop))
     }
 
     private static func run(_ r: HTTPRequest, options: HTTPClientOptions, transfer: Transfer) -> Exchange {
@@ -238,13 +246,17 @@ public final class HTTPClient: Sendable {
 final class Transfer: @unchecked Sendable {
     let maxBytes: Int
     private let progress: @Sendable (Int64, Int64?) -> Void
+    private let stop: (@Sendable () -> Bool)?
     private let lock = Lock()
     private var cancelled = false
     private(set) var body: [UInt8] = []
 
-    init(maxBytes: Int, progress: @escaping @Sendable (Int64, Int64?) -> Void) {
+    init(
+        maxBytes: Int, progress: @escaping @Sendable (Int64, Int64?) -> Void, stop: (@Sendable () -> Bool)? = nil
+    ) {
         self.maxBytes = maxBytes
         self.progress = progress
+        self.stop = stop
     }
 
     func cancel() { lock.withLock { cancelled = true } }
@@ -259,7 +271,7 @@ final class Transfer: @unchecked Sendable {
     /// true: abort (cancelled).
     func report(_ received: Int64, _ expected: Int64) -> Bool {
         progress(received, expected > 0 ? expected : nil)
-        return lock.withLock { cancelled }
+        return lock.withLock { cancelled } || stop?() == true
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatImageIO
+import CatNetwork
 import CatScenes
 import CatSupport
 import Dispatch
@@ -126,7 +127,10 @@ struct Catctl: AsyncParsableCommand {
 /// Ctrl-C, SIGTERM and SIGHUP. A command that can stop gracefully (load, batch) sets
 /// `onInterrupt`: the first signal calls it, and the command ends itself with 130.
 /// Otherwise, or on a second signal, temporary files of unfinished outputs are removed,
-/// the terminal is given back if a live scene has it, and we exit 130.
+/// the transfers to object storage are stopped and their multipart uploads aborted, the
+/// terminal is given back if a live scene has it, and we exit 130. The first signal of a
+/// graceful stop also ends every retry of S3 requests: the files in flight finish or fail
+/// at once, within a scheduler's grace period.
 /// A closed stdout pipe must not kill us with SIGPIPE: writes then fail with EPIPE.
 enum Interrupts {
     nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
@@ -141,11 +145,13 @@ enum Interrupts {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             source.setEventHandler {
                 MainActor.assumeIsolated {
+                    S3Client.interrupted.withLockedValue { $0 = true }
                     if let graceful = onInterrupt, !interrupted, graceful() {
                         interrupted = true
                         return
                     }
                     OutputFile.pending.removeAll()
+                    S3Client.stopTransfers()
                     LiveApp.restoreTerminal()
                     FileDescriptorSink(fd: STDERR_FILENO).write("\ncatctl: interrupted\n")
                     _exit(ExitStatus.interrupted.rawValue)

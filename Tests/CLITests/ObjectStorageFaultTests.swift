@@ -1,3 +1,4 @@
+import CatSupport
 import Foundation
 import TestSupport
 import Testing
@@ -206,4 +207,116 @@ final class Counter: @unchecked Sendable {
         }
     }
     var value: Int { lock.withLock { count } }
+}
+
+/// What the review of the first version found (docs of each in the test's name).
+@Suite("object storage faults, second round")
+struct ObjectStorageFaultTests2 {
+    let env = ObjectStorageFaultTests()
+
+    @Test func aRetryAfterLongerThanTheLongestBackoffFailsAtOnce() throws {
+        let server = try TestHTTPServer(routes: [
+            "/bkt/cat.jpg": { _, connection in
+                connection.respond(
+                    status: 503, contentType: "application/xml",
+                    body: Array("<Error><Code>SlowDown</Code></Error>".utf8),
+                    headers: [("Retry-After", "100")])
+            }
+        ])
+        let clock = ContinuousClock(), began = clock.now
+        let result = try Catctl.run(
+            ["edit", "--filter", "sepia", "s3://bkt/cat.jpg", try env.output()], environment: env.environment(server))
+        #expect(result.status == 75, "\(result.stderr)")
+        #expect(result.stderr.contains("retry after 100 s"), "\(result.stderr)")
+        #expect(clock.now - began < .seconds(10))
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func aListingThatLeadsInCirclesEnds() throws {
+        let server = try TestHTTPServer(routes: [
+            "/bkt": { request, connection in
+                let next = request.target.contains("continuation-token=A") ? "B" : "A"
+                let xml =
+                    "<ListBucketResult><Name>bkt</Name><IsTruncated>true</IsTruncated>"
+                    + "<NextContinuationToken>\(next)</NextContinuationToken></ListBucketResult>"
+                connection.respond(contentType: "application/xml", body: Array(xml.utf8))
+            }
+        ])
+        let result = try Catctl.run(["batch", "--list", "s3://bkt/p/"], environment: env.environment(server))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("leads in circles"), "\(result.stderr)")
+        #expect(server.requests.count == 3)
+    }
+
+    @Test func aHugeErrorBodyIsNotRead() throws {
+        let server = try TestHTTPServer(routes: [
+            "/bkt/cat.jpg": { _, connection in
+                connection.writeHead(
+                    status: 500, headers: [("Content-Type", "application/xml"), ("Content-Length", "300000000")])
+                connection.write(Array("<Error><Code>InternalError</Code>".utf8))
+                for _ in 0..<300 where connection.write([UInt8](repeating: 0x20, count: 1 << 20)) {}
+            }
+        ])
+        let result = try Catctl.runBounded(
+            ["edit", "--filter", "sepia", "s3://bkt/cat.jpg", try env.output()], memory: 1 << 30, seconds: 60,
+            environment: env.environment(server, ["CATCTL_S3_RETRIES": "2"]))
+        #expect(result.status == 75, "\(result.stderr)")
+        #expect(result.stderr.contains("HTTP 500"), "\(result.stderr)")
+        #expect(result.maxResidentKiB < 100_000, "\(result.maxResidentKiB) KiB")
+    }
+
+    @Test func anInterruptAbortsTheMultipartUploadUnderWay() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("cats/01-sol-nascente-siamese.jpg"))))
+        let server = try TestHTTPServer(routes: [
+            "/bkt/cat.jpg": { _, connection in connection.respond(contentType: "image/jpeg", body: bytes) },
+            "/bkt": { _, connection in connection.respond(contentType: "application/xml", body: []) },
+            "/bkt/out.tif": { request, connection in
+                if request.method == "POST" {
+                    connection.respond(
+                        contentType: "application/xml",
+                        body: Array(
+                            "<InitiateMultipartUploadResult><UploadId>up-9</UploadId></InitiateMultipartUploadResult>"
+                                .utf8))
+                } else if request.method == "DELETE" {
+                    connection.respond(status: 204, contentType: "text/plain", body: [])
+                } else {
+                    connection.pause(seconds: 30)  // every part stalls
+                }
+            },
+        ])
+        // catctl in the background, SIGINT after 2 s, its status from wait.
+        let catctl = try #require(Catctl.executable).path
+        let script = """
+            "$0" edit --filter sepia --compression none s3://bkt/cat.jpg s3://bkt/out.tif & pid=$!
+            sleep 2; kill -INT $pid; wait $pid
+            """
+        let clock = ContinuousClock(), began = clock.now
+        let result = try Catctl.run(
+            program: URL(fileURLWithPath: "/bin/sh"), ["-c", script, catctl],
+            environment: env.environment(server, ["CATCTL_S3_PART_SIZE": String(5 << 20)]))
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(clock.now - began < .seconds(15))
+        let calls = server.requests.filter { $0.path == "/bkt/out.tif" }.map(\.method)
+        #expect(calls.first == "POST" && calls.contains("DELETE"), "aborted: \(calls)")
+        server.stop()
+    }
+
+    @Test func aListedNameThatIsNotUTF8ComesBackByteForByte() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let name = folder.path + "/cat-\u{10FFFF}.jpg"  // FileNames' scalar for the byte 0xFF
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("jpeg/chelsea-420.jpg"))))
+        let fd = FileNames.withPath(name) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        #expect(fd >= 0 && photo.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == photo.count)
+        close(fd)
+        try Data(photo).write(to: URL(fileURLWithPath: folder.path + "/plain.jpg"))
+        let listed = try Catctl.run(["batch", "--list", folder.path])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(Array(listed.stdout).contains(0xFF), "the byte itself, not a UTF-8 stand-in")
+        let manifest = folder.appendingPathComponent("list.txt")
+        try listed.stdout.write(to: manifest)
+        let out = try Fixtures.temporaryDirectory()
+        let run = try Catctl.run(["batch", "--filter", "sepia", "--manifest", manifest.path, "--output-dir", out.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(Fixtures.contents(of: out).count == 2)
+    }
 }

@@ -13,6 +13,7 @@ struct S3Tests {
         for bad in [
             "s3://", "s3://ab/x", "s3://-cats/x", "s3://ca/ts/x", "s3://c@ts/x", "http://cats/x",
             "s3://" + String(repeating: "a", count: 64) + "/x", "s3://cats/" + String(repeating: "k", count: 1025),
+            "s3://cats/a/../../other/x.jpg", "s3://cats/./x.jpg", "s3://cats/in/..", "s3://cats/../x",
         ] {
             #expect(throws: S3Error.self, "\(bad)") { try S3Location(bad) }
         }
@@ -45,6 +46,14 @@ struct S3Tests {
     @Test func listedKeysAreDecoded() {
         #expect(S3Location.decodeListed("in/a+b%2Bc%25%C3%A9.jpg") == "in/a b+c%é.jpg")
         #expect(S3Location.decodeListed("bad%zzend%4") == "bad%zzend%4")
+        #expect(S3Location.decodeListed("sign%+1%-1") == "sign% 1%-1", "no sign inside %XX (and + is a space)")
+        // A listed key with a dot segment is never taken (the server would resolve it elsewhere).
+        let page = try? S3ListPage(
+            reply: Array(
+                "<ListBucketResult><Name>c</Name><Contents><Key>a/../b.jpg</Key></Contents><Contents><Key>ok.jpg</Key></Contents></ListBucketResult>"
+                    .utf8),
+            bucket: "cats", shown: "s3://cats/")
+        #expect(page?.objects.map(\.location.key) == ["ok.jpg"])
     }
 
     @Test func settingsComeFromTheUsualVariables() throws {

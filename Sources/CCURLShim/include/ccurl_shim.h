@@ -22,7 +22,7 @@ typedef struct cc_request {
     long timeout_ms;             // the whole transfer
     long max_redirects;          // 0: redirects are not followed (a 3xx is the reply)
     int64_t max_bytes;           // refuse a larger body (announced or received); 0: no limit
-    long stall_seconds;          // abort when under 1 byte/s for this long; 0: only timeout_ms
+    long stall_seconds;          // abort when under 1 KiB/s for this long; 0: only timeout_ms
     const uint8_t *body;         // what PUT and POST send (body_length bytes; may be NULL when 0)
     size_t body_length;
     // AWS Signature Version 4 by libcurl (CURLOPT_AWS_SIGV4), e.g. "aws:amz:us-east-1:s3",
@@ -30,7 +30,7 @@ typedef struct cc_request {
     // path and the query as they are written: the caller encodes and sorts them.
     const char *aws_sigv4;
     const char *credentials;
-    cc_data_fn on_data;
+    cc_data_fn on_data;          // a reply that is not 2xx gives at most 64 KiB of its body
     cc_progress_fn on_progress;
     void *context;
 } cc_request;

@@ -169,7 +169,7 @@ public final class S3Client: Sendable {
         }
         let parts = (size + settings.partSize - 1) / settings.partSize
         guard parts <= S3Settings.maxParts else {
-            throw .limit(
+            throw .outputTooLarge(
                 location: location.description,
                 reason:
                     "\(size) bytes make over \(S3Settings.maxParts) parts of \(settings.partSize) bytes (CATCTL_S3_PART_SIZE)"
@@ -177,9 +177,14 @@ public final class S3Client: Sendable {
         }
         let created = try send(
             "POST", location, query: [("uploads", "")], headers: headers.filter { !$0.hasPrefix("If-None-Match") })
-        guard let uploadID = S3XML(created.body).first("UploadId"), !uploadID.isEmpty else {
+        guard let uploadID = S3XML(created.body).first("UploadId"), !uploadID.isEmpty, uploadID.utf8.count <= 1024
+        else {
             throw .badReply(location: location.description, reason: "a new multipart upload has no UploadId")
         }
+        // Known until it is completed or aborted, so that an interrupt can abort it.
+        let upload = PendingUpload(location: location, id: uploadID)
+        Self.pending.withLockedValue { $0.insert(upload) }
+        defer { Self.pending.withLockedValue { _ = $0.remove(upload) } }
         do throws(S3Error) {
             var etags: [String] = []
             for part in 0..<parts {
@@ -207,23 +212,64 @@ public final class S3Client: Sendable {
             }
         } catch {
             // Best effort: the parts are dropped, and no object appears under the key.
-            _ = try? send("DELETE", location, query: [("uploadId", uploadID)], retries: 1)
+            abort(upload)
             throw error
         }
+    }
+
+    /// A multipart upload under way.
+    struct PendingUpload: Hashable, Sendable {
+        let location: S3Location
+        let id: String
+    }
+
+    /// The multipart uploads under way in this process.
+    static let pending = LockedValue<Set<PendingUpload>>([])
+
+    /// Drops an upload's parts (one attempt, never waiting on an interrupt).
+    private func abort(_ upload: PendingUpload) {
+        _ = try? send("DELETE", upload.location, query: [("uploadId", upload.id)], retries: 0, abortable: false)
+    }
+
+    /// Set by the first interrupt: no request is retried from then on, and a retry's wait
+    /// ends at once. The second also stops the transfers under way (`stopTransfers`).
+    public static let interrupted = LockedValue(false)
+    static let stopping = LockedValue(false)
+
+    /// On the interrupt that ends catctl: stops every transfer, then aborts the multipart
+    /// uploads under way (a DELETE each, 2 s at most), so no parts stay behind. Returns
+    /// how many were aborted.
+    @discardableResult
+    public static func stopTransfers() -> Int {
+        stopping.withLockedValue { $0 = true }
+        interrupted.withLockedValue { $0 = true }
+        guard case let .success(client) = shared else { return 0 }
+        var quick = client.settings
+        quick.http.connectTimeout = 1
+        quick.http.timeout = 2
+        let aborter = S3Client(settings: quick)
+        let uploads = pending.withLockedValue { $0 }
+        for upload in uploads.prefix(64) { aborter.abort(upload) }
+        return min(uploads.count, 64)
     }
 
     // MARK: Listing
 
     /// The objects under `prefix`, a page (at most 1000) at a time, in key order: at any
     /// depth when `recursive`, else those directly below it ("/" as the delimiter).
-    /// Stops with `limit` after `maxKeys`. Keys are asked for URL-encoded, so a key with
-    /// characters XML cannot carry still arrives whole.
+    /// Stops after `maxKeys`, or keys of `maxKeyBytes` in all, and on a continuation token
+    /// seen before or 100 pages in a row with no key (a server that leads nowhere). Keys
+    /// are asked for URL-encoded, so a key with characters XML cannot carry still arrives
+    /// whole.
     public func list(
-        _ prefix: S3Location, recursive: Bool, maxKeys: Int, page each: ([S3Object]) throws(S3Error) -> Void
+        _ prefix: S3Location, recursive: Bool, maxKeys: Int, maxKeyBytes: Int = 256 * 1_048_576,
+        page each: ([S3Object]) throws(S3Error) -> Void
     ) throws(S3Error) {
         let bucket = S3Location(bucket: prefix.bucket, key: "")
         var token: String?
-        var count = 0
+        var seen: Set<String> = []
+        var count = 0, bytes = 0, empty = 0
+        let advice = "give the inputs as a manifest (--manifest) or list a narrower prefix"
         for _ in 0..<1_000_000 {
             var query = [("list-type", "2"), ("encoding-type", "url"), ("prefix", prefix.key)]
             if !recursive { query.append(("delimiter", "/")) }
@@ -231,19 +277,24 @@ public final class S3Client: Sendable {
             let reply = try send("GET", bucket, query: query, maxBytes: 16 * 1_048_576, shown: prefix)
             let page = try S3ListPage(reply: reply.body, bucket: prefix.bucket, shown: prefix.description)
             count += page.objects.count
+            bytes += page.objects.reduce(0) { $0 + $1.location.key.utf8.count }
             guard count <= maxKeys else {
-                throw .limit(
-                    location: prefix.description,
-                    reason: "over \(maxKeys) objects to list; give the inputs as a manifest (--manifest)")
+                throw .listingTooLarge(location: prefix.description, reason: "over \(maxKeys) objects; \(advice)")
             }
+            guard bytes <= maxKeyBytes else {
+                throw .listingTooLarge(
+                    location: prefix.description,
+                    reason: "keys of over \(maxKeyBytes / 1_048_576) MiB in all; \(advice)")
+            }
+            empty = page.objects.isEmpty ? empty + 1 : 0
             try each(page.objects)
             guard let next = page.nextToken else { return }
-            guard next != token else {
-                throw .badReply(location: prefix.description, reason: "a listing that gives the same page again")
+            guard seen.insert(next).inserted, empty < 100 else {
+                throw .badReply(location: prefix.description, reason: "a listing that leads in circles or nowhere")
             }
             token = next
         }
-        throw .limit(location: prefix.description, reason: "over a million pages of listing")
+        throw .listingTooLarge(location: prefix.description, reason: "over a million pages; \(advice)")
     }
 
     // MARK: Requests
@@ -275,7 +326,8 @@ public final class S3Client: Sendable {
     /// becomes an `S3Error` with S3's own code.
     private func send(
         _ method: String, _ location: S3Location, query: [(String, String)] = [], headers: [String] = [],
-        body: [UInt8] = [], maxBytes: Int = 1_048_576, shown: S3Location? = nil, retries: Int? = nil
+        body: [UInt8] = [], maxBytes: Int = 1_048_576, shown: S3Location? = nil, retries: Int? = nil,
+        abortable: Bool = true
     ) throws(S3Error) -> HTTPResponse {
         let shown = (shown ?? location).description
         var hash = Self.emptyHash
@@ -295,6 +347,7 @@ public final class S3Client: Sendable {
             sigv4: ("aws:amz:\(settings.region):s3", "\(settings.accessKey):\(settings.secretKey)"),
             stallSeconds: settings.stallSeconds)
         request.body = body
+        if abortable { request.stop = { Self.stopping.withLockedValue { $0 } } }
         var attempt = 0
         let allowed = min(retries ?? settings.http.retries, HTTPClientOptions.maxRetries)
         while true {
@@ -312,14 +365,21 @@ public final class S3Client: Sendable {
                 }
                 retryAfter = nil
             }
-            guard failure.kind == .transient, attempt < allowed else { throw failure }
+            guard failure.kind == .transient, attempt < allowed, !Self.interrupted.withLockedValue({ $0 }) else {
+                throw failure
+            }
             guard let wait = settings.http.wait(attempt: attempt, retryAfter: retryAfter) else {
                 throw .unavailable(
                     location: shown,
                     reason: "\(Self.reason(failure)), and the server asks to retry after \(Int(retryAfter ?? 0)) s")
             }
             attempt += 1
-            usleep(UInt32(min(wait, 3600) * 1_000_000))
+            // In steps, so that an interrupt ends the wait.
+            var left = wait
+            while left > 0, !Self.interrupted.withLockedValue({ $0 }) {
+                usleep(UInt32(min(left, 0.1) * 1_000_000))
+                left -= 0.1
+            }
         }
     }
 

@@ -21,21 +21,24 @@ public enum S3Error: Error, Equatable, Sendable, CustomStringConvertible {
     case rejected(location: String, status: Int, code: String, message: String)
     /// The server's reply made no sense (a listing with no keys element, a part with no ETag).
     case badReply(location: String, reason: String)
-    /// Past one of catctl's own bounds (keys listed, parts, sizes).
-    case limit(location: String, reason: String)
+    /// A listing past catctl's bounds (keys, their bytes, pages): give a manifest instead.
+    case listingTooLarge(location: String, reason: String)
+    /// An output past what an upload can carry (S3's 10000 parts).
+    case outputTooLarge(location: String, reason: String)
     case cancelled
 
     /// What an engine does about it.
     public enum Kind: Sendable, Equatable {
-        case usage, credentials, missing, tooLarge, exists, transient, refused, cancelled
+        case usage, credentials, missing, tooLarge, exists, transient, refused, cancelled, cannotWrite
     }
 
     public var kind: Kind {
         switch self {
-        case .invalidLocation: return .usage
+        case .invalidLocation, .listingTooLarge: return .usage
+        case .outputTooLarge: return .cannotWrite
         case .notConfigured, .denied: return .credentials
         case .noSuchBucket, .noSuchKey: return .missing
-        case .tooLarge, .limit: return .tooLarge
+        case .tooLarge: return .tooLarge
         case .alreadyExists: return .exists
         case .unavailable: return .transient
         case .rejected, .badReply: return .refused
@@ -60,7 +63,8 @@ public enum S3Error: Error, Equatable, Sendable, CustomStringConvertible {
             return "S3 refused \(location): HTTP \(status)\(code.isEmpty ? "" : " \(code)")"
                 + (message.isEmpty ? "" : " (\(message))")
         case let .badReply(location, reason): return "S3 answered nonsense for \(location): \(reason)"
-        case let .limit(location, reason): return "\(location): \(reason)"
+        case let .listingTooLarge(location, reason): return "cannot list \(location): \(reason)"
+        case let .outputTooLarge(location, reason): return "cannot upload \(location): \(reason)"
         case .cancelled: return "cancelled"
         }
     }

@@ -24,6 +24,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
         let key = slash.map { String(rest.unicodeScalars[rest.unicodeScalars.index(after: $0)...]) } ?? ""
         if let problem = Self.problem(bucket: bucket) { throw .invalidLocation(text, reason: problem) }
         guard key.utf8.count <= 1024 else { throw .invalidLocation(text, reason: "its key is over S3's 1024 bytes") }
+        if let problem = Self.problem(key: key) { throw .invalidLocation(text, reason: problem) }
         self.init(bucket: bucket, key: key)
     }
 
@@ -63,8 +64,24 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// A key with a "." or ".." segment is refused: servers built on a file tree (SeaweedFS's
+    /// filer, JuiceFS) and URL libraries resolve them, so `a/../../other/x` would write to
+    /// another bucket, under an input prefix, or over an input, past every check made on
+    /// the key as written. Such keys cannot be named, read or listed by catctl.
+    static func problem(key: String) -> String? {
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.contains(where: { $0 == "." || $0 == ".." }) {
+            return "a key with a \".\" or \"..\" segment is refused (servers would resolve it elsewhere)"
+        }
+        return nil
+    }
+
     private static let bucketCharacters = Set(
         Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_".utf8))
+    private static func isHexDigit(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
+    }
+
     private static func isAlphanumeric(_ c: UInt8) -> Bool {
         (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
     }
@@ -94,7 +111,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
         while let c = it.popFirst() {
             if c == UInt8(ascii: "+") {
                 bytes.append(0x20)
-            } else if c == UInt8(ascii: "%"), it.count >= 2,
+            } else if c == UInt8(ascii: "%"), it.count >= 2, it.prefix(2).allSatisfy(Self.isHexDigit),
                 let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
             {
                 bytes.append(v)

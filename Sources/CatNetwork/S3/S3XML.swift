@@ -161,7 +161,8 @@ public struct S3ListPage: Sendable, Equatable {
             if element.name == "Size" { sizes[element.parent] = Int64(element.text) }
         }
         objects = keys.keys.sorted().compactMap { parent in
-            guard let key = keys[parent], !key.isEmpty, key.utf8.count <= 1024 else { return nil }
+            guard let key = keys[parent], !key.isEmpty, key.utf8.count <= 1024, S3Location.problem(key: key) == nil
+            else { return nil }
             return S3Object(location: S3Location(bucket: bucket, key: key), size: sizes[parent] ?? 0)
         }
         guard xml.first("IsTruncated") == "true" else {

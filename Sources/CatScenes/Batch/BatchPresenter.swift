@@ -155,16 +155,15 @@ public final class BatchPresenter {
 
     /// `--list`: the inputs a run would take (this shard's), one a line: a manifest. A
     /// path with a control character cannot be a manifest's line (a line break would split
-    /// it, and a terminal would run the rest): it is left out, and named.
+    /// it, and a terminal would run the rest), nor one with an invisible format character
+    /// (a bidi override reorders what a person reads): it is left out, and named.
     private func list(_ request: BatchRequest) async -> ExitStatus {
         do {
             var inputs = try await interactor.expandInputs(
                 request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: nil
             ).map(\.path)
             if let shard = request.shard { inputs = inputs.filter(shard.contains) }
-            let unsafe = inputs.filter {
-                $0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-            }
+            let unsafe = inputs.filter { $0.unicodeScalars.contains(where: Self.isControl) }
             let leftOut = Set(unsafe)
             view.showListing(inputs.filter { !leftOut.contains($0) }, leftOut: unsafe)
             return .ok
@@ -172,6 +171,15 @@ public final class BatchPresenter {
             let failure = SceneFailure(error)
             view.showError(failure)
             return failure.status
+        }
+    }
+
+    /// C0, DEL, C1, and Unicode's format characters and line and paragraph separators.
+    nonisolated static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        if FileNames.rawByte(scalar) != nil { return false }  // a byte of a name, written as itself
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
         }
     }
 

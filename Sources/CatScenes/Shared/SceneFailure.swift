@@ -94,7 +94,7 @@ public struct SceneFailure: Error, Equatable, Sendable {
         case .usage: return .usage
         case .credentials: return .noPermission
         case .missing, .tooLarge: return .noInput
-        case .exists: return .cannotCreate
+        case .exists, .cannotWrite: return .cannotCreate
         case .transient: return .tempFail
         case .refused: return .unavailable
         case .cancelled: return .interrupted

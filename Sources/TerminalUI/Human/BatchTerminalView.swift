@@ -58,10 +58,13 @@ public final class BatchTerminalView: BatchView {
                 + String(printf: "%.1f s", summary.seconds) + "\(end)\n")
     }
 
-    /// Each path as it is (a manifest is data: a key's bytes must survive), one a line;
-    /// those left out are named on stderr, made visible.
+    /// Each path as it is, byte for byte (a manifest is data: a name's bytes must survive),
+    /// one a line; on a terminal, made visible instead (a byte that is not UTF-8 could be
+    /// read as a control there). Those left out are named on stderr, made visible.
     public func showListing(_ inputs: [String], leftOut: [String]) {
-        for input in inputs { console.stdout.write(input + "\n") }
+        for input in inputs {
+            console.stdout.write((console.stdoutIsTerminal ? ForeignText.visible(input) : input) + "\n")
+        }
         for input in leftOut {
             console.stderr.write(
                 "catctl: left out \(ForeignText.visible(input)): a control character in a path cannot be a manifest's line\n"

@@ -13,8 +13,10 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
     public let fd: Int32
     public init(fd: Int32) { self.fd = fd }
 
+    /// A name's raw bytes (FileNames' scalars for bytes that are not UTF-8) go out as those
+    /// bytes: `batch --list` writes names a manifest must give back exactly.
     public func write(_ text: String) {
-        let bytes = Array(text.utf8)
+        let bytes = FileNames.encode(text)
         _ = bytes.withUnsafeBytes { SystemCalls.writeAll(fd, $0) }
     }
 }
