@@ -75,7 +75,7 @@ struct Catctl: AsyncParsableCommand {
         (
             "CATCTL_S3_PART_SIZE, CATCTL_S3_RETRIES, CATCTL_S3_STALL_SECONDS",
             "uploads over this many bytes are multipart (default 16 MiB); retries of a failed request (default 4); "
-                + "a request with no byte moving this long is abandoned (default 30)"
+                + "a request moving under 1 KiB/s this long is abandoned (default 30)"
         ),
         (
             "CATCTL_FONT",
