@@ -115,7 +115,9 @@ struct ObjectStorageFaultTests {
             environment: environment(server))
         #expect(result.status == 66, "\(result.stderr)")
         #expect(result.stderr.contains("larger than 512 MiB"), "\(result.stderr)")
-        #expect(result.maxResidentKiB < 100_000, "nothing was downloaded: \(result.maxResidentKiB) KiB")
+        #expect(
+            Catctl.isSanitized || result.maxResidentKiB < 100_000,
+            "nothing was downloaded: \(result.maxResidentKiB) KiB")
     }
 
     @Test func anUploadDroppedMidPartIsAbortedAnd75() throws {
@@ -176,7 +178,7 @@ struct ObjectStorageFaultTests {
         #expect(result.stdoutLines.count == 100_000)
         #expect(result.stdoutLines.last == "s3://bkt/p/cat-099999.jpg")
         #expect(server.requests.count == 100)
-        #expect(result.maxResidentKiB < 200_000, "\(result.maxResidentKiB) KiB")
+        #expect(Catctl.isSanitized || result.maxResidentKiB < 200_000, "\(result.maxResidentKiB) KiB")
     }
 
     @Test func keysWithControlCharactersAreNeutralisedAndLeftOutOfAManifest() throws {
@@ -262,7 +264,7 @@ struct ObjectStorageFaultTests2 {
             environment: env.environment(server, ["CATCTL_S3_RETRIES": "2"]))
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.contains("HTTP 500"), "\(result.stderr)")
-        #expect(result.maxResidentKiB < 100_000, "\(result.maxResidentKiB) KiB")
+        #expect(Catctl.isSanitized || result.maxResidentKiB < 100_000, "\(result.maxResidentKiB) KiB")
     }
 
     @Test func anInterruptAbortsTheMultipartUploadUnderWay() throws {

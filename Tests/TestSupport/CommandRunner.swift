@@ -27,6 +27,10 @@ public enum Catctl {
         return nil
     }()
 
+    /// The binary is built with AddressSanitizer (`.build-asan`): its resident set counts the
+    /// sanitizer's shadow and quarantine, so memory figures are not checked there.
+    public static var isSanitized: Bool { executable?.path.contains(".build-asan") ?? true }
+
     /// Runs catctl with `arguments`; stdin from `stdinFile` (else empty), stdout to
     /// `stdoutFile` when given (e.g. /dev/full), else captured.
     public static func run(
@@ -47,8 +51,7 @@ public enum Catctl {
         _ arguments: [String], memory: Int = 1 << 30, seconds: Int = 60, environment: [String: String] = [:]
     ) throws -> CommandResult {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
-        let sanitized = executable.path.contains(".build-asan")
-        let cap = sanitized ? [] : ["/usr/bin/prlimit", "--as=\(memory)", "--"]
+        let cap = isSanitized ? [] : ["/usr/bin/prlimit", "--as=\(memory)", "--"]
         let bounded = ["/usr/bin/timeout", "-s", "KILL", "\(seconds)"] + cap + [executable.path] + arguments
         // The resident set through GNU time, which forks: a child this process spawns takes
         // this process's own high-water mark with it (posix_spawn shares the memory until the
