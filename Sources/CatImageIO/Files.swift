@@ -158,7 +158,8 @@ public enum OutputFile {
         if path == "-" || standardStream(path) != nil { return }
         if ObjectStorage.names(path) {
             if !force, input == path { throw .outputIsInput(path: path) }
-            return try ObjectStorage.checkCreatable(path)
+            // Below a batch's output prefix, its bucket was checked once when the run began.
+            return try ObjectStorage.checkCreatable(path, bucketChecked: root != nil)
         }
         let destination = try Destination(path, within: root)
         defer { destination.close() }

@@ -45,9 +45,12 @@ public enum ObjectStorage {
         }
     }
 
-    /// Whether `path` could be written: a well-formed object key, and S3 set up.
-    static func checkCreatable(_ path: String) throws(ImageIOError) {
-        try checkBucket(path, try object(path))
+    /// Whether `path` could be written: a well-formed object key, S3 set up, and its bucket
+    /// there (a HEAD, unless `bucketChecked`).
+    static func checkCreatable(_ path: String, bucketChecked: Bool = false) throws(ImageIOError) {
+        let location = try object(path)
+        _ = try client()
+        if !bucketChecked { try checkBucket(path, location) }
     }
 
     /// `body` writes the whole output to a memory file, which is then uploaded to `path`

@@ -125,11 +125,7 @@ public final class S3Client: Sendable {
     /// The object's bytes, refused before the download when it announces more than
     /// `maxBytes` (libcurl checks Content-Length first) and stopped when it sends more.
     public func get(_ location: S3Location, maxBytes: Int) throws(S3Error) -> [UInt8] {
-        do {
-            return try send("GET", location, maxBytes: maxBytes).body
-        } catch .unavailable(_, let reason) where reason == Self.tooLargeReason {
-            throw .tooLarge(location: location.description, bytes: nil, limit: maxBytes)
-        }
+        try send("GET", location, maxBytes: maxBytes).body
     }
 
     /// Whether the object exists (HEAD).
@@ -300,7 +296,6 @@ public final class S3Client: Sendable {
     // MARK: Requests
 
     static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    static let tooLargeReason = "too large"
 
     /// The URL of `location` with `query` as SigV4 wants it, since libcurl 7.88 signs the
     /// path and the query as they are written: every part percent-encoded, pairs sorted.
@@ -359,7 +354,7 @@ public final class S3Client: Sendable {
                 retryAfter = after
             case let .failure(error):
                 switch error {
-                case .tooLarge: throw .unavailable(location: shown, reason: Self.tooLargeReason)
+                case .tooLarge: throw .tooLarge(location: shown, bytes: nil, limit: maxBytes)  // never retried
                 case .cancelled: throw .cancelled
                 default: failure = .unavailable(location: shown, reason: Self.reason(error))
                 }
