@@ -303,6 +303,35 @@ struct ObjectStorageFaultTests2 {
         server.stop()
     }
 
+    @Test func anOutputAnotherTaskWroteMeanwhileIsKeptAndSkipped() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("jpeg/chelsea-420.jpg"))))
+        let server = try TestHTTPServer(routes: [
+            "/bkt/in/cat.jpg": { _, connection in connection.respond(contentType: "image/jpeg", body: bytes) },
+            "/bkt": { _, connection in connection.respond(contentType: "application/xml", body: []) },
+            // Not there when the run looked (HEAD), there when it wrote (If-None-Match: *).
+            "/bkt/out/cat.jpg": { request, connection in
+                if request.method == "HEAD" {
+                    connection.respond(status: 404, contentType: "application/xml", body: [])
+                } else {
+                    _ = connection.readBody(request)
+                    let code = request.headers["if-none-match"] == "*" ? 412 : 500
+                    connection.respond(
+                        status: code, contentType: "application/xml",
+                        body: Array("<Error><Code>PreconditionFailed</Code></Error>".utf8))
+                }
+            },
+        ])
+        let result = try Catctl.run(
+            [
+                "batch", "--filter", "sepia", "--skip-existing", "--json", "--output-dir", "s3://bkt/out/",
+                "s3://bkt/in/cat.jpg",
+            ],
+            environment: env.environment(server))
+        #expect(result.status == 0, "\(result.stdoutText) \(result.stderr)")
+        #expect(result.stdoutText.contains(#""skipped":true"#) && result.stdoutText.contains(#""skipped":1"#))
+        #expect(server.requests.filter { $0.method == "PUT" }.count == 1, "412 is not retried")
+    }
+
     @Test func aListedNameThatIsNotUTF8ComesBackByteForByte() throws {
         let folder = try Fixtures.temporaryDirectory()
         let name = folder.path + "/cat-\u{10FFFF}.jpg"  // FileNames' scalar for the byte 0xFF

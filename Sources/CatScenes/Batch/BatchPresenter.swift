@@ -134,7 +134,7 @@ public final class BatchPresenter {
                     BatchFileResult(
                         input: work[i].input, output: work[i].output, error: error, milliseconds: ms,
                         skipped: outcome == .writtenMeanwhile))
-                let elapsed = Self.seconds(now() - start), done = ok + failed
+                let elapsed = Self.seconds(now() - start), done = ok + failed + skipped - existing.count
                 view.updateProgress(
                     BatchProgress(
                         done: done, total: work.count, megapixelsPerSecond: elapsed > 0 ? megapixels / elapsed : 0,
