@@ -54,8 +54,8 @@ public enum ObjectStorage {
     }
 
     /// `body` writes the whole output to a memory file, which is then uploaded to `path`
-    /// as `format`'s media type. `keepExisting`: `If-None-Match: *`, so an object another
-    /// task wrote meanwhile stays (and this throws `.storage(.alreadyExists)`).
+    /// with the media type of its extension. `keepExisting`: `If-None-Match: *`, so an
+    /// object another task wrote meanwhile stays (and this throws `.storage(.alreadyExists)`).
     static func write(
         to path: String, keepExisting: Bool, _ body: (Int32) throws(ImageIOError) -> Void
     ) throws(ImageIOError) {
@@ -116,37 +116,43 @@ public enum ObjectStorage {
     public static func existing(_ paths: [String], under folder: String) throws(ImageIOError) -> Set<String> {
         let s3 = try client()
         var present: Set<String> = []
-        do {
-            if paths.count <= 100 {
-                for path in paths where try s3.exists(try object(path)) { present.insert(path) }
-                return present
+        if paths.count <= 100 {
+            for path in paths {
+                let location = try object(path)
+                do {
+                    if try s3.exists(location) { present.insert(path) }
+                } catch .noSuchBucket {
+                    return []
+                } catch {
+                    throw .storage(error)
+                }
             }
-            let wanted = Set(paths)
-            try s3.list(try S3Location(folder), recursive: true, maxKeys: maxListed) {
-                (page: [S3Object]) throws(S3Error) in
+            return present
+        }
+        let prefix: S3Location
+        do { prefix = try S3Location(folder) } catch { throw .storage(error) }
+        let wanted = Set(paths)
+        do {
+            try s3.list(prefix, recursive: true, maxKeys: maxListed) { (page: [S3Object]) throws(S3Error) in
                 for object in page where wanted.contains(object.location.description) {
                     present.insert(object.location.description)
                 }
             }
-        } catch let error as ImageIOError {
-            throw error
-        } catch let error as S3Error {
-            if case .noSuchBucket = error { return [] }
-            throw .storage(error)
+        } catch .noSuchBucket {
+            return []
         } catch {
-            throw .storage(.unavailable(location: folder, reason: "\(error)"))
+            throw .storage(error)
         }
         return present
     }
 
     /// Whether the bucket of `path` exists (HEAD), so that a run can stop before its work.
+    /// Credentials that may write but not look at the bucket (HEAD needs s3:ListBucket) get
+    /// no answer here: the upload itself decides.
     static func checkBucket(_ path: String, _ location: S3Location) throws(ImageIOError) {
+        let s3 = try client()
         let exists: Bool
-        do { exists = try client().bucketExists(location.bucket) } catch let error as ImageIOError {
-            throw error
-        } catch let error as S3Error { throw .storage(error) } catch {
-            throw .storage(.unavailable(location: path, reason: "\(error)"))
-        }
+        do { exists = try s3.bucketExists(location.bucket) } catch .denied { return } catch { throw .storage(error) }
         if !exists { throw .cannotCreate(path: path, reason: "the bucket \(location.bucket) does not exist") }
     }
 }

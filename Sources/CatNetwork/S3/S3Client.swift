@@ -341,7 +341,6 @@ public final class S3Client: Sendable {
             body: body, maxBytes: maxBytes,
             sigv4: ("aws:amz:\(settings.region):s3", "\(settings.accessKey):\(settings.secretKey)"),
             stallSeconds: settings.stallSeconds)
-        request.body = body
         if abortable { request.stop = { Self.stopping.withLockedValue { $0 } } }
         var attempt = 0
         let allowed = min(retries ?? settings.http.retries, HTTPClientOptions.maxRetries)
