@@ -301,14 +301,14 @@ public final class S3Client: Sendable {
     /// path and the query as they are written: every part percent-encoded, pairs sorted.
     func url(_ location: S3Location, query: [(String, String)] = []) -> String {
         let path = S3Location.encode(location.key, keepSlash: true)
-        var base: String
-        if let endpoint = settings.endpoint {
-            base = "\(endpoint)/\(location.bucket)" + (path.isEmpty ? "" : "/\(path)")
-        } else if location.bucket.contains(".") || location.bucket.contains("_")
+        let aws = "https://s3.\(settings.region).amazonaws.com"
+        let base: String
+        // A custom endpoint, or a name that is no host name (or would break AWS's TLS
+        // wildcard), goes path-style; other buckets are their own host.
+        if settings.endpoint != nil || location.bucket.contains(".") || location.bucket.contains("_")
             || location.bucket != location.bucket.lowercased()
         {
-            // A name that is no host name (or would break the TLS wildcard) goes path-style.
-            base = "https://s3.\(settings.region).amazonaws.com/\(location.bucket)" + (path.isEmpty ? "" : "/\(path)")
+            base = "\(settings.endpoint ?? aws)/\(location.bucket)" + (path.isEmpty ? "" : "/\(path)")
         } else {
             base = "https://\(location.bucket).s3.\(settings.region).amazonaws.com/\(path)"
         }

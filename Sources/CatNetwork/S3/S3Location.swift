@@ -12,7 +12,9 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `path` is meant for S3 (it starts with `s3://`, any case).
     public static func names(_ path: String) -> Bool {
-        path.utf8.count >= 5 && path.utf8.prefix(5).elementsEqual("s3://".utf8) || path.lowercased().hasPrefix("s3://")
+        // The first five bytes, ASCII letters folded: every path catctl opens or writes asks.
+        path.utf8.count >= 5
+            && zip(path.utf8, "s3://".utf8).allSatisfy { $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) == $1 }
     }
 
     /// Parses `s3://bucket[/key]`; throws `invalidLocation` with the reason.
