@@ -9,7 +9,7 @@ import PackageDescription
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO
 //   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels; it knows
 //     no detector: a scene hands its chains a SubjectFinder (CatScenes: CatFaces' cascades)
-//   CatFaces ─► CatImageIO, CCatCascades (the cascades and their SIMD scan)
+//   CatFaces ─► CatImageIO, CCatDetectors (the cascades, the cat network, their SIMD kernels)
 //   CatImageIO ─► CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim, CPNGShim,
 //     CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim, CFreeTypeShim
 //   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
@@ -126,17 +126,20 @@ let package = Package(
                 "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
                 "CTIFFShim", "CFreeTypeShim", "CatNetwork",
             ]),
-        // CatFaces' C: OpenCV's cat-face cascades and their SIMD scan, built per instruction set
+        // CatFaces' C: OpenCV's cat-face cascades, the cat detector network (Yolo-Fastest), and
+        // their SIMD kernels, built per instruction set
         // like the filter kernels (CFilterKernels' simd.h and dispatch.h) and run with the build
         // CFilterKernels chooses.
         .target(
-            name: "CCatCascades", dependencies: ["CFilterKernels"],
-            exclude: ["haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md"],
+            name: "CCatDetectors", dependencies: ["CFilterKernels"],
+            exclude: [
+                "haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md", "yolo-fastest",
+            ],
             cSettings: [
                 .headerSearchPath("../CFilterKernels"),
                 .unsafeFlags(["-Wno-c23-extensions", "-O3", "-ffp-contract=off", "-Wno-psabi"]),
             ]),
-        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatCascades"]),
+        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatDetectors"]),
         .target(name: "FilterCore", dependencies: ["CatSupport", "CatImageIO", "CFilterKernels"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
         .target(name: "CatScenes", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),

@@ -24,7 +24,7 @@ for c in Sources/CZlibNG/*.c Sources/CZlibNG/arch/generic/*.c; do
   clang $cflags $zdefs -ISources/CZlibNG -ISources/CZlibNG/include -c "$c" -o "$o"
   objs+=("$o")
 done
-for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim CCatCascades; do
+for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim CCatDetectors; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
     clang $cflags -ffp-contract=off -Wno-psabi -Wno-c23-extensions -ISources/$target/include -ISources/CShimSupport/include \

@@ -1,5 +1,5 @@
 // The dispatch of a kernel list (a .def of CK_KERNEL lines), shared by CFilterKernels'
-// dispatch.c and CCatCascades' scan_dispatch.c: include this, then the list.
+// dispatch.c and CCatDetectors' scan_dispatch.c: include this, then the list.
 #ifndef CK_DISPATCH_H
 #define CK_DISPATCH_H
 #include "cfilter_kernels.h"

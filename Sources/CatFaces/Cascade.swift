@@ -1,4 +1,4 @@
-internal import CCatCascades
+internal import CCatDetectors
 import CatSupport
 import Dispatch
 
@@ -214,7 +214,7 @@ public struct Cascade: Sendable {
     }
 }
 
-/// A cascade as `cc_cascade_scan` (CCatCascades) reads it: its stages, and its features
+/// A cascade as `cc_cascade_scan` (CCatDetectors) reads it: its stages, and its features
 /// as offsets into integral images `stride` elements a row, in memory of its own that lives
 /// as long as this value. Made once a detection, for all its scales (their integral images
 /// share the stride).

@@ -1,4 +1,4 @@
-internal import CCatCascades
+internal import CCatDetectors
 import CatImageIO
 import CatSupport
 

@@ -8,7 +8,7 @@ public struct FilterChain: Sendable {
     /// Every stage of every filter, in order.
     public let stages: [FilterStage]
     /// What the `cat` gravity keeps in view and captions keep clear of (a scene's detector:
-    /// see `SubjectFinder`); nil: the gravity falls back to attention, captions go below.
+    /// see `SubjectFinder`); nil: the gravity falls back to the centre, captions go below.
     public let subjects: (any SubjectFinder)?
 
     /// Parses `--filter` arguments; throws on the first bad one.
@@ -118,10 +118,8 @@ public struct FilterChain: Sendable {
     /// How large a copy the stages that read the picture look at: 512 pixels for the
     /// `attention` and `entropy` gravities (libvips's attention looks at 32 x 32; the
     /// entropy's slices are an eighth of what goes); for the `cat` gravity and captions
-    /// alone the detector's (`SubjectFinder.side`; CatFaces' is 320): from a 12 MP JPEG a copy at DCT
-    /// scale 1/8, not 1/4, and less to shrink and scan. The `cat` fallback, attention without skin,
-    /// keeps the faces of as many photos at 320 as at 512 (`Benchmarks/catcrop.py`:
-    /// 91/91/79 % at both, on the first 50 photos).
+    /// alone the subject finder's (`SubjectFinder.side`; CatScenes' is 480, the cat
+    /// detector's larger pass): from a 12 MP JPEG a copy at DCT scale 1/8, not 1/4.
     public var pictureSide: Int {
         let wide = stages.contains { stage in
             guard case let .spatial(spatial) = stage, let crop = spatial as? CropStage, crop.needsPicture else {
@@ -153,6 +151,16 @@ public struct FilterChain: Sendable {
             if case let .spatial(spatial) = stage { return Self.readsPicture(spatial) }
             return false
         }
+    }
+
+    /// Some stage asks the subject finder (a `cat` crop not yet placed, a caption that keeps
+    /// clear of the cats): a scene may get its detector ready while the picture decodes.
+    public var asksSubjects: Bool {
+        subjects != nil
+            && stages.contains { stage in
+                guard case let .spatial(spatial) = stage, Self.readsPicture(spatial) else { return false }
+                return (spatial as? CropStage)?.gravity == .cat || spatial is CaptionStage
+            }
     }
 
     /// `stage` is a crop whose gravity reads the picture, or a caption that keeps clear of
@@ -205,7 +213,7 @@ public struct FilterChain: Sendable {
             if case let .spatial(spatial) = stage, let caption = spatial as? CaptionStage, caption.needsPicture {
                 stage = .spatial(
                     try caption.placed(
-                        clearOf: subjects?.subjects(in: small) ?? [], width: small.width, height: small.height))
+                        clearOf: subjects?.subjects(in: small).clearOf ?? [], width: small.width, height: small.height))
             }
             let step = FilterChain(filters: [], stages: [stage], subjects: nil)
             let next = try step.outputSize(width: size.width, height: size.height)

@@ -22,26 +22,21 @@ public enum Interest {
         }
     }
 
-    /// The `cat` gravity: the window around the faces found (`around`, by the chain's
-    /// subject finder); with none, where
-    /// libvips's attention points once its skin-tone term is left out (edges and
-    /// saturation: a subject, not a person), never simply the centre.
+    /// The `cat` gravity: the window around what the chain's subject finder keeps in view
+    /// (`around`; CatScenes': the cats' faces, else their heads), else the centre.
     ///
-    /// The fallback, measured with `Benchmarks/catcrop.py` (faces kept in square, 4:5 and
-    /// 9:16 windows, the faces found first; on the first 50 photos, the 55 give
-    /// 90/90/79 % for the choice): attention without skin 91/91/79 %; with it
-    /// 89/89/81 %; entropy 93/84/76 %; the window the cascades rated best though too few
-    /// windows confirmed it, then entropy, 93/84/76 %; the centre 89/89/76 %.
+    /// Not attention: measured with `Benchmarks/catcrop.py` on photos the cascades had not
+    /// been tuned on, libvips's attention as the fallback kept fewer faces than the centre.
     static func cat(_ image: PixelBuffer, width: Int, height: Int, subjects: (any SubjectFinder)?) -> (x: Int, y: Int) {
-        let found = subjects?.subjects(in: image) ?? []
+        let found = subjects?.subjects(in: image).inView ?? []
         return around(found, imageWidth: image.width, imageHeight: image.height, width: width, height: height)
-            ?? attention(image, width: width, height: height, skin: false)
+            ?? ((image.width - width) / 2, (image.height - height) / 2)
     }
 
-    /// A `width` × `height` window in the image that holds every face if they fit together,
-    /// else the most certain one (the largest of equals): centred on them across, and with
-    /// their middle two fifths down (room for the cat's body below), moved as little as
-    /// needed to hold them and stay inside the image. nil without a face.
+    /// A `width` × `height` window in the image that holds every subject if they fit
+    /// together, else the largest one (the most certain of equals): centred on them across,
+    /// and with their middle two fifths down (room for the cat's body below), moved as
+    /// little as needed to hold them and stay inside the image. nil without a subject.
     static func around(_ faces: [Subject], imageWidth: Int, imageHeight: Int, width: Int, height: Int) -> (
         x: Int, y: Int
     )? {
@@ -56,7 +51,7 @@ public enum Interest {
         }
         if box.width > width || box.height > height,
             let best = faces.max(by: {
-                ($0.score, $0.width * $0.height) < ($1.score, $1.width * $1.height)
+                ($0.width * $0.height, $0.score) < ($1.width * $1.height, $1.score)
             })
         {
             box = best
@@ -100,10 +95,10 @@ public enum Interest {
 
     /// libvips's `attention` (after smartcrop.js): on a 32 x 32 copy, the sum of edges (the
     /// Laplacian of luminance, x5), skin tones (closeness of the colour's XYZ direction to
-    /// smartcrop.js's skin vector, 0-100; left out when `skin` is false) and saturation
+    /// smartcrop.js's skin vector, 0-100) and saturation
     /// (Lab's a), the last two only where Y > 5; blurred by a Gaussian as wide as a tenth of
     /// the window; the window centred on the maximum.
-    static func attention(_ image: PixelBuffer, width: Int, height: Int, skin: Bool = true) -> (x: Int, y: Int) {
+    static func attention(_ image: PixelBuffer, width: Int, height: Int) -> (x: Int, y: Int) {
         let side = 32
         guard let small = try? image.resampled(width: side, height: side, filter: .lanczos3, threads: 1) else {
             return ((image.width - width) / 2, (image.height - height) / 2)
@@ -130,7 +125,7 @@ public enum Interest {
                 if c.y > 5 {
                     let norm = max((c.x * c.x + c.y * c.y + c.z * c.z).squareRoot(), 1e-9)
                     let dx = c.x / norm - 0.78, dy = c.y / norm - 0.57, dz = c.z / norm - 0.44
-                    if skin { sum += 100 - 100 * (dx * dx + dy * dy + dz * dz).squareRoot() }
+                    sum += 100 - 100 * (dx * dx + dy * dy + dz * dz).squareRoot()
                     sum += Colour.labA(c)
                 }
                 score[row * side + col] = sum

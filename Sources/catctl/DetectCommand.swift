@@ -4,25 +4,27 @@ import TerminalUI
 
 struct Detect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Find the cats' faces in images.",
+        abstract: "Find the cats and their faces in images.",
         // The parser's own usage names every option on one line, wider than a terminal.
         usage: "catctl detect [<options>] <inputs> ...",
         discussion: """
-            Prints the cat faces found in each IMAGE, in its pixels (upright): a line per face, \
-            "IMAGE: face at X,Y, WxH, score S", or "IMAGE: no cat face"; with --json, one line \
-            per image: {"event": "detected", "input": .., "width": .., "height": .., "faces": \
-            [{"x": .., "y": .., "width": .., "height": .., "score": ..}]} (on one line, without \
-            the spaces). The score (0-1) grows with the number of \
-            overlapping windows that found the face. The detector is OpenCV's LBP and Haar \
-            cat-face cascades (Joseph Howse), built in and run by catctl itself on a copy \
-            320 px long: it finds frontal faces, some 4 in 10 of all faces in real photos, and \
-            hardly anything else. An image that cannot be read is reported and the rest are \
-            still read; the exit status is then that of the first failure.
+            Prints the cats found in each IMAGE, in its pixels (upright): a line per cat, \
+            "IMAGE: cat at X,Y, WxH, score S", followed by ", face at X,Y, WxH, score S" when \
+            its face was found; a line per face outside every cat, "IMAGE: face at ..."; or \
+            "IMAGE: no cat". With --json, one line per image: {"event": "detected", "input": \
+            .., "width": .., "height": .., "cats": [{"x": .., "y": .., "width": .., "height": \
+            .., "score": .., "face": {..} or null}], "faces": [{"x": .., "y": .., "width": .., \
+            "height": .., "score": ..}]} (on one line, without the spaces). Cats are found by \
+            Yolo-Fastest (a small COCO network, public domain weights) and faces by OpenCV's \
+            LBP and Haar cat-face cascades (Joseph Howse), both built in and run by catctl \
+            itself on small copies: it finds most cats that are not small or hidden, and \
+            frontal faces. An image that cannot be read is reported and the rest are still \
+            read; the exit status is then that of the first failure.
 
             Examples:
             \(HelpLayout.examples([
                 ("catctl detect cat.jpg", nil),
-                ("catctl detect --json photos/*.jpg | jq -c 'select(.faces == [])'", nil),
+                ("catctl detect --json photos/*.jpg | jq -r 'select(.cats == []) | .input'", nil),
             ]))
             """)
 

@@ -33,8 +33,10 @@ struct DetectCatPresenterTests {
     static let face = CatFace(x: 10, y: 20, width: 30, height: 30, score: 0.8)
 
     @Test func everyImageInOrderAndTheFirstFailuresStatus() async {
-        let found = CatDetection(input: "a.jpg", width: 100, height: 80, faces: [Self.face])
-        let none = CatDetection(input: "c.png", width: 5, height: 5, faces: [])
+        let found = CatDetection(
+            input: "a.jpg", width: 100, height: 80, cats: [FoundCat(box: Self.face, face: Self.face, head: Self.face)],
+            faces: [Self.face])
+        let none = CatDetection(input: "c.png", width: 5, height: 5, cats: [], faces: [])
         let interactor = ScriptedInteractor([
             "a.jpg": .success(found),
             "b.gif": .failure(.inputMissing(path: "b.gif")),
@@ -58,7 +60,9 @@ struct DetectCatPresenterTests {
         let view = RecordingDetectCatView()
         let status = await DetectCatPresenter(
             view: view,
-            interactor: ScriptedInteractor(["x": .success(CatDetection(input: "x", width: 1, height: 1, faces: []))])
+            interactor: ScriptedInteractor([
+                "x": .success(CatDetection(input: "x", width: 1, height: 1, cats: [], faces: []))
+            ])
         ).run(DetectRequest(inputs: ["x"], maxPixels: 10, maxFrames: 1))
         #expect(status == .ok && view.calls.count == 1)
     }

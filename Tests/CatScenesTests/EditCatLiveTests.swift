@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatScenes
 import FilterCore
@@ -80,11 +81,11 @@ struct EditCatLiveTests {
     /// `f`: the faces found on the preview go to the view, and away again.
     @Test func facesAreShownOnAskingAndHiddenAgain() async throws {
         let (presenter, view, _) = try await open()
-        #expect(view.live?.faces == nil)
+        #expect(view.live?.found == nil)
         await presenter.toggleFaces()
-        #expect(view.live?.faces == [], "noise holds no cat face")
+        #expect(view.live?.found == CatFinding(cats: [], faces: []), "noise holds no cat")
         await presenter.toggleFaces()
-        #expect(view.live?.faces == nil)
+        #expect(view.live?.found == nil)
     }
 
     @Test func addAndRemoveStages() async throws {

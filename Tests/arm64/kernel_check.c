@@ -1,5 +1,5 @@
 // Checks the SIMD kernels' portable vector code on a CPU other than this one: every kernel
-// of both lists (CFilterKernels' cfilter_kernels.def, CCatCascades' cat_kernels.def) against
+// of both lists (CFilterKernels' cfilter_kernels.def, CCatDetectors' cat_kernels.def) against
 // a plain C reference written from its contract there (a copy of the Swift scalar reference:
 // FilterCore/Reference.swift and the spatial stages' in FilterCore/Filters/), on random
 // buffers of awkward sizes, under every build the CPU runs. The table of checks is made from
@@ -7,7 +7,7 @@
 // scripts/check-arm64 builds it for arm64 (where the baseline build is NEON) and runs it
 // under qemu; built natively it checks the x86 builds.
 #pragma STDC FP_CONTRACT OFF
-#include "cat_cascades.h"
+#include "cat_detectors.h"
 #include "cfilter_kernels.h"
 
 #include <math.h>

@@ -56,12 +56,13 @@ static inline size_t cd_depthwise_scratch(int width, int height, int size, int s
     return cd_depthwise_scratch_width(width, size, step, pad) * (size_t)(height + 2 * pad);
 }
 
-// A convolution's input as the rows of a 1x1 one (im2col): for each input channel c and
-// tap (ky, kx) of a size x size kernel, `step` apart, `pad` zeros around, a plane of the
-// output's pixels (out_stride apart, in that order: (c * size + ky) * size + kx), each the
-// input under that tap. The output is ((width + 2 pad - size) / step + 1) wide, as high.
+// A convolution's input as the rows of a 1x1 one (im2col), for the output's rows
+// [first_row, end_row): for each input channel c and tap (ky, kx) of a size x size kernel,
+// `step` apart, `pad` zeros around, a plane (out_stride apart, in that order:
+// (c * size + ky) * size + kx) of those rows' pixels, each the input under that tap. The
+// output is ((width + 2 pad - size) / step + 1) wide, as high.
 void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,
-               float *out, size_t out_stride);
+               int first_row, int end_row, float *out, size_t out_stride);
 
 // darknet's [maxpool] at stride 1 (size odd): the largest value in the size x size square
 // around each pixel, the part inside the plane; channels [first, end).

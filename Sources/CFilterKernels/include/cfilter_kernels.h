@@ -8,7 +8,7 @@
 // FilterCore/Reference.swift, each spatial stage's in its file under FilterCore/Filters/);
 // all builds compute exactly what the reference computes (no FMA contraction,
 // the same operation order, integer arithmetic where it is integer). CatFaces' cascade
-// scan (CCatCascades) is built and chosen the same way, with the build chosen here.
+// scan (CCatDetectors) is built and chosen the same way, with the build chosen here.
 #ifndef CFILTER_KERNELS_H
 #define CFILTER_KERNELS_H
 

@@ -1,16 +1,18 @@
 import CatFaces
 
-/// What `catctl detect` found in one image: its size (upright) and the cats' faces, in its
-/// pixels.
+/// What `catctl detect` found in one image: its size (upright), the cats (each with its
+/// face when one was found in its box) and every cat face, in its pixels.
 public struct CatDetection: Equatable, Sendable {
     public let input: String
     public let width: Int, height: Int
+    public let cats: [FoundCat]
     public let faces: [CatFace]
 
-    public init(input: String, width: Int, height: Int, faces: [CatFace]) {
+    public init(input: String, width: Int, height: Int, cats: [FoundCat], faces: [CatFace]) {
         self.input = input
         self.width = width
         self.height = height
+        self.cats = cats
         self.faces = faces
     }
 }

@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatSupport
 import FilterCore
@@ -166,6 +167,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
             // copy by JPEG's DCT scaling (cheap), the smallest still as long as the picture
             // gravities look at, while the full image decodes (and streams up to that stage).
             var placing: StreamingPipeline.Placing?
+            if chain.asksSubjects { CatFinder.prepare() }
             if chain.readsPicture, reader.format.shrinksOnLoad {
                 var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
                 small.scaleDenominator = DecodeOptions.denominator(

@@ -19,13 +19,13 @@ public protocol EditCatLiveInteractorInput: EditCatUseCase {
     >]
     /// A name to suggest for saving: `path`, or `stem-2.ext`… when a file is there.
     func unusedName(_ path: String) async -> String
-    /// The cats' faces in `image` (a preview), in its pixels.
-    func catFaces(in image: PixelBuffer) async -> [CatFace]
+    /// The cats and their faces in `image` (a preview), in its pixels.
+    func cats(in image: PixelBuffer) async -> CatFinding
 }
 
 extension EditCatLiveInteractorInput {
     @concurrent
-    public func catFaces(in image: PixelBuffer) async -> [CatFace] { CatFaceSubjects.faces(in: image) }
+    public func cats(in image: PixelBuffer) async -> CatFinding { CatSubjects.find(in: image) }
 }
 
 /// The real live interactor: the codecs and the filter core off the main actor; a save

@@ -22,7 +22,7 @@ final class LiveEdit {
     var chain: [String]
     /// Each filter's thumbnail for the current chain; nil: to be made.
     var thumbnails: [PixelBuffer?]
-    /// The cats' faces found on the preview are outlined on it (`f`).
+    /// The cats and faces found on the preview are outlined on it (`f`).
     var showFaces = false
 
     init(input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer) {
@@ -145,7 +145,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         await refresh()
     }
 
-    /// `f`: outlines the cats' faces found on the preview, or stops.
+    /// `f`: outlines the cats and faces found on the preview, or stops.
     public func toggleFaces() async {
         guard let live else { return }
         live.showFaces.toggle()
@@ -271,7 +271,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             case nil: break
             }
             let size = try? FilterChain(specs: shown).outputSize(width: live.width, height: live.height)
-            let faces = live.showFaces ? await interactor.catFaces(in: picture) : nil
+            let found = live.showFaces ? await interactor.cats(in: picture) : nil
             guard self.live === live, live.preview === source else { continue }
             view.showLiveEdit(
                 EditCatLive(
@@ -281,7 +281,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
-                    problem: problem ?? renderProblem, faces: faces))
+                    problem: problem ?? renderProblem, found: found))
         }
     }
 

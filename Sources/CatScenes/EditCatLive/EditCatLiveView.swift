@@ -109,14 +109,14 @@ public struct EditCatLive: Sendable, Equatable {
     public let milliseconds: Int
     /// Why the highlighted filter is not shown (a crop larger than the image), or nil.
     public let problem: String?
-    /// The cats' faces found on `preview`, in its pixels, to outline on it; nil: not asked for.
-    public let faces: [CatFace]?
+    /// The cats and faces found on `preview`, in its pixels, to outline on it; nil: not asked for.
+    public let found: CatFinding?
 
     public init(
         input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
         highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
         thumbnails: [PixelBuffer],
-        milliseconds: Int, problem: String?, faces: [CatFace]? = nil
+        milliseconds: Int, problem: String?, found: CatFinding? = nil
     ) {
         self.input = input
         self.format = format
@@ -133,7 +133,7 @@ public struct EditCatLive: Sendable, Equatable {
         self.thumbnails = thumbnails
         self.milliseconds = milliseconds
         self.problem = problem
-        self.faces = faces
+        self.found = found
     }
 
     /// The highlighted filter's spec.
@@ -143,7 +143,7 @@ public struct EditCatLive: Sendable, Equatable {
     public static func == (a: EditCatLive, b: EditCatLive) -> Bool {
         a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
             && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
-            && a.problem == b.problem && a.faces == b.faces
+            && a.problem == b.problem && a.found == b.found
             && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
             && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
     }

@@ -55,7 +55,7 @@ public enum FilterBench {
         let report = try FilterBenchmark.run(
             specs: specs.isEmpty ? FilterRegistry.defaultSpecs(width: width, height: height) : specs, width: width,
             height: height, threads: threads, repetitions: repetitions, includeScalar: includeScalar,
-            subjects: CatFaceSubjects(), progress: progress)
+            subjects: CatSubjects(), progress: progress)
         return BenchSummary(
             width: report.width, height: report.height, threads: report.threads, repetitions: report.repetitions,
             kernels: report.kernels, baselineCopyMegapixelsPerSecond: report.baselineCopyMegapixelsPerSecond,

@@ -6,7 +6,7 @@ extension FilterDefinition {
         name: "caption", valueName: "TEXT", kind: .spatial,
         description:
             "Meme caption: white, dark outline, sized to the width, wrapped (FreeType); at the bottom, or at "
-            + "the top when a cat's face is where the bottom caption would go; at most 1000 characters",
+            + "the top when a cat's face or head is where the bottom caption would go; at most 1000 characters",
         showcase: "HELLO CAT",
         parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, side: .clearOfFaces, filter: "caption"))]
         })

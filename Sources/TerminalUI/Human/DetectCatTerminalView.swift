@@ -1,9 +1,12 @@
 import CatFaces
+import CatImageIO
 import CatScenes
 import CatSupport
 
-/// `detect` for people and simple scripts: a line per face on stdout,
-/// `PATH: face at X,Y, WxH, score S`, or `PATH: no cat face` (docs/CLI.md); errors on stderr.
+/// `detect` for people and simple scripts, on stdout (docs/CLI.md): a line per cat,
+/// `PATH: cat at X,Y, WxH, score S`, followed by `, face at X,Y, WxH, score S` when its
+/// face was found; a line per face outside every cat's box, `PATH: face at ...`; or
+/// `PATH: no cat`. Errors on stderr.
 @MainActor
 public final class DetectCatTerminalView: DetectCatView {
     private let console: Console
@@ -16,15 +19,18 @@ public final class DetectCatTerminalView: DetectCatView {
 
     public func showDetection(_ detection: CatDetection) {
         let name = ForeignText.visible(detection.input)
-        guard !detection.faces.isEmpty else {
-            console.stdout.write("\(name): no cat face\n")
+        func box(_ r: ScoredRegion) -> String {
+            "at \(r.x),\(r.y), \(r.width)x\(r.height), score " + String(printf: "%.2f", r.score)
+        }
+        let alone = detection.faces.filter { face in !detection.cats.contains { $0.face == face } }
+        guard !detection.cats.isEmpty || !alone.isEmpty else {
+            console.stdout.write("\(name): no cat\n")
             return
         }
-        for face in detection.faces {
-            console.stdout.write(
-                "\(name): face at \(face.x),\(face.y), \(face.width)x\(face.height), score "
-                    + String(printf: "%.2f", face.score) + "\n")
+        for cat in detection.cats {
+            console.stdout.write("\(name): cat \(box(cat.box))" + (cat.face.map { ", face \(box($0))" } ?? "") + "\n")
         }
+        for face in alone { console.stdout.write("\(name): face \(box(face))\n") }
     }
 
     public func showError(_ failure: SceneFailure, input: String) {

@@ -6,7 +6,8 @@ import CatImageIO
 /// least), so that they still show once the picture is made into terminal cells.
 enum CatOutlines {
     static func draw(_ found: CatFinding, on picture: PixelBuffer) -> PixelBuffer {
-        let boxes = found.cats.map { ($0.box, (UInt8(0), UInt8(170), UInt8(255))) }
+        let boxes =
+            found.cats.map { ($0.box, (UInt8(0), UInt8(170), UInt8(255))) }
             + found.faces.map { ($0, (UInt8(255), UInt8(214), UInt8(0))) }
         guard !boxes.isEmpty, let copy = try? picture.copy() else { return picture }
         let line = max(2, max(copy.width, copy.height) / 150)

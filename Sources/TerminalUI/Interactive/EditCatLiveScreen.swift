@@ -119,8 +119,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
                 [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", footer: "g gallery",
                 action: .gallery),
             KeyBinding(
-                [.char("f")], "f", "outline the cats' faces found on the preview (f again: hide them)",
-                footer: "f faces", action: .faces),
+                [.char("f")], "f", "outline the cats (blue) and faces (yellow) found (f again: hide)",
+                footer: "f cats", action: .faces),
             KeyBinding(
                 [.char("s")], "s", "save the chain at full size (a prompt: Enter writes, Ctrl-U clears, Esc cancels)",
                 footer: "s save", action: .save),
@@ -247,7 +247,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .editor:
             drawTitle(&frame)
             if let live {
-                let preview = live.faces.map { FaceOutlines.draw($0, on: live.preview) } ?? live.preview
+                let preview = live.found.map { CatOutlines.draw($0, on: live.preview) } ?? live.preview
                 frame.picture(preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
                 if layout.tileRows > 0 {
                     strip(live, layout, tileRows: layout.tileRows).drawStrip(

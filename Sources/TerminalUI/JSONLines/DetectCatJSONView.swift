@@ -1,4 +1,5 @@
 import CatFaces
+import CatImageIO
 import CatScenes
 import CatSupport
 
@@ -12,15 +13,19 @@ public final class DetectCatJSONView: DetectCatView {
     }
 
     public func showDetection(_ detection: CatDetection) {
-        let faces: [JSONValue] = detection.faces.map { face in
-            .object([
-                ("x", .int(face.x)), ("y", .int(face.y)), ("width", .int(face.width)), ("height", .int(face.height)),
-                ("score", .double((face.score * 1000).rounded() / 1000)),
-            ])
+        func box(_ region: ScoredRegion) -> [(String, JSONValue)] {
+            [
+                ("x", .int(region.x)), ("y", .int(region.y)), ("width", .int(region.width)),
+                ("height", .int(region.height)), ("score", .double((region.score * 1000).rounded() / 1000)),
+            ]
+        }
+        let cats: [JSONValue] = detection.cats.map { cat in
+            .object(box(cat.box) + [("face", cat.face.map { .object(box($0)) } ?? .null)])
         }
         json.emit([
             ("event", .string("detected")), ("input", .string(detection.input)), ("width", .int(detection.width)),
-            ("height", .int(detection.height)), ("faces", .array(faces)),
+            ("height", .int(detection.height)), ("cats", .array(cats)),
+            ("faces", .array(detection.faces.map { .object(box($0)) })),
         ])
     }
 

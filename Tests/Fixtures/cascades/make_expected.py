@@ -4,7 +4,7 @@
 For a few photos of Tests/Fixtures/cats, it writes the grey picture the cascades read (the
 photo shrunk to at most SIDE px by INTER_AREA, BT.601 grey, equalised) as a PNG, and the
 boxes of cv2.CascadeClassifier.detectMultiScale for catctl's two built-in cascades
-(Sources/CCatCascades) with several parameter sets, minNeighbors 0 among them (the raw
+(Sources/CCatDetectors) with several parameter sets, minNeighbors 0 among them (the raw
 windows, before grouping), into expected.json. Run with Debian's python3-opencv (4.6):
 
   /usr/bin/python3 Tests/Fixtures/cascades/make_expected.py
@@ -17,8 +17,8 @@ import cv2
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 CASCADES = {
-    "lbp": os.path.join(ROOT, "Sources", "CCatCascades", "lbpcascade_frontalcatface.xml"),
-    "haar": os.path.join(ROOT, "Sources", "CCatCascades", "haarcascade_frontalcatface.xml"),
+    "lbp": os.path.join(ROOT, "Sources", "CCatDetectors", "lbpcascade_frontalcatface.xml"),
+    "haar": os.path.join(ROOT, "Sources", "CCatDetectors", "haarcascade_frontalcatface.xml"),
 }
 PHOTOS = {  # photo: the long side of its grey copy
     "01-sol-nascente-siamese.jpg": 384,

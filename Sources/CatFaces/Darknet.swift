@@ -1,0 +1,595 @@
+internal import CCatDetectors
+import CatSupport
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A darknet network (a `.cfg` and its `.weights`), read into the layers catctl's kernels
+/// run: what the cat detector (`CatDetector`) is. Only the layers Yolo-Fastest uses are
+/// known: `convolutional` (full, 1x1 or depthwise, batch norm folded into the weights,
+/// leaky or linear), `shortcut`, `route`, `maxpool` at stride 1, `upsample`, `dropout` (nothing
+/// at inference) and `yolo`. Anything else, or a shape, count or size that does not add up,
+/// is an error before any work: the weights must be exactly as many as the layers take.
+///
+/// Written here rather than loaded from libopencv-dnn: OpenCV has no C interface to load
+/// at run time (its C++ one would tie catctl to one libstdc++ build), and its dnn module
+/// with its dependencies is larger than catctl itself. docs/detection.md has the figures.
+struct Darknet: Sendable {
+    struct Convolution: Sendable {
+        let inputs: Int, outputs: Int, size: Int, step: Int, pad: Int
+        /// 1 (full) or `inputs` == `outputs` (depthwise).
+        let groups: Int
+        let leaky: Bool
+        /// [output][input / groups][ky][kx], batch norm folded in.
+        let weights: Floats
+        let bias: Floats
+    }
+
+    /// Floats at a fixed address for the kernels, for as long as the network lives.
+    final class Floats: @unchecked Sendable {
+        let count: Int
+        let values: UnsafeMutablePointer<Float>
+
+        init(_ array: [Float]) {
+            count = array.count
+            values = .allocate(capacity: max(1, count))
+            values.initialize(from: array, count: count)
+        }
+
+        deinit { values.deallocate() }
+    }
+
+    struct Yolo: Sendable {
+        /// The anchors (width, height) of this layer's boxes, in the input's pixels.
+        let anchors: [(width: Double, height: Double)]
+        let classes: Int
+    }
+
+    enum Layer: Sendable {
+        case convolution(Convolution)
+        /// Adds the output of layer `from` (an index).
+        case shortcut(from: Int)
+        /// The outputs of these layers, their channels one after the other.
+        case route([Int])
+        case maxpool(size: Int)
+        case upsample
+        /// The previous layer's output, unchanged.
+        case dropout
+        case yolo(Yolo)
+    }
+
+    struct Shape: Equatable, Sendable {
+        var channels: Int, width: Int, height: Int
+        var pixels: Int { width * height }
+    }
+
+    /// The input: `channels` planes of `width` x `height`.
+    let input: Shape
+    let layers: [Layer]
+    /// Each layer's output.
+    let shapes: [Shape]
+
+    struct ReadError: Error, Equatable, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Limits no sane small network reaches; checked before anything is allocated.
+    static let maxSide = 2048, maxChannels = 4096, maxLayers = 1024, maxWeights = 64 << 20
+
+    init(cfg: [UInt8], weights: [UInt8]) throws(ReadError) {
+        let sections = try Self.sections(cfg)
+        guard let net = sections.first, net.name == "net", sections.count - 1 <= Self.maxLayers else {
+            throw ReadError(description: "the cfg does not start with [net], or has too many layers")
+        }
+        func int(_ section: Section, _ key: String, _ fallback: Int?, _ range: ClosedRange<Int>) throws(ReadError)
+            -> Int
+        {
+            guard let text = section.values[key] else {
+                if let fallback { return fallback }
+                throw ReadError(description: "[\(section.name)] has no \(key)")
+            }
+            guard let value = Int(text.trimmingSpaces), range.contains(value) else {
+                throw ReadError(description: "[\(section.name)] \(key)=\(text) is outside \(range)")
+            }
+            return value
+        }
+        func ints(_ section: Section, _ key: String) throws(ReadError) -> [Int] {
+            let text = section.values[key] ?? ""
+            var values: [Int] = []
+            for part in text.split(separator: ",") {
+                guard let value = Int(String(part).trimmingSpaces), values.count < 64 else {
+                    throw ReadError(description: "[\(section.name)] \(key)=\(text) is not a list of numbers")
+                }
+                values.append(value)
+            }
+            return values
+        }
+        input = Shape(
+            channels: try int(net, "channels", nil, 1...4), width: try int(net, "width", nil, 1...Self.maxSide),
+            height: try int(net, "height", nil, 1...Self.maxSide))
+
+        var reader = WeightReader(bytes: weights)
+        try reader.header()
+        var layers: [Layer] = [], channels: [Int] = []
+        for section in sections.dropFirst() {
+            let index = layers.count
+            let inputs = channels.last ?? input.channels
+            func absolute(_ i: Int) throws(ReadError) -> Int {
+                let at = i < 0 ? index + i : i
+                guard at >= 0, at < index else {
+                    throw ReadError(description: "layer \(index) refers to layer \(i), which is not before it")
+                }
+                return at
+            }
+            var outputChannels = inputs
+            switch section.name {
+            case "convolutional":
+                let outputs = try int(section, "filters", nil, 1...Self.maxChannels)
+                let size = try int(section, "size", 1, 1...Int(CD_MAX_TAPS))
+                let step = try int(section, "stride", 1, 1...2)
+                let pad = try int(section, "pad", 0, 0...1) == 1 ? size / 2 : 0
+                let groups = try int(section, "groups", 1, 1...Self.maxChannels)
+                let normalised = try int(section, "batch_normalize", 0, 0...1) == 1
+                let activation = section.values["activation"]?.trimmingSpaces ?? "logistic"
+                guard activation == "leaky" || activation == "linear" else {
+                    throw ReadError(description: "layer \(index): activation \(activation) is not supported")
+                }
+                guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups) else {
+                    throw ReadError(
+                        description: "layer \(index): only full and depthwise odd-sized kernels are supported")
+                }
+                outputChannels = outputs
+                let count = outputs * (inputs / groups) * size * size
+                var bias = try reader.floats(outputs)
+                var kernel: [Float]
+                if normalised {
+                    let scales = try reader.floats(outputs), means = try reader.floats(outputs)
+                    let variances = try reader.floats(outputs)
+                    kernel = try reader.floats(count)
+                    // darknet's inference: (x - mean) / sqrt(variance + 1e-6) * scale + bias.
+                    let per = count / outputs
+                    for o in 0..<outputs {
+                        let factor = scales[o] / (variances[o] + 0.000001).squareRoot()
+                        for k in 0..<per { kernel[o * per + k] *= factor }
+                        bias[o] -= means[o] * factor
+                    }
+                } else {
+                    kernel = try reader.floats(count)
+                }
+                layers.append(
+                    .convolution(
+                        Convolution(
+                            inputs: inputs, outputs: outputs, size: size, step: step, pad: pad,
+                            groups: groups, leaky: activation == "leaky", weights: Floats(kernel), bias: Floats(bias))))
+            case "shortcut":
+                let from = try absolute(try int(section, "from", nil, -Self.maxLayers...Self.maxLayers))
+                guard channels[from] == inputs, (section.values["activation"] ?? "linear").trimmingSpaces == "linear"
+                else { throw ReadError(description: "layer \(index): the shortcut's shapes differ") }
+                layers.append(.shortcut(from: from))
+            case "route":
+                var from: [Int] = []
+                for i in try ints(section, "layers") { from.append(try absolute(i)) }
+                outputChannels = from.reduce(0) { $0 + channels[$1] }
+                guard !from.isEmpty, outputChannels <= Self.maxChannels else {
+                    throw ReadError(description: "layer \(index): too many channels")
+                }
+                layers.append(.route(from))
+            case "maxpool":
+                let size = try int(section, "size", 1, 1...Int(CD_MAX_TAPS))
+                guard try int(section, "stride", 1, 1...1) == 1, size % 2 == 1 else {
+                    throw ReadError(description: "layer \(index): only odd max pools at stride 1 are supported")
+                }
+                layers.append(.maxpool(size: size))
+            case "upsample":
+                _ = try int(section, "stride", 2, 2...2)
+                layers.append(.upsample)
+            case "dropout":
+                layers.append(.dropout)
+            case "yolo":
+                let anchors = try ints(section, "anchors"), mask = try ints(section, "mask")
+                let classes = try int(section, "classes", nil, 1...1000)
+                guard anchors.count % 2 == 0, !mask.isEmpty,
+                    mask.allSatisfy({ $0 >= 0 && 2 * $0 + 1 < anchors.count }),
+                    anchors.allSatisfy({ $0 > 0 && $0 <= 4 * Self.maxSide }),
+                    inputs == mask.count * (classes + 5),
+                    section.values["scale_x_y"].map { Double($0.trimmingSpaces) == 1 } ?? true
+                else { throw ReadError(description: "layer \(index): the yolo layer does not match its input") }
+                layers.append(
+                    .yolo(
+                        Yolo(
+                            anchors: mask.map { (Double(anchors[2 * $0]), Double(anchors[2 * $0 + 1])) },
+                            classes: classes)))
+            default:
+                throw ReadError(description: "layer \(index): [\(section.name)] is not supported")
+            }
+            channels.append(outputChannels)
+        }
+        guard reader.atEnd else {
+            throw ReadError(description: "the weights file holds more than the layers take")
+        }
+        guard layers.contains(where: { if case .yolo = $0 { return true } else { return false } }) else {
+            throw ReadError(description: "the network has no yolo layer")
+        }
+        self.layers = layers
+        guard let shapes = Self.shapes(of: layers, for: input) else {
+            throw ReadError(description: "the layers' sizes do not fit the input's")
+        }
+        self.shapes = shapes
+    }
+
+    /// Each layer's output for an input of `input`'s shape, or nil when the layers do not
+    /// fit it (a route or shortcut joins maps of different sizes, a kernel is larger than
+    /// its input, a map grows past `maxSide`). Yolo-Fastest takes sides that are multiples
+    /// of 32.
+    static func shapes(of layers: [Layer], for input: Shape) -> [Shape]? {
+        var shapes: [Shape] = []
+        for layer in layers {
+            let previous = shapes.last ?? input
+            var shape = previous
+            switch layer {
+            case .convolution(let c):
+                shape = Shape(
+                    channels: c.outputs, width: (previous.width + 2 * c.pad - c.size) / c.step + 1,
+                    height: (previous.height + 2 * c.pad - c.size) / c.step + 1)
+                guard previous.width + 2 * c.pad >= c.size, previous.height + 2 * c.pad >= c.size else { return nil }
+            case .shortcut(let from):
+                guard shapes[from] == previous else { return nil }
+            case .route(let from):
+                shape = shapes[from[0]]
+                guard from.allSatisfy({ shapes[$0].width == shape.width && shapes[$0].height == shape.height }) else {
+                    return nil
+                }
+                shape.channels = from.reduce(0) { $0 + shapes[$1].channels }
+            case .upsample:
+                shape.width *= 2
+                shape.height *= 2
+                guard shape.width <= maxSide, shape.height <= maxSide else { return nil }
+            case .maxpool, .dropout, .yolo:
+                break
+            }
+            shapes.append(shape)
+        }
+        return shapes
+    }
+
+    struct Section {
+        let name: String
+        var values: [String: String] = [:]
+    }
+
+    /// The cfg's `[name]` sections and their `key=value` lines (`#` and `;` start comments).
+    static func sections(_ cfg: [UInt8]) throws(ReadError) -> [Section] {
+        guard cfg.count <= 1 << 20, let text = String(validating: cfg, as: UTF8.self) else {
+            throw ReadError(description: "the cfg is not UTF-8 text under 1 MiB")
+        }
+        var sections: [Section] = []
+        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            let line = String(raw).trimmingSpaces
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]"), line.count > 2 else { throw ReadError(description: "bad section \(line)") }
+                sections.append(Section(name: String(line.dropFirst().dropLast())))
+            } else if let equals = line.firstIndex(of: "="), !sections.isEmpty {
+                let key = String(line[..<equals]).trimmingSpaces
+                sections[sections.count - 1].values[key] = String(line[line.index(after: equals)...])
+            } else {
+                throw ReadError(description: "a cfg line outside a section or without =")
+            }
+        }
+        return sections
+    }
+
+    /// darknet's weights: a header (major, minor, revision as int32, then the images seen
+    /// as int64 from version 0.2 on, else int32), then little-endian float32s.
+    struct WeightReader {
+        let bytes: [UInt8]
+        var at = 0
+
+        var atEnd: Bool { at == bytes.count }
+
+        mutating func header() throws(ReadError) {
+            let major = try int32(), minor = try int32()
+            _ = try int32()
+            at += (major * 10 + minor >= 2 && major < 1000 && minor < 1000) ? 8 : 4
+            guard at <= bytes.count else { throw ReadError(description: "the weights file is cut short") }
+        }
+
+        mutating func int32() throws(ReadError) -> Int {
+            guard bytes.count - at >= 4 else { throw ReadError(description: "the weights file is cut short") }
+            defer { at += 4 }
+            return Int(Int32(bitPattern: bytes[at..<at + 4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }))
+        }
+
+        mutating func floats(_ count: Int) throws(ReadError) -> [Float] {
+            guard count <= Darknet.maxWeights, (bytes.count - at) / 4 >= count else {
+                throw ReadError(description: "the weights file holds fewer weights than the layers take")
+            }
+            var values = [Float](repeating: 0, count: count)
+            values.withUnsafeMutableBytes { target in
+                bytes.withUnsafeBytes { source in
+                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[at..<at + 4 * count]))
+                }
+            }
+            #if _endian(big)
+                values = values.map { Float(bitPattern: $0.bitPattern.byteSwapped) }
+            #endif
+            for v in values where !v.isFinite {
+                throw ReadError(description: "the weights hold a value that is not a number")
+            }
+            at += 4 * count
+            return values
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// A planar float feature map: `shape.channels` planes, `cd_plane_stride` apart, in storage
+/// that may come from a `MapPool` and goes back to it.
+final class FeatureMap: @unchecked Sendable {
+    let shape: Darknet.Shape
+    let stride: Int
+    let values: UnsafeMutablePointer<Float>
+    private let storage: MapPool.Storage
+    private let pool: MapPool?
+
+    init(_ shape: Darknet.Shape, pool: MapPool? = nil) {
+        self.shape = shape
+        stride = cd_plane_stride(shape.pixels)
+        self.pool = pool
+        storage = pool?.take(stride * shape.channels) ?? MapPool.Storage(stride * shape.channels)
+        values = storage.values
+    }
+
+    deinit { pool?.give(storage) }
+
+    func plane(_ c: Int) -> UnsafeMutablePointer<Float> { values + c * stride }
+}
+
+/// The maps of one run, handed back as soon as no later layer reads them and taken again
+/// by the next map that fits: a run touches a few buffers' pages instead of one set a
+/// layer. Reused storage keeps its old values where the new map has padding, which only
+/// padding reads; new storage starts at zero. One thread at a time.
+final class MapPool: @unchecked Sendable {
+    /// Zeroed floats. On Linux, a megabyte or more is mapped in 2 MiB pages where the
+    /// kernel gives them (transparent huge pages, `madvise`): the first run's maps touch
+    /// some 30 MB, which in 4 KiB pages cost more page faults than the network's arithmetic.
+    final class Storage {
+        let count: Int
+        let values: UnsafeMutablePointer<Float>
+        private let mapping: (address: UnsafeMutableRawPointer, length: Int)?
+
+        init(_ count: Int) {
+            self.count = count
+            let bytes = max(1, count) * MemoryLayout<Float>.stride
+            #if os(Linux)
+                let huge = 2 << 20
+                if bytes >= 1 << 20 {
+                    let length = (bytes + huge - 1) / huge * huge + huge
+                    if let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                        raw != MAP_FAILED
+                    {
+                        let aligned = UnsafeMutableRawPointer(
+                            bitPattern: (Int(bitPattern: raw) + huge - 1) / huge * huge)!
+                        _ = madvise(aligned, length - huge, MADV_HUGEPAGE)
+                        mapping = (raw, length)
+                        values = aligned.bindMemory(to: Float.self, capacity: max(1, count))
+                        return
+                    }
+                }
+            #endif
+            mapping = nil
+            values = calloc(max(1, count), MemoryLayout<Float>.stride)!.bindMemory(
+                to: Float.self, capacity: max(1, count))
+        }
+
+        deinit {
+            if let mapping {
+                munmap(mapping.address, mapping.length)
+            } else {
+                #if canImport(Glibc)
+                    Glibc.free(values)
+                #else
+                    Darwin.free(values)
+                #endif
+            }
+        }
+    }
+
+    private var free: [Storage] = []
+
+    /// The smallest free storage of at least `count` floats, or new storage.
+    func take(_ count: Int) -> Storage {
+        guard let best = free.indices.filter({ free[$0].count >= count }).min(by: { free[$0].count < free[$1].count })
+        else { return Storage(count) }
+        return free.remove(at: best)
+    }
+
+    func give(_ storage: Storage) { free.append(storage) }
+}
+
+extension Darknet {
+    /// Runs the network on `input` (`input`'s channels, sides that the layers fit: see
+    /// `shapes(of:for:)`; none for sides that do not) and gives each yolo layer's input,
+    /// in order. Work is split by channel over `threads` threads; the result does not depend
+    /// on them, nor on the instruction set.
+    func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
+        precondition(input.shape.channels == self.input.channels)
+        guard let shapes = Self.shapes(of: layers, for: input.shape) else { return [] }
+        // The last layer that reads each output: a map is dropped after it.
+        var lastUse = Array(0..<layers.count)
+        for (i, layer) in layers.enumerated() {
+            switch layer {
+            case .shortcut(let from): lastUse[from] = max(lastUse[from], i)
+            case .route(let from): for f in from { lastUse[f] = max(lastUse[f], i) }
+            default: break
+            }
+            if i > 0 { lastUse[i - 1] = max(lastUse[i - 1], i) }
+        }
+        let pool = MapPool()
+        var maps: [FeatureMap?] = Array(repeating: nil, count: layers.count)
+        var outputs: [FeatureMap] = []
+        var fused = -1
+        for (i, layer) in layers.enumerated() where i != fused {
+            let previous = i == 0 ? input : maps[i - 1]!
+            // A 1x1 convolution read only by the depthwise one after it (each block's
+            // expansion, the largest maps of all): both, a channel at a time, and the
+            // expanded map is never made whole. The same sums in the same order.
+            if case .convolution(let expand) = layer, expand.groups == 1, expand.size == 1, i + 1 < layers.count,
+                lastUse[i] == i + 1, case .convolution(let depthwise) = layers[i + 1], depthwise.groups > 1
+            {
+                let out = FeatureMap(shapes[i + 1], pool: pool)
+                Self.expandAndFilter(expand, depthwise, previous, into: out, threads: threads)
+                fused = i + 1
+                maps[i + 1] = out
+                for j in 0...i where lastUse[j] <= i + 1 { maps[j] = nil }
+                continue
+            }
+            let out: FeatureMap
+            switch layer {
+            case .convolution(let conv):
+                out = FeatureMap(shapes[i], pool: pool)
+                Self.convolve(conv, previous, into: out, threads: threads, pool: pool)
+            case .shortcut(let from):
+                out = FeatureMap(shapes[i], pool: pool)
+                let other = maps[from]!
+                for c in 0..<out.shape.channels {
+                    let a = previous.plane(c), b = other.plane(c), y = out.plane(c)
+                    for p in 0..<out.shape.pixels { y[p] = a[p] + b[p] }
+                }
+            case .route(let from):
+                out = FeatureMap(shapes[i], pool: pool)
+                var channel = 0
+                for f in from {
+                    let source = maps[f]!
+                    for c in 0..<source.shape.channels {
+                        out.plane(channel).update(from: source.plane(c), count: source.shape.pixels)
+                        channel += 1
+                    }
+                }
+            case .maxpool(let size):
+                out = FeatureMap(shapes[i], pool: pool)
+                cd_maxpool(
+                    previous.values, previous.stride, Int32(previous.shape.width), Int32(previous.shape.height),
+                    Int32(size), 0, Int32(previous.shape.channels), out.values)
+            case .upsample:
+                out = FeatureMap(shapes[i], pool: pool)
+                let w = previous.shape.width
+                for c in 0..<out.shape.channels {
+                    let x = previous.plane(c), y = out.plane(c)
+                    for row in 0..<out.shape.height {
+                        for col in 0..<out.shape.width { y[row * 2 * w + col] = x[(row / 2) * w + col / 2] }
+                    }
+                }
+            case .dropout:
+                out = previous
+            case .yolo:
+                out = previous
+                outputs.append(previous)
+            }
+            maps[i] = out
+            for j in 0...i where lastUse[j] <= i && j != i { maps[j] = nil }
+        }
+        return outputs
+    }
+
+    /// A 1x1 convolution and the depthwise one that reads its output, a channel at a time:
+    /// each of `expand`'s output planes is made into a scratch plane and at once filtered
+    /// by `depthwise` into `out`. Channels are split over `threads`.
+    static func expandAndFilter(
+        _ expand: Convolution, _ depthwise: Convolution, _ input: FeatureMap, into out: FeatureMap, threads: Int
+    ) {
+        let (width, height) = (input.shape.width, input.shape.height)
+        let channels = expand.outputs
+        let work = input.shape.pixels * channels * (expand.inputs + depthwise.size * depthwise.size)
+        let workers = max(1, min(threads, channels / 8, work / 100_000))
+        let scratch = cd_depthwise_scratch(
+            Int32(width), Int32(height), Int32(depthwise.size), Int32(depthwise.step), Int32(depthwise.pad))
+        let taps = depthwise.size * depthwise.size
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let plane = FeatureMap(Darknet.Shape(channels: 1, width: width, height: height))
+            let padded = UnsafeMutablePointer<Float>.allocate(capacity: scratch)
+            defer { padded.deallocate() }
+            for c in channels * worker / workers..<channels * (worker + 1) / workers {
+                cd_pointwise(
+                    input.values, input.stride, Int32(expand.inputs), input.shape.pixels,
+                    expand.weights.values + c * expand.inputs, expand.bias.values + c, 0, 1, expand.leaky ? 1 : 0,
+                    plane.values, plane.stride)
+                cd_depthwise(
+                    plane.values, plane.stride, Int32(width), Int32(height), Int32(depthwise.size),
+                    Int32(depthwise.step), Int32(depthwise.pad), depthwise.weights.values + c * taps,
+                    depthwise.bias.values + c, 0, 1, depthwise.leaky ? 1 : 0, out.values + c * out.stride, out.stride,
+                    padded)
+            }
+        }
+    }
+
+    static func convolve(_ conv: Convolution, _ input: FeatureMap, into out: FeatureMap, threads: Int, pool: MapPool) {
+        let (width, height) = (input.shape.width, input.shape.height)
+        // A thread more pays for waking it only with some 100k multiply-adds or more to share.
+        let work =
+            out.shape.pixels * conv.outputs
+            * (conv.groups > 1 ? conv.size * conv.size : conv.inputs * conv.size * conv.size)
+        let workers = max(1, min(threads, conv.outputs / 8, work / 100_000))
+        let (weights, bias) = (conv.weights, conv.bias)
+        let leaky: Int32 = conv.leaky ? 1 : 0
+        if conv.groups > 1 {
+            let scratch = cd_depthwise_scratch(
+                Int32(width), Int32(height), Int32(conv.size), Int32(conv.step), Int32(conv.pad))
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let first = conv.outputs * worker / workers, end = conv.outputs * (worker + 1) / workers
+                let buffer = UnsafeMutablePointer<Float>.allocate(capacity: scratch)
+                defer { buffer.deallocate() }
+                cd_depthwise(
+                    input.values, input.stride, Int32(width), Int32(height), Int32(conv.size), Int32(conv.step),
+                    Int32(conv.pad), weights.values, bias.values, Int32(first), Int32(end), leaky, out.values,
+                    out.stride, buffer)
+            }
+            return
+        }
+        if conv.size > 1 || conv.step > 1 {
+            // A full convolution (the first layer's): unfolded a band of rows at a time, a
+            // band each of about 4096 pixels, and those rows run as a 1x1 convolution.
+            let taps = conv.inputs * conv.size * conv.size
+            let (ow, oh) = (out.shape.width, out.shape.height)
+            let band = max(1, 4096 / ow), bands = (oh + band - 1) / band
+            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, bands))) { worker in
+                let buffer = FeatureMap(Darknet.Shape(channels: taps, width: ow, height: band))
+                var b = worker
+                while b < bands {
+                    let first = b * band, end = min(oh, first + band)
+                    cd_unfold(
+                        input.values, input.stride, Int32(conv.inputs), Int32(width), Int32(height), Int32(conv.size),
+                        Int32(conv.step), Int32(conv.pad), Int32(first), Int32(end), buffer.values, buffer.stride)
+                    cd_pointwise(
+                        buffer.values, buffer.stride, Int32(taps), (end - first) * ow, weights.values, bias.values, 0,
+                        Int32(conv.outputs), leaky, out.values + first * ow, out.stride)
+                    b += max(1, min(workers, bands))
+                }
+            }
+            return
+        }
+        let (source, inputs) = (input, conv.inputs)
+        let blocks = (conv.outputs + 3) / 4
+        let (unfolded, taps) = (source, inputs)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let first = 4 * (blocks * worker / workers)
+            let end = min(conv.outputs, 4 * (blocks * (worker + 1) / workers))
+            cd_pointwise(
+                unfolded.values, unfolded.stride, Int32(taps), out.shape.pixels, weights.values, bias.values,
+                Int32(first),
+                Int32(end), leaky, out.values, out.stride)
+        }
+    }
+}

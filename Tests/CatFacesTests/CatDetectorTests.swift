@@ -1,0 +1,244 @@
+import CatImageIO
+import FilterCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CatFaces
+
+@Suite struct CatDetectorTests {
+    static let photos: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.path("cats"))) ?? []
+        return names.filter { $0.hasSuffix(".jpg") }.sorted()
+    }()
+
+    @Test func builtInNetworkReads() {
+        let network = CatDetector.network
+        #expect(network.input == Darknet.Shape(channels: 3, width: 320, height: 320))
+        #expect(network.layers.count == 131)
+        var yolos: [Darknet.Shape] = []
+        for (layer, shape) in zip(network.layers, network.shapes) {
+            if case .yolo = layer { yolos.append(shape) }
+        }
+        #expect(
+            yolos == [Darknet.Shape(channels: 255, width: 10, height: 10), .init(channels: 255, width: 20, height: 20)])
+    }
+
+    /// The network's input as an 8-bit picture of its own size (so that OpenCV reads the same
+    /// values catctl does): the photo stretched to 320 x 320.
+    static func input(_ photo: String) throws -> PixelBuffer {
+        let picture = try Fixtures.decode("cats/\(photo)").pixels
+        return try picture.resampled(width: CatDetector.side, height: CatDetector.side, filter: .lanczos3)
+    }
+
+    static func ppm(_ picture: PixelBuffer) -> [UInt8] {
+        var bytes = Array("P6\n\(picture.width) \(picture.height)\n255\n".utf8)
+        for y in 0..<picture.height {
+            let row = picture.row(y)
+            for x in 0..<picture.width { bytes += [row[4 * x], row[4 * x + 1], row[4 * x + 2]] }
+        }
+        return bytes
+    }
+
+    struct OracleCats: Decodable {
+        struct Cat: Decodable { let x, y, width, height, score: Double }
+        let input: String
+        let cats: [Cat]
+    }
+
+    /// OpenCV 4.6's dnn (Debian's python3-opencv, `readNetFromDarknet`) on the same input
+    /// finds the same cats in every photo of Tests/Fixtures/cats: boxes within 1 px of the
+    /// photo's own pixels, scores within 0.01. Under every build of the kernels the CPU can
+    /// run (on the first photos), which give the same bits.
+    @Test func sameCatsAsOpenCV() throws {
+        let threshold = 0.25
+        let dir = try Fixtures.temporaryDirectory()
+        var paths: [String] = []
+        var inputs: [String: PixelBuffer] = [:]
+        for photo in Self.photos {
+            let picture = try Self.input(photo)
+            let path = dir.appendingPathComponent(photo + ".ppm").path
+            try Data(Self.ppm(picture)).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+            inputs[path] = picture
+        }
+        #expect(paths.count >= 99)
+        let files = Fixtures.path("../../Sources/CCatDetectors/yolo-fastest/yolo-fastest-1.1-xl")
+        let result = try Oracle.run(
+            "python3", [Fixtures.path("network/oracle.py"), files + ".cfg", files + ".weights", "\(threshold)"] + paths)
+        try #require(result.status == 0, "python3-opencv (scripts/install-deps) runs the oracle: \(result.stderr)")
+        let expected = try String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(OracleCats.self, from: Data(String($0).utf8))
+        }
+        #expect(expected.count == paths.count)
+        var compared = 0
+        defer { KernelISA.select(.best) }
+        for oracle in expected {
+            let picture = try #require(inputs[oracle.input])
+            let size = try Fixtures.decode(
+                "cats/" + URL(fileURLWithPath: oracle.input).deletingPathExtension().lastPathComponent
+            )
+            .pixels
+            let (w, h) = (Double(size.width), Double(size.height))
+            // Every build on the first photos (the same bits), the best on the others.
+            var first: [CatDetector.Candidate]?
+            for isa in compared < 8 ? KernelISA.available : [.best] {
+                KernelISA.select(isa)
+                let ours = CatDetector.suppress(
+                    CatDetector.candidates(CatDetector.input(picture), threshold: threshold))
+                if let first { #expect(ours == first, "\(isa.name) differs from the first build on \(oracle.input)") }
+                first = first ?? ours
+            }
+            KernelISA.select(.best)
+            let ours = first ?? []
+            // A box within 0.01 of the threshold may be on either side of it.
+            let theirs = oracle.cats.filter { $0.score >= threshold + 0.01 }
+            #expect(ours.filter { $0.score >= threshold + 0.01 }.count == theirs.count, "\(oracle.input)")
+            for cat in theirs {
+                let match = ours.min { a, b in abs(a.x - cat.x) + abs(a.y - cat.y) < abs(b.x - cat.x) + abs(b.y - cat.y)
+                }
+                guard let match else {
+                    Issue.record("\(oracle.input): OpenCV's cat \(cat) not found")
+                    continue
+                }
+                let edges = [
+                    ((match.x - match.width / 2) - (cat.x - cat.width / 2)) * w,
+                    ((match.x + match.width / 2) - (cat.x + cat.width / 2)) * w,
+                    ((match.y - match.height / 2) - (cat.y - cat.height / 2)) * h,
+                    ((match.y + match.height / 2) - (cat.y + cat.height / 2)) * h,
+                ]
+                #expect(edges.allSatisfy { abs($0) <= 1 }, "\(oracle.input): \(edges) px")
+                #expect(abs(match.score - cat.score) <= 0.01, "\(oracle.input): \(match.score) vs \(cat.score)")
+                compared += 1
+            }
+        }
+        #expect(compared >= 40, "the photos have cats OpenCV finds")
+    }
+}
+
+@Suite struct DarknetReaderTests {
+    static let cfg = Array(
+        """
+        [net]
+        width=64
+        height=64
+        channels=3
+
+        [convolutional]
+        filters=4
+        size=3
+        stride=2
+        pad=1
+        batch_normalize=1
+        activation=leaky
+
+        [convolutional]
+        filters=18
+        size=1
+        stride=1
+        activation=linear
+
+        [yolo]
+        mask=0,1,2
+        anchors=10,10, 20,20, 30,30
+        classes=1
+        """.utf8)
+
+    /// A header, then `count` floats of 0.5.
+    static func weights(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        for _ in 0..<count { bytes += [0, 0, 0, 0x3f] }
+        return bytes
+    }
+
+    /// 4 x (bias, scale, mean, variance) + 4 x 3 x 3 x 3 weights, then 18 biases + 18 x 4.
+    static let exact = 16 + 108 + 18 + 72
+
+    @Test func aSmallNetworkReadsAndRuns() throws {
+        let network = try Darknet(cfg: Self.cfg, weights: Self.weights(Self.exact))
+        #expect(network.shapes.last == Darknet.Shape(channels: 18, width: 32, height: 32))
+        let input = FeatureMap(network.input)
+        let outputs = network.run(input, threads: 2)
+        #expect(outputs.count == 1 && outputs.first?.shape == Darknet.Shape(channels: 18, width: 32, height: 32))
+        // A size the layers cannot take gives nothing, not a crash.
+        #expect(Darknet.shapes(of: network.layers, for: Darknet.Shape(channels: 3, width: 1, height: 1)) != nil)
+    }
+
+    /// Every count must add up before any work: the weights exactly as many as the layers
+    /// take, the layers known, their references before them, their sizes in bounds.
+    @Test func whatDoesNotAddUpIsRefused() {
+        func refused(_ cfg: String, _ weights: [UInt8]) -> Bool {
+            (try? Darknet(cfg: Array(cfg.utf8), weights: weights)) == nil
+        }
+        let text = String(decoding: Self.cfg, as: UTF8.self)
+        #expect(refused(text, Self.weights(Self.exact - 1)), "one weight short")
+        #expect(refused(text, Self.weights(Self.exact + 1)), "one weight too many")
+        #expect(refused(text, Array(Self.weights(Self.exact).prefix(10))), "a header cut short")
+        #expect(refused(text.replacingOccurrences(of: "[yolo]", with: "[region]"), Self.weights(Self.exact)))
+        #expect(refused(text.replacingOccurrences(of: "filters=4", with: "filters=99999"), Self.weights(Self.exact)))
+        #expect(refused(text.replacingOccurrences(of: "width=64", with: "width=100000"), Self.weights(Self.exact)))
+        #expect(refused(text.replacingOccurrences(of: "size=3", with: "size=4"), Self.weights(Self.exact)))
+        #expect(
+            refused(
+                text.replacingOccurrences(of: "activation=leaky", with: "activation=mish"), Self.weights(Self.exact)))
+        #expect(refused(text + "\n[route]\nlayers=-9\n", Self.weights(Self.exact)), "a route to no layer")
+        #expect(refused(text + "\n[shortcut]\nfrom=5\n", Self.weights(Self.exact)), "a shortcut forward")
+        #expect(refused("[convolutional]\nfilters=1\n", []), "no [net]")
+        #expect(refused(text, Array(Self.weights(Self.exact).dropLast(4)) + [0, 0, 0xc0, 0x7f]), "a NaN weight")
+        #expect(!refused(text, Self.weights(Self.exact)))
+    }
+}
+
+@Suite struct CatFinderTests {
+    static func photo(_ name: String) throws -> PixelBuffer {
+        let image = try Fixtures.decode("cats/\(name)").pixels
+        let fit = image.fittingSize(maxWidth: CatFinder.side, maxHeight: CatFinder.side)
+        return try image.resampled(width: fit.0, height: fit.1, filter: .box)
+    }
+
+    /// A lying cat whose face the cascades do not confirm: its head is the end of its box
+    /// where the marked face is (03-ships-cat-tattoo: the face at the right of its box).
+    @Test func aLyingCatsHeadIsTheEndItsFaceIsAt() throws {
+        let picture = try Self.photo("03-ships-cat-tattoo.jpg")
+        let found = CatFinder.find(in: picture)
+        let cat = try #require(found.cats.first)
+        #expect(cat.face == nil && found.faces.isEmpty)
+        #expect(cat.box.width > cat.box.height * 13 / 10, "a wide box: \(cat.box)")
+        // The marked face (faces.json: 1045,340 245x222 of 1600x1200), in the copy's pixels.
+        let factor = Double(picture.width) / 1600
+        let (fx, fy) = (Int(Double(1045 + 245 / 2) * factor), Int(Double(340 + 222 / 2) * factor))
+        #expect(cat.head.contains(x: fx, y: fy), "\(cat)")
+        #expect(cat.head.width == cat.box.height && cat.head.x == cat.box.x + cat.box.width - cat.box.height, "\(cat)")
+        #expect(found.inView == [cat.head] && found.clearOf == [cat.head])
+    }
+
+    /// Sitting cats (boxes not much wider than tall): the middle of the upper half.
+    @Test func anUprightCatsHeadIsTheMiddleOfItsUpperHalf() {
+        let blank = try! PixelBuffer(width: 10, height: 10)
+        let box = ScoredRegion(x: 100, y: 50, width: 200, height: 300, score: 0.9)
+        #expect(CatFinder.head(of: box, in: blank) == ScoredRegion(x: 150, y: 50, width: 100, height: 150, score: 0.9))
+    }
+
+    /// The gravity keeps faces, else heads; captions keep off both.
+    @Test func whatCropsKeepAndCaptionsAvoid() {
+        let face = CatFace(x: 10, y: 10, width: 20, height: 20, score: 0.8)
+        let box = ScoredRegion(x: 0, y: 0, width: 100, height: 100, score: 0.9)
+        let head = ScoredRegion(x: 300, y: 0, width: 50, height: 50, score: 0.7)
+        let withFace = FoundCat(box: box, face: face, head: face)
+        let without = FoundCat(
+            box: ScoredRegion(x: 250, y: 0, width: 100, height: 100, score: 0.7), face: nil, head: head)
+        #expect(CatFinding(cats: [withFace, without], faces: [face]).inView == [face])
+        #expect(CatFinding(cats: [withFace, without], faces: [face]).clearOf == [face, head])
+        #expect(CatFinding(cats: [without], faces: []).inView == [head])
+        #expect(CatFinding(cats: [], faces: []).inView.isEmpty)
+    }
+
+    /// Pictures of any shape get an answer: 1 x 1, strips 1 px wide or high, a flat grey.
+    @Test(arguments: [(1, 1), (1, 480), (480, 1), (2, 3), (480, 2), (300, 200)])
+    func oddShapesGetAnAnswer(width: Int, height: Int) throws {
+        let picture = try PixelBuffer(width: width, height: height)
+        picture.fill(r: 128, g: 128, b: 128)
+        let found = CatFinder.find(in: picture)
+        #expect(found.cats.isEmpty && found.faces.isEmpty)
+    }
+}
