@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "CCatDetectors", dependencies: ["CFilterKernels"],
             exclude: [
-                "haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md", "yolo-fastest",
+                "haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md",
             ],
             cSettings: [
                 .headerSearchPath("../CFilterKernels"),

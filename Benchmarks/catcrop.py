@@ -47,7 +47,7 @@ CASCADES = {
 KEEP = 0.9
 
 
-YOLO = os.path.join(ROOT, "Sources", "CCatDetectors", "yolo-fastest", "yolo-fastest-1.1-xl")
+YOLO = os.path.join(ROOT, "Resources", "models", "yolo-fastest", "yolo-fastest-1.1-xl")
 
 # OpenCV's detectors on every photo: the two cascades catctl builds in, on an equalised grey
 # copy 320 long, and Yolo-Fastest's cat boxes (COCO class 15) at catctl's two input sizes.

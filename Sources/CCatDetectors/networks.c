@@ -1,24 +1,5 @@
 #include "cat_detectors.h"
 
-/* The network's darknet files as the repository ships them (yolo-fastest/README.md). */
-static const unsigned char cfg[] = {
-#embed "yolo-fastest/yolo-fastest-1.1-xl.cfg"
-};
-
-static const unsigned char weights[] = {
-#embed "yolo-fastest/yolo-fastest-1.1-xl.weights"
-};
-
-const unsigned char *cd_yolo_fastest_cfg(size_t *length) {
-    *length = sizeof cfg;
-    return cfg;
-}
-
-const unsigned char *cd_yolo_fastest_weights(size_t *length) {
-    *length = sizeof weights;
-    return weights;
-}
-
 /* The two layers below run once or twice a picture on small planes (the first layer's
  * 3 channels; the 10 x 10 pooling): plain loops, one build. */
 void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,

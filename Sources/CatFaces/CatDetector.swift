@@ -1,25 +1,39 @@
 internal import CCatDetectors
 import CatImageIO
 import CatSupport
-import Foundation
 
 /// Finds whole cats with a small learned detector: Yolo-Fastest-1.1-xl, trained on COCO
-/// (Sources/CCatDetectors/yolo-fastest/README.md), run by catctl's own kernels (`Darknet`).
+/// (Resources/models/yolo-fastest/README.md), run by catctl's own kernels (`Darknet`).
 /// The picture is stretched to the network's input, as darknet and OpenCV's dnn do, at two
 /// sizes (`passes`); the `cat` boxes of both above `threshold` are kept, the most certain of
 /// any that overlap by more than `overlap` (greedy NMS, as OpenCV's `NMSBoxes`).
 public enum CatDetector {
-    /// The network, read from the files built into catctl (checked by the tests).
-    static let network: Darknet = {
-        var length = 0
-        let cfg = Array(UnsafeBufferPointer(start: cd_yolo_fastest_cfg(&length), count: length))
-        let weights = Array(UnsafeBufferPointer(start: cd_yolo_fastest_weights(&length), count: length))
-        do {
-            return try Darknet(cfg: cfg, weights: weights)
-        } catch {
-            preconditionFailure("the built-in Yolo-Fastest files do not load: \(error)")
+    /// Where the network's files are: `Resources/models/yolo-fastest/` in a source tree,
+    /// `share/catctl/models/yolo-fastest/` once installed (`BundledResources`), and their names.
+    static let folder = "models/yolo-fastest",
+        files = (cfg: "yolo-fastest-1.1-xl.cfg", weights: "yolo-fastest-1.1-xl.weights")
+
+    /// The network, read once from its installed files, or why it cannot be (a file missing,
+    /// too large, or not what its layers say: `Darknet`'s checks).
+    static let loaded: Result<Darknet, Darknet.ReadError> = {
+        guard let dir = BundledResources.directory(folder) else {
+            return .failure(Darknet.ReadError(description: "share/catctl/\(folder) is missing"))
+        }
+        return Result { () throws(Darknet.ReadError) -> Darknet in
+            func read(_ name: String, _ limit: Int) throws(Darknet.ReadError) -> [UInt8] {
+                do {
+                    return try InputFile.read(dir + "/" + name, maxBytes: limit)
+                } catch {
+                    throw Darknet.ReadError(description: "cannot read \(name): \(error)")
+                }
+            }
+            return try Darknet(
+                cfg: try read(files.cfg, 1 << 20), weights: try read(files.weights, 4 * Darknet.maxWeights + 64))
         }
     }()
+
+    /// The network, when it could be read (`loaded`); without it no cat is found, only faces.
+    static var network: Darknet? { try? loaded.get() }
 
     /// COCO's class 15.
     static let catClass = 15
@@ -31,8 +45,11 @@ public enum CatDetector {
     public static let threshold = 0.4
     /// Boxes that overlap more than this (intersection over union) are one cat.
     public static let overlap = 0.45
-    /// The network's input side.
-    public static var side: Int { network.input.width }
+    /// Why the network cannot be used, or nil when it can.
+    public static var unavailable: String? {
+        if case .failure(let error) = loaded { return "the cat detector's network cannot be read: \(error)" }
+        return nil
+    }
 
     /// A box the network found, in its input's 0-1 coordinates (centre and size).
     struct Candidate: Equatable {
@@ -72,12 +89,11 @@ public enum CatDetector {
     /// The passes' candidates as cats in `picture`'s pixels: suppressed, the most certain first.
     static func boxes(_ found: [Candidate], in picture: PixelBuffer) -> [ScoredRegion] {
         suppress(found).map { c in
-            let w = Double(picture.width), h = Double(picture.height)
-            let left = max(0, (c.x - c.width / 2) * w), top = max(0, (c.y - c.height / 2) * h)
-            let right = min(w, (c.x + c.width / 2) * w), bottom = min(h, (c.y + c.height / 2) * h)
-            return ScoredRegion(
-                x: Int(left.rounded()), y: Int(top.rounded()), width: max(1, Int((right - left).rounded())),
-                height: max(1, Int((bottom - top).rounded())), score: c.score)
+            let (w, h) = (picture.width, picture.height)
+            func edge(_ v: Double, _ size: Int) -> Int { min(max(0, Int((v * Double(size)).rounded())), size) }
+            let left = min(edge(c.x - c.width / 2, w), w - 1), top = min(edge(c.y - c.height / 2, h), h - 1)
+            let right = max(left + 1, edge(c.x + c.width / 2, w)), bottom = max(top + 1, edge(c.y + c.height / 2, h))
+            return ScoredRegion(x: left, y: top, width: right - left, height: bottom - top, score: c.score)
         }
     }
 
@@ -113,13 +129,14 @@ public enum CatDetector {
 
     /// Every box of every yolo layer whose cat score (objectness x the class's logistic) is
     /// at least `threshold`, as darknet decodes them: centre (cell + logistic) / cells, size
-    /// anchor x exp / input.
+    /// anchor x exp / the input's size (the input run, not the cfg's).
     static func candidates(_ input: FeatureMap, threshold: Double, threads: Int = CPUs.available) -> [Candidate] {
         var found: [Candidate] = []
+        guard let network else { return [] }
         let outputs = network.run(input, threads: threads)
         var yolos: [Darknet.Yolo] = []
         for case .yolo(let yolo) in network.layers { yolos.append(yolo) }
-        for (map, yolo) in zip(outputs, yolos) {
+        for (map, yolo) in zip(outputs, yolos) where yolo.classes > catClass {
             let (cols, rows) = (map.shape.width, map.shape.height)
             let per = yolo.classes + 5
             func logistic(_ v: Float) -> Double { 1 / (1 + exp(-Double(v))) }
@@ -135,9 +152,9 @@ public enum CatDetector {
                         Candidate(
                             x: (Double(col) + logistic(map.plane(base)[cell])) / Double(cols),
                             y: (Double(row) + logistic(map.plane(base + 1)[cell])) / Double(rows),
-                            width: exp(Double(map.plane(base + 2)[cell])) * anchor.width / Double(network.input.width),
+                            width: exp(Double(map.plane(base + 2)[cell])) * anchor.width / Double(input.shape.width),
                             height: exp(Double(map.plane(base + 3)[cell])) * anchor.height
-                                / Double(network.input.height), score: score))
+                                / Double(input.shape.height), score: score))
                 }
             }
         }

@@ -31,20 +31,20 @@ public struct CatFinding: Equatable, Sendable {
     /// What a caption keeps clear of: every face, and the head of every cat without one.
     public var clearOf: [ScoredRegion] { faces + cats.filter { $0.face == nil }.map(\.head) }
 
-    /// The same finding in a picture `factor` times as large.
-    public func scaled(by factor: Double) -> CatFinding {
-        CatFinding(
-            cats: cats.map {
-                FoundCat(
-                    box: $0.box.scaled(by: factor), face: $0.face?.scaled(by: factor), head: $0.head.scaled(by: factor))
-            }, faces: faces.map { $0.scaled(by: factor) })
+    /// The same finding in a `width` x `height` picture, found in one `from` large: each
+    /// axis scaled by its own ratio, every region kept inside the picture.
+    public func scaled(from: (width: Int, height: Int), to width: Int, _ height: Int) -> CatFinding {
+        let fx = Double(width) / Double(max(1, from.width)), fy = Double(height) / Double(max(1, from.height))
+        func s(_ r: ScoredRegion) -> ScoredRegion { r.scaled(x: fx, y: fy, within: width, height: height) }
+        return CatFinding(
+            cats: cats.map { FoundCat(box: s($0.box), face: $0.face.map(s), head: s($0.head)) }, faces: faces.map(s))
     }
 }
 
 public enum CatFinder {
     /// The long side of the copy `find` reads best: the detector's larger pass
     /// (`CatDetector.passes`); the cascades read a copy `CatFaceDetector.side` long made from it.
-    public static var side: Int { CatDetector.passes.max() ?? CatDetector.side }
+    public static var side: Int { CatDetector.passes.max() ?? 480 }
 
     /// Reads the built-in network and cascades on a thread of their own (some 8 ms), so that
     /// a caller who will soon look for cats has them ready by the time its picture is
@@ -71,7 +71,7 @@ public enum CatFinder {
         let passes = CatDetector.passes.sorted()
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             if worker == 0 {
-                found.large = CatDetector.candidates(in: picture, long: passes.last ?? CatDetector.side, threads: 1)
+                found.large = CatDetector.candidates(in: picture, long: side, threads: 1)
                 return
             }
             for long in passes.dropLast() {
@@ -79,8 +79,12 @@ public enum CatFinder {
             }
             let fit = picture.fittingSize(maxWidth: CatFaceDetector.side, maxHeight: CatFaceDetector.side)
             let grey = small.map { GreyImage($0) } ?? GreyImage(picture).resized(width: fit.0, height: fit.1)
-            let factor = Double(picture.width) / Double(grey.width)
-            found.faces = CatFaceDetector.faces(in: grey).map { $0.scaled(by: factor) }
+            let (fx, fy) = (
+                Double(picture.width) / Double(grey.width), Double(picture.height) / Double(grey.height)
+            )
+            found.faces = CatFaceDetector.faces(in: grey).map {
+                $0.scaled(x: fx, y: fy, within: picture.width, height: picture.height)
+            }
         }
         let faces = found.faces
         let boxes = CatDetector.boxes(found.large + found.small, in: picture)

@@ -2,12 +2,6 @@ internal import CCatDetectors
 import CatSupport
 import Dispatch
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A darknet network (a `.cfg` and its `.weights`), read into the layers catctl's kernels
 /// run: what the cat detector (`CatDetector`) is. Only the layers Yolo-Fastest uses are
 /// known: `convolutional` (full, 1x1 or depthwise, batch norm folded into the weights,
@@ -18,7 +12,7 @@ import Dispatch
 /// Written here rather than loaded from libopencv-dnn: OpenCV has no C interface to load
 /// at run time (its C++ one would tie catctl to one libstdc++ build), and its dnn module
 /// with its dependencies is larger than catctl itself. docs/detection.md has the figures.
-struct Darknet: Sendable {
+package struct Darknet: Sendable {
     struct Convolution: Sendable {
         let inputs: Int, outputs: Int, size: Int, step: Int, pad: Int
         /// 1 (full) or `inputs` == `outputs` (depthwise).
@@ -62,25 +56,29 @@ struct Darknet: Sendable {
         case yolo(Yolo)
     }
 
-    struct Shape: Equatable, Sendable {
-        var channels: Int, width: Int, height: Int
-        var pixels: Int { width * height }
+    package struct Shape: Equatable, Sendable {
+        package var channels: Int, width: Int, height: Int
+        package var pixels: Int { width * height }
+
+        package init(channels: Int, width: Int, height: Int) {
+            (self.channels, self.width, self.height) = (channels, width, height)
+        }
     }
 
     /// The input: `channels` planes of `width` x `height`.
-    let input: Shape
+    package let input: Shape
     let layers: [Layer]
     /// Each layer's output.
-    let shapes: [Shape]
+    package let shapes: [Shape]
 
-    struct ReadError: Error, Equatable, CustomStringConvertible {
-        let description: String
+    package struct ReadError: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Limits no sane small network reaches; checked before anything is allocated.
     static let maxSide = 2048, maxChannels = 4096, maxLayers = 1024, maxWeights = 64 << 20
 
-    init(cfg: [UInt8], weights: [UInt8]) throws(ReadError) {
+    package init(cfg: [UInt8], weights: [UInt8]) throws(ReadError) {
         let sections = try Self.sections(cfg)
         guard let net = sections.first, net.name == "net", sections.count - 1 <= Self.maxLayers else {
             throw ReadError(description: "the cfg does not start with [net], or has too many layers")
@@ -153,9 +151,15 @@ struct Darknet: Sendable {
                     // darknet's inference: (x - mean) / sqrt(variance + 1e-6) * scale + bias.
                     let per = count / outputs
                     for o in 0..<outputs {
+                        guard variances[o] >= 0 else {
+                            throw ReadError(description: "layer \(index): a negative variance")
+                        }
                         let factor = scales[o] / (variances[o] + 0.000001).squareRoot()
                         for k in 0..<per { kernel[o * per + k] *= factor }
                         bias[o] -= means[o] * factor
+                    }
+                    guard kernel.allSatisfy(\.isFinite), bias.allSatisfy(\.isFinite) else {
+                        throw ReadError(description: "layer \(index): the weights overflow once normalised")
                     }
                 } else {
                     kernel = try reader.floats(count)
@@ -219,7 +223,25 @@ struct Darknet: Sendable {
             throw ReadError(description: "the layers' sizes do not fit the input's")
         }
         self.shapes = shapes
+        // What a run may cost, before any: at `maxRunSide` square (the detector runs at most
+        // 480 long), no map over `maxMapFloats` and at most `maxMultiplyAdds` in all.
+        let run = Shape(channels: input.channels, width: Self.maxRunSide, height: Self.maxRunSide)
+        guard let big = Self.shapes(of: layers, for: run),
+            big.allSatisfy({ $0.channels * $0.pixels <= Self.maxMapFloats })
+        else { throw ReadError(description: "a layer's map would be too large") }
+        var work = 0
+        for (layer, (shape, before)) in zip(layers, zip(big, [run] + big.dropLast())) {
+            if case .convolution(let c) = layer {
+                work += shape.pixels * c.outputs * (c.inputs / c.groups) * c.size * c.size
+                guard work <= Self.maxMultiplyAdds, before.channels == c.inputs else {
+                    throw ReadError(description: "the network would take too long")
+                }
+            }
+        }
     }
+
+    /// The largest side `run` is promised to take within the bounds checked at reading.
+    static let maxRunSide = 512, maxMapFloats = 1 << 24, maxMultiplyAdds = 8_000_000_000
 
     /// Each layer's output for an input of `input`'s shape, or nil when the layers do not
     /// fit it (a route or shortcut joins maps of different sizes, a kernel is larger than
@@ -337,14 +359,16 @@ extension String {
 
 /// A planar float feature map: `shape.channels` planes, `cd_plane_stride` apart, in storage
 /// that may come from a `MapPool` and goes back to it.
-final class FeatureMap: @unchecked Sendable {
-    let shape: Darknet.Shape
+package final class FeatureMap: @unchecked Sendable {
+    package let shape: Darknet.Shape
     let stride: Int
     let values: UnsafeMutablePointer<Float>
     private let storage: MapPool.Storage
     private let pool: MapPool?
 
-    init(_ shape: Darknet.Shape, pool: MapPool? = nil) {
+    package convenience init(_ shape: Darknet.Shape) { self.init(shape, pool: nil) }
+
+    init(_ shape: Darknet.Shape, pool: MapPool?) {
         self.shape = shape
         stride = cd_plane_stride(shape.pixels)
         self.pool = pool
@@ -424,7 +448,7 @@ extension Darknet {
     /// `shapes(of:for:)`; none for sides that do not) and gives each yolo layer's input,
     /// in order. Work is split by channel over `threads` threads; the result does not depend
     /// on them, nor on the instruction set.
-    func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
+    package func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
         precondition(input.shape.channels == self.input.channels)
         guard let shapes = Self.shapes(of: layers, for: input.shape) else { return [] }
         // The last layer that reads each output: a map is dropped after it.
@@ -446,7 +470,8 @@ extension Darknet {
             // A 1x1 convolution read only by the depthwise one after it (each block's
             // expansion, the largest maps of all): both, a channel at a time, and the
             // expanded map is never made whole. The same sums in the same order.
-            if case .convolution(let expand) = layer, expand.groups == 1, expand.size == 1, i + 1 < layers.count,
+            if case .convolution(let expand) = layer, expand.groups == 1, expand.size == 1, expand.step == 1,
+                i + 1 < layers.count,
                 lastUse[i] == i + 1, case .convolution(let depthwise) = layers[i + 1], depthwise.groups > 1
             {
                 let out = FeatureMap(shapes[i + 1], pool: pool)
@@ -460,7 +485,7 @@ extension Darknet {
             switch layer {
             case .convolution(let conv):
                 out = FeatureMap(shapes[i], pool: pool)
-                Self.convolve(conv, previous, into: out, threads: threads, pool: pool)
+                Self.convolve(conv, previous, into: out, threads: threads)
             case .shortcut(let from):
                 out = FeatureMap(shapes[i], pool: pool)
                 let other = maps[from]!
@@ -535,7 +560,7 @@ extension Darknet {
         }
     }
 
-    static func convolve(_ conv: Convolution, _ input: FeatureMap, into out: FeatureMap, threads: Int, pool: MapPool) {
+    static func convolve(_ conv: Convolution, _ input: FeatureMap, into out: FeatureMap, threads: Int) {
         let (width, height) = (input.shape.width, input.shape.height)
         // A thread more pays for waking it only with some 100k multiply-adds or more to share.
         let work =
@@ -560,22 +585,26 @@ extension Darknet {
         }
         if conv.size > 1 || conv.step > 1 {
             // A full convolution (the first layer's): unfolded a band of rows at a time, a
-            // band each of about 4096 pixels, and those rows run as a 1x1 convolution.
+            // band each of about 4096 pixels, those rows run as a 1x1 convolution into a band
+            // of the worker's own (the kernel writes past a band's last pixel), then copied.
             let taps = conv.inputs * conv.size * conv.size
             let (ow, oh) = (out.shape.width, out.shape.height)
             let band = max(1, 4096 / ow), bands = (oh + band - 1) / band
-            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, bands))) { worker in
-                let buffer = FeatureMap(Darknet.Shape(channels: taps, width: ow, height: band))
-                var b = worker
-                while b < bands {
+            let step = max(1, min(workers, bands))
+            DispatchQueue.concurrentPerform(iterations: step) { worker in
+                let unfolded = FeatureMap(Darknet.Shape(channels: taps, width: ow, height: band))
+                let rows = FeatureMap(Darknet.Shape(channels: conv.outputs, width: ow, height: band))
+                for b in stride(from: worker, to: bands, by: step) {
                     let first = b * band, end = min(oh, first + band)
                     cd_unfold(
                         input.values, input.stride, Int32(conv.inputs), Int32(width), Int32(height), Int32(conv.size),
-                        Int32(conv.step), Int32(conv.pad), Int32(first), Int32(end), buffer.values, buffer.stride)
+                        Int32(conv.step), Int32(conv.pad), Int32(first), Int32(end), unfolded.values, unfolded.stride)
                     cd_pointwise(
-                        buffer.values, buffer.stride, Int32(taps), (end - first) * ow, weights.values, bias.values, 0,
-                        Int32(conv.outputs), leaky, out.values + first * ow, out.stride)
-                    b += max(1, min(workers, bands))
+                        unfolded.values, unfolded.stride, Int32(taps), (end - first) * ow, weights.values, bias.values,
+                        0, Int32(conv.outputs), leaky, rows.values, rows.stride)
+                    for o in 0..<conv.outputs {
+                        (out.plane(o) + first * ow).update(from: rows.plane(o), count: (end - first) * ow)
+                    }
                 }
             }
             return

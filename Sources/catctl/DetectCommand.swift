@@ -10,7 +10,7 @@ struct Detect: AsyncParsableCommand {
         discussion: """
             Prints the cats found in each IMAGE, in its pixels (upright): a line per cat, \
             "IMAGE: cat at X,Y, WxH, score S", followed by ", face at X,Y, WxH, score S" when \
-            its face was found; a line per face outside every cat, "IMAGE: face at ..."; or \
+            its face was found; a line per face that is no cat's, "IMAGE: face at ..."; or \
             "IMAGE: no cat". With --json, one line per image: {"event": "detected", "input": \
             .., "width": .., "height": .., "cats": [{"x": .., "y": .., "width": .., "height": \
             .., "score": .., "face": {..} or null}], "faces": [{"x": .., "y": .., "width": .., \
@@ -43,6 +43,9 @@ struct Detect: AsyncParsableCommand {
     func run() async throws {
         let request = DetectRequest(inputs: inputs, maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames)
         let json = self.json
+        if let why = CatSubjects.unavailable {
+            Console.standard().stderr.write("catctl: warning: \(ForeignText.visible(why)); finding faces only\n")
+        }
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())
             return Router.makeDetectCat(view: views.detectCat(), interactor: DetectCatInteractor())

@@ -12,8 +12,8 @@ import Testing
         return names.filter { $0.hasSuffix(".jpg") }.sorted()
     }()
 
-    @Test func builtInNetworkReads() {
-        let network = CatDetector.network
+    @Test func installedNetworkReads() throws {
+        let network = try #require(CatDetector.network, "\(CatDetector.unavailable ?? "")")
         #expect(network.input == Darknet.Shape(channels: 3, width: 320, height: 320))
         #expect(network.layers.count == 131)
         var yolos: [Darknet.Shape] = []
@@ -25,10 +25,11 @@ import Testing
     }
 
     /// The network's input as an 8-bit picture of its own size (so that OpenCV reads the same
-    /// values catctl does): the photo stretched to 320 x 320.
-    static func input(_ photo: String) throws -> PixelBuffer {
+    /// values catctl does): the photo stretched to a pass's size (`CatDetector.inputSize`).
+    static func input(_ photo: String, long: Int) throws -> PixelBuffer {
         let picture = try Fixtures.decode("cats/\(photo)").pixels
-        return try picture.resampled(width: CatDetector.side, height: CatDetector.side, filter: .lanczos3)
+        let size = CatDetector.inputSize(width: picture.width, height: picture.height, long: long)
+        return try picture.resampled(width: size.width, height: size.height, filter: .lanczos3)
     }
 
     static func ppm(_ picture: PixelBuffer) -> [UInt8] {
@@ -46,9 +47,9 @@ import Testing
         let cats: [Cat]
     }
 
-    /// OpenCV 4.6's dnn (Debian's python3-opencv, `readNetFromDarknet`) on the same input
-    /// finds the same cats in every photo of Tests/Fixtures/cats: boxes within 1 px of the
-    /// photo's own pixels, scores within 0.01. Under every build of the kernels the CPU can
+    /// OpenCV 4.6's dnn (Debian's python3-opencv, `readNetFromDarknet`) on the same inputs
+    /// (each photo of Tests/Fixtures/cats at both passes' sizes, not square) finds the same
+    /// cats: boxes within 1 px of the photo's own pixels, scores within 0.01. Under every build of the kernels the CPU can
     /// run (on the first photos), which give the same bits.
     @Test func sameCatsAsOpenCV() throws {
         let threshold = 0.25
@@ -56,14 +57,16 @@ import Testing
         var paths: [String] = []
         var inputs: [String: PixelBuffer] = [:]
         for photo in Self.photos {
-            let picture = try Self.input(photo)
-            let path = dir.appendingPathComponent(photo + ".ppm").path
-            try Data(Self.ppm(picture)).write(to: URL(fileURLWithPath: path))
-            paths.append(path)
-            inputs[path] = picture
+            for long in CatDetector.passes {
+                let picture = try Self.input(photo, long: long)
+                let path = dir.appendingPathComponent("\(long)-" + photo + ".ppm").path
+                try Data(Self.ppm(picture)).write(to: URL(fileURLWithPath: path))
+                paths.append(path)
+                inputs[path] = picture
+            }
         }
-        #expect(paths.count >= 99)
-        let files = Fixtures.path("../../Sources/CCatDetectors/yolo-fastest/yolo-fastest-1.1-xl")
+        #expect(paths.count >= 99 * CatDetector.passes.count)
+        let files = Fixtures.path("../../Resources/models/yolo-fastest/yolo-fastest-1.1-xl")
         let result = try Oracle.run(
             "python3", [Fixtures.path("network/oracle.py"), files + ".cfg", files + ".weights", "\(threshold)"] + paths)
         try #require(result.status == 0, "python3-opencv (scripts/install-deps) runs the oracle: \(result.stderr)")
@@ -75,10 +78,8 @@ import Testing
         defer { KernelISA.select(.best) }
         for oracle in expected {
             let picture = try #require(inputs[oracle.input])
-            let size = try Fixtures.decode(
-                "cats/" + URL(fileURLWithPath: oracle.input).deletingPathExtension().lastPathComponent
-            )
-            .pixels
+            let name = URL(fileURLWithPath: oracle.input).deletingPathExtension().lastPathComponent
+            let size = try Fixtures.decode("cats/" + name.drop { $0 != "-" }.dropFirst()).pixels
             let (w, h) = (Double(size.width), Double(size.height))
             // Every build on the first photos (the same bits), the best on the others.
             var first: [CatDetector.Candidate]?
@@ -164,6 +165,17 @@ import Testing
         #expect(Darknet.shapes(of: network.layers, for: Darknet.Shape(channels: 3, width: 1, height: 1)) != nil)
     }
 
+    /// The fuzz target's seed (Fuzz/seeds/darknet/small-net: every layer kind Yolo-Fastest
+    /// has) reads and runs.
+    @Test func theFuzzSeedNetworkRuns() throws {
+        let bytes = try Fixtures.bytes("../../Fuzz/seeds/darknet/small-net")
+        let length = Int(bytes[0]) << 8 | Int(bytes[1])
+        let network = try Darknet(cfg: Array(bytes[2..<2 + length]), weights: Array(bytes[(2 + length)...]))
+        #expect(network.layers.count == 9)
+        let outputs = network.run(FeatureMap(Darknet.Shape(channels: 3, width: 32, height: 32)), threads: 2)
+        #expect(outputs.map(\.shape) == [Darknet.Shape(channels: 18, width: 32, height: 32)])
+    }
+
     /// Every count must add up before any work: the weights exactly as many as the layers
     /// take, the layers known, their references before them, their sizes in bounds.
     @Test func whatDoesNotAddUpIsRefused() {
@@ -184,6 +196,14 @@ import Testing
         #expect(refused(text + "\n[route]\nlayers=-9\n", Self.weights(Self.exact)), "a route to no layer")
         #expect(refused(text + "\n[shortcut]\nfrom=5\n", Self.weights(Self.exact)), "a shortcut forward")
         #expect(refused("[convolutional]\nfilters=1\n", []), "no [net]")
+        // Weights that add up, for 4096 maps at half of 512 x 512: over the memory bound.
+        #expect(
+            refused(text.replacingOccurrences(of: "filters=4\n", with: "filters=4096\n"), Self.weights(200_722)),
+            "a map too large for a run")
+        #expect(
+            refused(
+                text.replacingOccurrences(of: "batch_normalize=1", with: "batch_normalize=0"), Self.weights(Self.exact))
+        )
         #expect(refused(text, Array(Self.weights(Self.exact).dropLast(4)) + [0, 0, 0xc0, 0x7f]), "a NaN weight")
         #expect(!refused(text, Self.weights(Self.exact)))
     }

@@ -1,5 +1,5 @@
-#ifndef CAT_CASCADES_H
-#define CAT_CASCADES_H
+#ifndef CAT_DETECTORS_H
+#define CAT_DETECTORS_H
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,12 +31,8 @@ typedef struct {
 #define CC_CASCADE_PAD 128
 
 
-// The cat detector's network (CatFaces/Network.swift): Yolo-Fastest-1.1-xl for COCO, its
-// darknet files unchanged (yolo-fastest/README.md: origin, licence, training), built in like
-// the cascades. Each is the file's bytes; `length` is their count.
-const unsigned char *cd_yolo_fastest_cfg(size_t *length);
-const unsigned char *cd_yolo_fastest_weights(size_t *length);
-
+// The cat detector's network (CatFaces/Darknet.swift, Yolo-Fastest; its files are installed
+// data, Resources/models/yolo-fastest/) runs on the kernels below.
 // Feature maps are planes of floats, one a channel, cd_plane_stride(pixels) apart: the
 // kernels read and write up to 32 floats past a plane's last pixel (two vectors of the
 // widest build), never into the next plane.

@@ -26,8 +26,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
         let swaps = reader.orientation >= 5
         let (width, height) = swaps ? (reader.fullHeight, reader.fullWidth) : (reader.fullWidth, reader.fullHeight)
         let picture = try ImageDecoder.decode(reader, options: options).pixels
-        let factor = Double(width) / Double(picture.width)
-        let found = CatSubjects.find(in: picture).scaled(by: factor)
+        let found = CatSubjects.find(in: picture).scaled(from: (picture.width, picture.height), to: width, height)
         return CatDetection(input: path, width: width, height: height, cats: found.cats, faces: found.faces)
     }
 }

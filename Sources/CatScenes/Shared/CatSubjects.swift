@@ -10,6 +10,9 @@ public struct CatSubjects: SubjectFinder {
 
     public var side: Int { CatFinder.side }
 
+    /// Why cats cannot be found, only faces (the network's files missing or refused), or nil.
+    public static var unavailable: String? { CatDetector.unavailable }
+
     public func subjects(inCopy image: PixelBuffer) -> Subjects { subjects(in: image) }
 
     public func subjects(in image: PixelBuffer) -> Subjects {
@@ -27,8 +30,23 @@ public struct CatSubjects: SubjectFinder {
             return (try? image.resampled(width: fit.0, height: fit.1, filter: .box, threads: 1)) ?? image
         }
         let picture = copy(CatFinder.side)
-        return CatFinder.find(in: picture, small: copy(CatFaceDetector.side))
-            .scaled(by: Double(image.width) / Double(picture.width))
+        // The cascades' copy: halved while still twice their side, then box-filtered to it,
+        // as a JPEG decoded at a DCT scale for them alone was: the cascades find more faces,
+        // as surely, on a copy made so than on one box-filtered in one step (on
+        // Tests/Fixtures/cats: 28 against 24 of 71 faces, at precision 0.90 and 0.92).
+        var halved = image
+        while max(halved.width, halved.height) / 2 >= CatFaceDetector.side,
+            let half = try? halved.resampled(
+                width: (halved.width + 1) / 2, height: (halved.height + 1) / 2, filter: .box, threads: 1)
+        {
+            halved = half
+        }
+        let fit = halved.fittingSize(maxWidth: CatFaceDetector.side, maxHeight: CatFaceDetector.side)
+        let small =
+            fit == (halved.width, halved.height)
+            ? halved : (try? halved.resampled(width: fit.0, height: fit.1, filter: .box, threads: 1)) ?? halved
+        return CatFinder.find(in: picture, small: small)
+            .scaled(from: (picture.width, picture.height), to: image.width, image.height)
     }
 }
 

@@ -5,7 +5,7 @@ import CatSupport
 
 /// `detect` for people and simple scripts, on stdout (docs/CLI.md): a line per cat,
 /// `PATH: cat at X,Y, WxH, score S`, followed by `, face at X,Y, WxH, score S` when its
-/// face was found; a line per face outside every cat's box, `PATH: face at ...`; or
+/// face was found; a line per face that is no cat's, `PATH: face at ...`; or
 /// `PATH: no cat`. Errors on stderr.
 @MainActor
 public final class DetectCatTerminalView: DetectCatView {
