@@ -1,9 +1,11 @@
 // libFuzzer target: the cat detector's network files, read at run time from
 // share/catctl/models (CatFaces/Darknet.swift): a darknet .cfg and its .weights. The first
 // two bytes give the cfg's length, the next that many bytes are the cfg, the rest the
-// weights. Whatever reads must run: at 32 x 32, with the bounds checked at reading, and
-// give one map per yolo layer.
+// weights. Whatever reads must run as the detector runs it, at the real sizes (both passes,
+// 480 x 320 and 32 x 480 for a wide and a tall picture) within the bounds checked at
+// reading, and give boxes inside the picture.
 import CatFaces
+import CatImageIO
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDarknet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -13,8 +15,15 @@ public func fuzzDarknet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let weights = Array(UnsafeBufferPointer(start: data + 2 + cfgLength, count: size - 2 - cfgLength))
     guard let network = try? Darknet(cfg: cfg, weights: weights) else { return 0 }
     precondition(!network.shapes.isEmpty && network.shapes.allSatisfy { $0.channels > 0 && $0.pixels > 0 })
-    let input = Darknet.Shape(channels: network.input.channels, width: 32, height: 32)
-    let outputs = network.run(FeatureMap(input), threads: 1)
-    for map in outputs { precondition(map.shape.channels > 0 && map.shape.pixels > 0, "an empty yolo map") }
+    guard network.input.channels == 3 else { return 0 }  // the detector refuses it at reading
+    for (width, height) in [(48, 32), (2, 30)] {
+        guard let picture = try? PixelBuffer(width: width, height: height) else { return 0 }
+        picture.fill(r: data[size - 1], g: 90, b: 200)
+        for cat in CatDetector.cats(in: picture, using: network) {
+            precondition(
+                cat.x >= 0 && cat.y >= 0 && cat.width >= 1 && cat.height >= 1 && cat.x + cat.width <= width
+                    && cat.y + cat.height <= height && cat.score >= 0 && cat.score <= 1, "a box outside the picture")
+        }
+    }
     return 0
 }

@@ -22,13 +22,17 @@ public enum CatDetector {
         return Result { () throws(Darknet.ReadError) -> Darknet in
             func read(_ name: String, _ limit: Int) throws(Darknet.ReadError) -> [UInt8] {
                 do {
-                    return try InputFile.read(dir + "/" + name, maxBytes: limit)
+                    return try InputFile.read(dir + "/" + name, maxBytes: limit, regularOnly: true)
                 } catch {
-                    throw Darknet.ReadError(description: "cannot read \(name): \(error)")
+                    throw Darknet.ReadError(description: "\(error)")
                 }
             }
-            return try Darknet(
-                cfg: try read(files.cfg, 1 << 20), weights: try read(files.weights, 4 * Darknet.maxWeights + 64))
+            // Yolo-Fastest's weights are 3.7 MB: 16 MiB is room for a retrained copy.
+            let network = try Darknet(cfg: try read(files.cfg, 1 << 20), weights: try read(files.weights, 16 << 20))
+            guard network.input.channels == 3 else {
+                throw Darknet.ReadError(description: "the network does not read RGB pictures")
+            }
+            return network
         }
     }()
 
@@ -80,17 +84,28 @@ public enum CatDetector {
     }
 
     /// The candidates of one pass over `picture`, its input `long` on its long side.
-    static func candidates(in picture: PixelBuffer, long: Int, threads: Int) -> [Candidate] {
+    static func candidates(in picture: PixelBuffer, long: Int, threads: Int, network: Darknet? = network) -> [Candidate]
+    {
         let size = inputSize(width: picture.width, height: picture.height, long: long)
         return candidates(
-            input(picture, width: size.width, height: size.height), threshold: threshold, threads: threads)
+            input(picture, width: size.width, height: size.height), threshold: threshold, threads: threads,
+            network: network)
     }
+
+    /// The cats `network` (another than the installed one: the fuzz target's) finds in
+    /// `picture`, both passes, at the real sizes.
+    package static func cats(in picture: PixelBuffer, using network: Darknet) -> [ScoredRegion] {
+        boxes(passes.flatMap { candidates(in: picture, long: $0, threads: 1, network: network) }, in: picture)
+    }
+
+    /// At most this many candidates are suppressed (the most certain), and cats reported.
+    static let maxCandidates = 1000, maxCats = 50
 
     /// The passes' candidates as cats in `picture`'s pixels: suppressed, the most certain first.
     static func boxes(_ found: [Candidate], in picture: PixelBuffer) -> [ScoredRegion] {
-        suppress(found).map { c in
+        suppress(found).prefix(maxCats).map { c in
             let (w, h) = (picture.width, picture.height)
-            func edge(_ v: Double, _ size: Int) -> Int { min(max(0, Int((v * Double(size)).rounded())), size) }
+            func edge(_ v: Double, _ size: Int) -> Int { Int(min(max(0, v * Double(size)), Double(size)).rounded()) }
             let left = min(edge(c.x - c.width / 2, w), w - 1), top = min(edge(c.y - c.height / 2, h), h - 1)
             let right = max(left + 1, edge(c.x + c.width / 2, w)), bottom = max(top + 1, edge(c.y + c.height / 2, h))
             return ScoredRegion(x: left, y: top, width: right - left, height: bottom - top, score: c.score)
@@ -130,7 +145,9 @@ public enum CatDetector {
     /// Every box of every yolo layer whose cat score (objectness x the class's logistic) is
     /// at least `threshold`, as darknet decodes them: centre (cell + logistic) / cells, size
     /// anchor x exp / the input's size (the input run, not the cfg's).
-    static func candidates(_ input: FeatureMap, threshold: Double, threads: Int = CPUs.available) -> [Candidate] {
+    static func candidates(
+        _ input: FeatureMap, threshold: Double, threads: Int = CPUs.available, network: Darknet? = network
+    ) -> [Candidate] {
         var found: [Candidate] = []
         guard let network else { return [] }
         let outputs = network.run(input, threads: threads)
@@ -148,13 +165,15 @@ public enum CatDetector {
                     let score = object * logistic(cat[cell])
                     guard score >= threshold else { continue }
                     let (col, row) = (cell % cols, cell / cols)
+                    // A box of no sane size (weights that are not Yolo-Fastest's) is no cat.
+                    let (tw, th) = (Double(map.plane(base + 2)[cell]), Double(map.plane(base + 3)[cell]))
+                    guard tw.isFinite, th.isFinite, tw < 10, th < 10 else { continue }
                     found.append(
                         Candidate(
                             x: (Double(col) + logistic(map.plane(base)[cell])) / Double(cols),
                             y: (Double(row) + logistic(map.plane(base + 1)[cell])) / Double(rows),
-                            width: exp(Double(map.plane(base + 2)[cell])) * anchor.width / Double(input.shape.width),
-                            height: exp(Double(map.plane(base + 3)[cell])) * anchor.height
-                                / Double(input.shape.height), score: score))
+                            width: exp(tw) * anchor.width / Double(input.shape.width),
+                            height: exp(th) * anchor.height / Double(input.shape.height), score: score))
                 }
             }
         }
@@ -171,7 +190,8 @@ public enum CatDetector {
             return w * h / (a.width * a.height + b.width * b.height - w * h)
         }
         var kept: [Candidate] = []
-        for c in candidates.sorted(by: { $0.score > $1.score }) where !kept.contains(where: { iou($0, c) > overlap }) {
+        for c in candidates.sorted(by: { $0.score > $1.score }).prefix(maxCandidates)
+        where !kept.contains(where: { iou($0, c) > overlap }) {
             kept.append(c)
         }
         return kept

@@ -46,7 +46,7 @@ public enum CatFinder {
     /// (`CatDetector.passes`); the cascades read a copy `CatFaceDetector.side` long made from it.
     public static var side: Int { CatDetector.passes.max() ?? 480 }
 
-    /// Reads the built-in network and cascades on a thread of their own (some 8 ms), so that
+    /// Reads the installed network and the built-in cascades on a thread of their own (some 8 ms), so that
     /// a caller who will soon look for cats has them ready by the time its picture is
     /// decoded. `find` waits for them if they are not.
     public static func prepare() {

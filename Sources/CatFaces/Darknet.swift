@@ -88,10 +88,11 @@ package struct Darknet: Sendable {
         {
             guard let text = section.values[key] else {
                 if let fallback { return fallback }
-                throw ReadError(description: "[\(section.name)] has no \(key)")
+                throw ReadError(description: "[\(section.name.prefix(20))] has no \(key)")
             }
             guard let value = Int(text.trimmingSpaces), range.contains(value) else {
-                throw ReadError(description: "[\(section.name)] \(key)=\(text) is outside \(range)")
+                throw ReadError(
+                    description: "[\(section.name.prefix(20))] \(key)=\(text.prefix(20)) is outside \(range)")
             }
             return value
         }
@@ -100,7 +101,8 @@ package struct Darknet: Sendable {
             var values: [Int] = []
             for part in text.split(separator: ",") {
                 guard let value = Int(String(part).trimmingSpaces), values.count < 64 else {
-                    throw ReadError(description: "[\(section.name)] \(key)=\(text) is not a list of numbers")
+                    throw ReadError(
+                        description: "[\(section.name.prefix(20))] \(key)=\(text.prefix(20)) is not a list of numbers")
                 }
                 values.append(value)
             }
@@ -134,7 +136,7 @@ package struct Darknet: Sendable {
                 let normalised = try int(section, "batch_normalize", 0, 0...1) == 1
                 let activation = section.values["activation"]?.trimmingSpaces ?? "logistic"
                 guard activation == "leaky" || activation == "linear" else {
-                    throw ReadError(description: "layer \(index): activation \(activation) is not supported")
+                    throw ReadError(description: "layer \(index): activation \(activation.prefix(20)) is not supported")
                 }
                 guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups) else {
                     throw ReadError(
@@ -208,7 +210,7 @@ package struct Darknet: Sendable {
                             anchors: mask.map { (Double(anchors[2 * $0]), Double(anchors[2 * $0 + 1])) },
                             classes: classes)))
             default:
-                throw ReadError(description: "layer \(index): [\(section.name)] is not supported")
+                throw ReadError(description: "layer \(index): [\(section.name.prefix(20))] is not supported")
             }
             channels.append(outputChannels)
         }
@@ -224,24 +226,70 @@ package struct Darknet: Sendable {
         }
         self.shapes = shapes
         // What a run may cost, before any: at `maxRunSide` square (the detector runs at most
-        // 480 long), no map over `maxMapFloats` and at most `maxMultiplyAdds` in all.
+        // 480 long, and no map grows with a smaller side), no map over `maxMapFloats`, the
+        // maps alive at once (as `run` keeps them) at most `maxAliveFloats`, and at most
+        // `maxOperations` multiply-adds, comparisons and copies in all. A full convolution
+        // (unfolded a band at a time) takes at most `maxUnfoldTaps` inputs a pixel.
         let run = Shape(channels: input.channels, width: Self.maxRunSide, height: Self.maxRunSide)
-        guard let big = Self.shapes(of: layers, for: run),
-            big.allSatisfy({ $0.channels * $0.pixels <= Self.maxMapFloats })
-        else { throw ReadError(description: "a layer's map would be too large") }
-        var work = 0
-        for (layer, (shape, before)) in zip(layers, zip(big, [run] + big.dropLast())) {
-            if case .convolution(let c) = layer {
+        guard let big = Self.shapes(of: layers, for: run) else {
+            throw ReadError(description: "the layers' sizes do not fit a \(Self.maxRunSide) px input")
+        }
+        let lastUse = Self.lastUses(layers)
+        var work = 0, alive = 0, peak = 0
+        for (i, (layer, shape)) in zip(layers, big).enumerated() {
+            guard shape.channels * shape.pixels <= Self.maxMapFloats else {
+                throw ReadError(description: "layer \(i)'s map would be too large")
+            }
+            switch layer {
+            case .convolution(let c):
                 work += shape.pixels * c.outputs * (c.inputs / c.groups) * c.size * c.size
-                guard work <= Self.maxMultiplyAdds, before.channels == c.inputs else {
-                    throw ReadError(description: "the network would take too long")
+                if c.groups == 1, c.size > 1 || c.step > 1, c.inputs * c.size * c.size > Self.maxUnfoldTaps {
+                    throw ReadError(description: "layer \(i): a full convolution over too many inputs")
                 }
+            case .maxpool(let size): work += shape.pixels * shape.channels * size * size
+            case .shortcut, .route, .upsample: work += shape.pixels * shape.channels
+            case .dropout, .yolo: break
+            }
+            if case .dropout = layer {} else if case .yolo = layer {} else { alive += shape.channels * shape.pixels }
+            peak = max(peak, alive)
+            for j in 0..<i where lastUse[j] == i {
+                if case .dropout = layers[j] {
+                } else if case .yolo = layers[j] {
+                } else {
+                    alive -= big[j].channels * big[j].pixels
+                }
+            }
+            guard work <= Self.maxOperations, peak <= Self.maxAliveFloats else {
+                throw ReadError(description: "the network would take too long or too much memory")
             }
         }
     }
 
+    /// The last layer that reads each layer's output (itself when none does): `run` drops a
+    /// map after it.
+    static func lastUses(_ layers: [Layer]) -> [Int] {
+        var lastUse = Array(0..<layers.count)
+        for (i, layer) in layers.enumerated() {
+            switch layer {
+            case .shortcut(let from): lastUse[from] = max(lastUse[from], i)
+            case .route(let from): for f in from { lastUse[f] = max(lastUse[f], i) }
+            default: break
+            }
+            if i > 0 { lastUse[i - 1] = max(lastUse[i - 1], i) }
+        }
+        // A dropout or yolo layer hands on its input's map: that map lives as long as it.
+        for (i, layer) in layers.enumerated().reversed() where i > 0 {
+            switch layer {
+            case .dropout, .yolo: lastUse[i - 1] = max(lastUse[i - 1], lastUse[i])
+            default: break
+            }
+        }
+        return lastUse
+    }
+
     /// The largest side `run` is promised to take within the bounds checked at reading.
-    static let maxRunSide = 512, maxMapFloats = 1 << 24, maxMultiplyAdds = 8_000_000_000
+    static let maxRunSide = 512, maxMapFloats = 1 << 24, maxAliveFloats = 1 << 25, maxOperations = 2_000_000_000
+    static let maxUnfoldTaps = 1024
 
     /// Each layer's output for an input of `input`'s shape, or nil when the layers do not
     /// fit it (a route or shortcut joins maps of different sizes, a kernel is larger than
@@ -293,7 +341,9 @@ package struct Darknet: Sendable {
             let line = String(raw).trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), line.count > 2 else { throw ReadError(description: "bad section \(line)") }
+                guard line.hasSuffix("]"), line.count > 2 else {
+                    throw ReadError(description: "bad section \(line.prefix(20))")
+                }
                 sections.append(Section(name: String(line.dropFirst().dropLast())))
             } else if let equals = line.firstIndex(of: "="), !sections.isEmpty {
                 let key = String(line[..<equals]).trimmingSpaces
@@ -451,16 +501,7 @@ extension Darknet {
     package func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
         precondition(input.shape.channels == self.input.channels)
         guard let shapes = Self.shapes(of: layers, for: input.shape) else { return [] }
-        // The last layer that reads each output: a map is dropped after it.
-        var lastUse = Array(0..<layers.count)
-        for (i, layer) in layers.enumerated() {
-            switch layer {
-            case .shortcut(let from): lastUse[from] = max(lastUse[from], i)
-            case .route(let from): for f in from { lastUse[f] = max(lastUse[f], i) }
-            default: break
-            }
-            if i > 0 { lastUse[i - 1] = max(lastUse[i - 1], i) }
-        }
+        let lastUse = Self.lastUses(layers)
         let pool = MapPool()
         var maps: [FeatureMap?] = Array(repeating: nil, count: layers.count)
         var outputs: [FeatureMap] = []

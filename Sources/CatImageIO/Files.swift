@@ -6,10 +6,13 @@ public enum InputFile {
     /// Any image file larger than this is refused (a 100 MP PNG is far smaller).
     public static let defaultMaxBytes = 512 * 1024 * 1024
 
-    /// The bytes of `path`, or of standard input when `path` is "-".
-    public static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws(ImageIOError) -> [UInt8] {
+    /// The bytes of `path`, or of standard input when `path` is "-". `regularOnly`: nothing
+    /// but a regular file (no FIFO, device or standard input).
+    public static func read(_ path: String, maxBytes: Int = defaultMaxBytes, regularOnly: Bool = false)
+        throws(ImageIOError) -> [UInt8]
+    {
         if ObjectStorage.names(path) { return try ObjectStorage.read(path, maxBytes: maxBytes) }
-        let (fd, st) = try open(path, maxBytes: maxBytes)
+        let (fd, st) = try open(path, maxBytes: maxBytes, regularOnly: regularOnly)
         defer { if fd != STDIN_FILENO { close(fd) } }
         return try readAll(
             fd, path: path, sizeHint: (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0, maxBytes: maxBytes)

@@ -16,7 +16,7 @@ struct Detect: AsyncParsableCommand {
             .., "score": .., "face": {..} or null}], "faces": [{"x": .., "y": .., "width": .., \
             "height": .., "score": ..}]} (on one line, without the spaces). Cats are found by \
             Yolo-Fastest (a small COCO network, public domain weights) and faces by OpenCV's \
-            LBP and Haar cat-face cascades (Joseph Howse), both built in and run by catctl \
+            LBP and Haar cat-face cascades (Joseph Howse), both run by catctl \
             itself on small copies: it finds most cats that are not small or hidden, and \
             frontal faces. An image that cannot be read is reported and the rest are still \
             read; the exit status is then that of the first failure.

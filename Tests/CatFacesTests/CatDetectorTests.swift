@@ -165,6 +165,24 @@ import Testing
         #expect(Darknet.shapes(of: network.layers, for: Darknet.Shape(channels: 3, width: 1, height: 1)) != nil)
     }
 
+    /// A run's work is counted whatever does it: forty 9 x 9 max pools over a map grown to
+    /// 1024 x 1024 by an upsample (of 512) pass every size check, and are refused for time;
+    /// one is not.
+    @Test func maxPoolsCountAsWork() {
+        var cfg = "[net]\nwidth=64\nheight=64\nchannels=3\n\n"
+        cfg += "[convolutional]\nfilters=4\nsize=3\nstride=1\npad=1\nbatch_normalize=1\nactivation=leaky\n\n"
+        cfg += "[upsample]\nstride=2\n\n"
+        cfg += String(repeating: "[maxpool]\nsize=9\nstride=1\n\n", count: 40)
+        cfg += "[route]\nlayers=0\n\n[convolutional]\nfilters=18\nsize=1\nstride=1\nactivation=linear\n\n"
+        cfg += "[yolo]\nmask=0,1,2\nanchors=10,10, 20,20, 30,30\nclasses=1\n"
+        #expect(throws: Darknet.ReadError.self) {
+            try Darknet(cfg: Array(cfg.utf8), weights: Self.weights(16 + 108 + 18 + 72))
+        }
+        let fewer = cfg.replacingOccurrences(
+            of: String(repeating: "[maxpool]\nsize=9\nstride=1\n\n", count: 39), with: "")
+        #expect(throws: Never.self) { try Darknet(cfg: Array(fewer.utf8), weights: Self.weights(16 + 108 + 18 + 72)) }
+    }
+
     /// The fuzz target's seed (Fuzz/seeds/darknet/small-net: every layer kind Yolo-Fastest
     /// has) reads and runs.
     @Test func theFuzzSeedNetworkRuns() throws {
