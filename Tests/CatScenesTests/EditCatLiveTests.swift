@@ -88,6 +88,44 @@ struct EditCatLiveTests {
         #expect(view.live?.found == nil)
     }
 
+    /// `u` undoes the session's changes one at a time (a run of value steps to one filter
+    /// at once), the status line says which, and `U` does them again; a new change drops
+    /// what was undone.
+    @Test func undoAndRedo() async throws {
+        let (presenter, view, _) = try await open()
+        let sepia = names.firstIndex(of: "sepia")!
+        await presenter.highlight(at: sepia)
+        await presenter.changeValue(by: -1)
+        await presenter.changeValue(by: -1)  // one change with the step before
+        await presenter.addHighlighted()
+        #expect(view.live?.chain == ["sepia:0.8"])
+        await presenter.highlight(at: names.firstIndex(of: "grayscale")!)
+        await presenter.addHighlighted()
+        await presenter.removeLast()
+        #expect(view.live?.chain == ["sepia:0.8"])
+        await presenter.undo()
+        #expect(view.live?.chain == ["sepia:0.8", "grayscale:1"] && view.live?.note == "undid: remove grayscale:1")
+        await presenter.undo()
+        #expect(view.live?.chain == ["sepia:0.8"] && view.live?.note == "undid: add grayscale:1")
+        await presenter.undo()
+        #expect(view.live?.chain == [] && view.live?.filters[sepia] == "sepia:0.8")
+        await presenter.undo()
+        #expect(view.live?.filters[sepia] == "sepia:1" && view.live?.note == "undid: change sepia")
+        #expect(view.live?.highlighted == sepia, "the highlight comes back with the value")
+        let shown = view.calls.count
+        await presenter.undo()  // nothing left
+        #expect(view.calls.count == shown)
+        await presenter.redo()
+        #expect(view.live?.filters[sepia] == "sepia:0.8" && view.live?.note == "redid: change sepia")
+        await presenter.redo()
+        #expect(view.live?.chain == ["sepia:0.8"])
+        // A new change: what was undone is gone, and the note with it.
+        await presenter.removeLast()
+        #expect(view.live?.chain == [] && view.live?.note == nil)
+        await presenter.redo()
+        #expect(view.live?.chain == [])
+    }
+
     @Test func addAndRemoveStages() async throws {
         let (presenter, view, _) = try await open()
         await presenter.highlight(at: names.firstIndex(of: "resize")!)

@@ -179,12 +179,27 @@ struct LiveScreenTests {
         #expect(host.quitWith == .ok)
     }
 
+    /// `u` and `U` through the screen: the status line says what was undone and redone.
+    @Test func undoAndRedoKeysSayWhatTheyDid() async throws {
+        let host = FakeHost()
+        let (_, presenter) = try await openEditor(host)
+        await host.press(.enter)
+        #expect(host.screen.contains("chain: mono"))
+        await host.press(.char("u"))
+        #expect(host.screen.contains("chain: (none)") && host.screen.contains("undid: add mono"))
+        await host.press(.ctrl("r"))
+        #expect(host.screen.contains("chain: mono") && host.screen.contains("redid: add mono"))
+        withExtendedLifetime(presenter) {}
+    }
+
     @Test func aKeyMapFindsItsBindingsAndSharesRows() {
         let keys = EditCatLiveScreen.keys(back: false)
         #expect(keys.binding(for: .char("h"))?.action == .previous && keys.binding(for: .right)?.action == .next)
         #expect(keys.binding(for: .ctrl("d"))?.action == .quit && keys.binding(for: .char("z")) == nil)
-        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 9)
-        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 10)
+        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 11)
+        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 12)
+        #expect(keys.binding(for: .char("u"))?.action == .undo && keys.binding(for: .char("U"))?.action == .redo)
+        #expect(keys.binding(for: .ctrl("r"))?.action == .redo)
         #expect(keys.binding(for: .char("f"))?.action == .faces)
     }
 }

@@ -24,6 +24,39 @@ final class LiveEdit {
     var thumbnails: [PixelBuffer?]
     /// The cats and faces found on the preview are outlined on it (`f`).
     var showFaces = false
+    /// The session's changes to the chain and the values, the latest last, each as the
+    /// state before it and what it did ("add sepia:1"); `undone`: those undone since,
+    /// the latest undone last. Any new change drops `undone`.
+    var history: [(before: Snapshot, what: String)] = []
+    var undone: [(after: Snapshot, what: String)] = []
+    /// What the last `u` or `U` did, for the status line, until the next change.
+    var note: String?
+
+    /// What an undo brings back: the chain, every filter's value, the highlight.
+    struct Snapshot: Equatable {
+        var chain: [String]
+        var palette: FilterPalette
+        var highlighted: Int
+    }
+
+    var snapshot: Snapshot { Snapshot(chain: chain, palette: palette, highlighted: highlighted) }
+
+    func restore(_ state: Snapshot) {
+        (chain, palette, highlighted) = (state.chain, state.palette, state.highlighted)
+        trying = false
+        thumbnails = Array(repeating: nil, count: palette.count)
+    }
+
+    /// Records a change about to be made from `before`. A run of value changes to the same
+    /// filter is one change: undone all at once, as a held key made it.
+    func record(_ before: Snapshot, _ what: String) {
+        undone.removeAll()
+        note = nil
+        if let last = history.last, last.what == what, what.hasPrefix("change "), last.before.chain == before.chain {
+            return
+        }
+        history.append((before, what))
+    }
 
     init(input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer) {
         self.input = input
@@ -114,7 +147,10 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
 
     /// Changes the highlighted filter's value by `steps` of its step (see `FilterPalette`).
     public func changeValue(by steps: Int) async {
-        guard let live, live.palette.step(live.highlighted, by: steps) else { return }
+        guard let live else { return }
+        let before = live.snapshot
+        guard live.palette.step(live.highlighted, by: steps) else { return }
+        live.record(before, "change \(FilterRegistry.all[live.highlighted].name)")
         live.thumbnails[live.highlighted] = nil
         live.trying = true
         await refresh()
@@ -130,6 +166,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             view.showError(SceneFailure(status: .usage, message: problem))
             return
         }
+        live.record(live.snapshot, "add \(chain.last ?? "")")
         live.chain = chain
         live.trying = false
         live.thumbnails = Array(repeating: nil, count: live.palette.count)
@@ -138,10 +175,30 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
 
     /// Removes the chain's last filter; the preview shows the chain without it.
     public func removeLast() async {
-        guard let live, !live.chain.isEmpty else { return }
+        guard let live, let last = live.chain.last else { return }
+        live.record(live.snapshot, "remove \(last)")
         live.chain.removeLast()
         live.trying = false
         live.thumbnails = Array(repeating: nil, count: live.palette.count)
+        await refresh()
+    }
+
+    /// `u`: undoes the session's last change to the chain or a value (the status line says
+    /// which); nothing when there is none.
+    public func undo() async {
+        guard let live, let last = live.history.popLast() else { return }
+        live.undone.append((live.snapshot, last.what))
+        live.restore(last.before)
+        live.note = "undid: \(last.what)"
+        await refresh()
+    }
+
+    /// `U` or Ctrl-R: does again the change undone last.
+    public func redo() async {
+        guard let live, let last = live.undone.popLast() else { return }
+        live.history.append((live.snapshot, last.what))
+        live.restore(last.after)
+        live.note = "redid: \(last.what)"
         await refresh()
     }
 
@@ -281,7 +338,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
-                    problem: problem ?? renderProblem, found: found))
+                    problem: problem ?? renderProblem, found: found, note: live.note))
         }
     }
 

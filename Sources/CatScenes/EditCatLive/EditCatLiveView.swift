@@ -36,6 +36,9 @@ public protocol EditCatLiveViewOutput: AnyObject {
     func changeValue(by steps: Int) async
     func addHighlighted() async
     func removeLast() async
+    /// `u` / `U`: undo the last change, redo the last undone.
+    func undo() async
+    func redo() async
     func toggleFaces() async
     /// The screen changed size: new pictures for the new sizes.
     func resized() async
@@ -111,12 +114,14 @@ public struct EditCatLive: Sendable, Equatable {
     public let problem: String?
     /// The cats and faces found on `preview`, in its pixels, to outline on it; nil: not asked for.
     public let found: CatFinding?
+    /// What the last undo or redo did ("undid: add sepia:1"), until the next change; or nil.
+    public let note: String?
 
     public init(
         input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
         highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
         thumbnails: [PixelBuffer],
-        milliseconds: Int, problem: String?, found: CatFinding? = nil
+        milliseconds: Int, problem: String?, found: CatFinding? = nil, note: String? = nil
     ) {
         self.input = input
         self.format = format
@@ -134,6 +139,7 @@ public struct EditCatLive: Sendable, Equatable {
         self.milliseconds = milliseconds
         self.problem = problem
         self.found = found
+        self.note = note
     }
 
     /// The highlighted filter's spec.
@@ -143,7 +149,7 @@ public struct EditCatLive: Sendable, Equatable {
     public static func == (a: EditCatLive, b: EditCatLive) -> Bool {
         a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
             && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
-            && a.problem == b.problem && a.found == b.found
+            && a.problem == b.problem && a.found == b.found && a.note == b.note
             && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
             && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
     }

@@ -99,7 +99,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     // MARK: Keys
 
     enum Action: Equatable {
-        case previous, next, up, down, add, remove, gallery, faces, save, help, back, quit, interrupt
+        case previous, next, up, down, add, remove, undo, redo, gallery, faces, save, help, back, quit, interrupt
     }
 
     /// The editor's keys; `back`: Esc goes back to Load Cat (the editor came from there).
@@ -115,6 +115,11 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             KeyBinding(
                 [.backspace, .delete], "Backspace", "remove the chain's last filter", footer: "Bksp remove",
                 action: .remove, docs: "Backspace or Delete"),
+            KeyBinding(
+                [.char("u")], "u", "undo the last change to the chain or a value (the status line says which)",
+                action: .undo),
+            KeyBinding(
+                [.char("U"), .ctrl("r")], "U", "redo what was undone last", action: .redo, docs: "U or Ctrl-R"),
             KeyBinding(
                 [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", footer: "g gallery",
                 action: .gallery),
@@ -175,6 +180,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             mode = .editor
             act { await $0.addHighlighted() }
         case .remove: act { await $0.removeLast() }
+        case .undo: act { await $0.undo() }
+        case .redo: act { await $0.redo() }
         case .gallery: mode = mode == .gallery ? .editor : .gallery
         case .faces: act { await $0.toggleFaces() }
         case .save: act { await $0.requestSave() }
@@ -285,6 +292,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
                 status += "  · \(live.width)x\(live.height) → \(width)x\(height)"
             }
             if let problem = live.problem { status += "  · \(problem)" }
+            if let note = live.note { status += "  · \(ForeignText.visible(note))" }
             status += "  · \(live.milliseconds) ms"
             LiveChrome.status(
                 LiveChrome.Message(text: status, style: live.problem == nil ? .plain : .error), into: &frame)
