@@ -128,14 +128,13 @@ public enum CatDetector {
             }
         }
         let xs = taps(W, picture.width), ys = taps(H, picture.height)
-        let r = map.plane(0), g = map.plane(1), b = map.plane(2)
         for (row, (y0, y1, fy)) in ys.enumerated() {
             let p0 = picture.row(y0), p1 = picture.row(y1)
             for (col, (x0, x1, fx)) in xs.enumerated() {
-                for (c, plane) in [r, g, b].enumerated() {
+                for c in 0..<3 {
                     let top = Float(p0[4 * x0 + c]) * (1 - fx) + Float(p0[4 * x1 + c]) * fx
                     let bottom = Float(p1[4 * x0 + c]) * (1 - fx) + Float(p1[4 * x1 + c]) * fx
-                    plane[row * W + col] = (top * (1 - fy) + bottom * fy) / 255
+                    map.plane(c)[row * W + col] = (top * (1 - fy) + bottom * fy) / 255
                 }
             }
         }

@@ -23,20 +23,6 @@ package struct Darknet: Sendable {
         let bias: Floats
     }
 
-    /// Floats at a fixed address for the kernels, for as long as the network lives.
-    final class Floats: @unchecked Sendable {
-        let count: Int
-        let values: UnsafeMutablePointer<Float>
-
-        init(_ array: [Float]) {
-            count = array.count
-            values = .allocate(capacity: max(1, count))
-            values.initialize(from: array, count: count)
-        }
-
-        deinit { values.deallocate() }
-    }
-
     struct Yolo: Sendable {
         /// The anchors (width, height) of this layer's boxes, in the input's pixels.
         let anchors: [(width: Double, height: Double)]
@@ -413,7 +399,7 @@ package final class FeatureMap: @unchecked Sendable {
     package let shape: Darknet.Shape
     let stride: Int
     let values: UnsafeMutablePointer<Float>
-    private let storage: MapPool.Storage
+    private let storage: Floats
     private let pool: MapPool?
 
     package convenience init(_ shape: Darknet.Shape) { self.init(shape, pool: nil) }
@@ -422,7 +408,7 @@ package final class FeatureMap: @unchecked Sendable {
         self.shape = shape
         stride = cd_plane_stride(shape.pixels)
         self.pool = pool
-        storage = pool?.take(stride * shape.channels) ?? MapPool.Storage(stride * shape.channels)
+        storage = pool?.take(stride * shape.channels) ?? Floats(stride * shape.channels)
         values = storage.values
     }
 
@@ -431,66 +417,72 @@ package final class FeatureMap: @unchecked Sendable {
     func plane(_ c: Int) -> UnsafeMutablePointer<Float> { values + c * stride }
 }
 
+/// Floats at a fixed address for the kernels (a layer's weights, a map's planes), zeroed
+/// unless copied from an array. On Linux, a megabyte or more is mapped in 2 MiB pages where the
+/// kernel gives them (transparent huge pages, `madvise`): the first run's maps touch
+/// some 30 MB, which in 4 KiB pages cost more page faults than the network's arithmetic.
+final class Floats: @unchecked Sendable {  // the pointer never changes
+    let count: Int
+    let values: UnsafeMutablePointer<Float>
+    private let mapping: (address: UnsafeMutableRawPointer, length: Int)?
+
+    init(_ count: Int) {
+        self.count = count
+        let bytes = max(1, count) * MemoryLayout<Float>.stride
+        #if os(Linux)
+            let huge = 2 << 20
+            if bytes >= 1 << 20 {
+                let length = (bytes + huge - 1) / huge * huge + huge
+                if let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                    raw != MAP_FAILED
+                {
+                    let aligned = UnsafeMutableRawPointer(
+                        bitPattern: (Int(bitPattern: raw) + huge - 1) / huge * huge)!
+                    _ = madvise(aligned, length - huge, MADV_HUGEPAGE)
+                    mapping = (raw, length)
+                    values = aligned.bindMemory(to: Float.self, capacity: max(1, count))
+                    return
+                }
+            }
+        #endif
+        mapping = nil
+        values = calloc(max(1, count), MemoryLayout<Float>.stride)!.bindMemory(
+            to: Float.self, capacity: max(1, count))
+    }
+
+    convenience init(_ array: [Float]) {
+        self.init(array.count)
+        values.update(from: array, count: array.count)
+    }
+
+    deinit {
+        if let mapping {
+            munmap(mapping.address, mapping.length)
+        } else {
+            #if canImport(Glibc)
+                Glibc.free(values)
+            #else
+                Darwin.free(values)
+            #endif
+        }
+    }
+}
+
 /// The maps of one run, handed back as soon as no later layer reads them and taken again
 /// by the next map that fits: a run touches a few buffers' pages instead of one set a
 /// layer. Reused storage keeps its old values where the new map has padding, which only
 /// padding reads; new storage starts at zero. One thread at a time.
 final class MapPool: @unchecked Sendable {
-    /// Zeroed floats. On Linux, a megabyte or more is mapped in 2 MiB pages where the
-    /// kernel gives them (transparent huge pages, `madvise`): the first run's maps touch
-    /// some 30 MB, which in 4 KiB pages cost more page faults than the network's arithmetic.
-    final class Storage {
-        let count: Int
-        let values: UnsafeMutablePointer<Float>
-        private let mapping: (address: UnsafeMutableRawPointer, length: Int)?
-
-        init(_ count: Int) {
-            self.count = count
-            let bytes = max(1, count) * MemoryLayout<Float>.stride
-            #if os(Linux)
-                let huge = 2 << 20
-                if bytes >= 1 << 20 {
-                    let length = (bytes + huge - 1) / huge * huge + huge
-                    if let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-                        raw != MAP_FAILED
-                    {
-                        let aligned = UnsafeMutableRawPointer(
-                            bitPattern: (Int(bitPattern: raw) + huge - 1) / huge * huge)!
-                        _ = madvise(aligned, length - huge, MADV_HUGEPAGE)
-                        mapping = (raw, length)
-                        values = aligned.bindMemory(to: Float.self, capacity: max(1, count))
-                        return
-                    }
-                }
-            #endif
-            mapping = nil
-            values = calloc(max(1, count), MemoryLayout<Float>.stride)!.bindMemory(
-                to: Float.self, capacity: max(1, count))
-        }
-
-        deinit {
-            if let mapping {
-                munmap(mapping.address, mapping.length)
-            } else {
-                #if canImport(Glibc)
-                    Glibc.free(values)
-                #else
-                    Darwin.free(values)
-                #endif
-            }
-        }
-    }
-
-    private var free: [Storage] = []
+    private var free: [Floats] = []
 
     /// The smallest free storage of at least `count` floats, or new storage.
-    func take(_ count: Int) -> Storage {
+    func take(_ count: Int) -> Floats {
         guard let best = free.indices.filter({ free[$0].count >= count }).min(by: { free[$0].count < free[$1].count })
-        else { return Storage(count) }
+        else { return Floats(count) }
         return free.remove(at: best)
     }
 
-    func give(_ storage: Storage) { free.append(storage) }
+    func give(_ storage: Floats) { free.append(storage) }
 }
 
 extension Darknet {

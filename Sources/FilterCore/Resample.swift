@@ -23,6 +23,14 @@ extension PixelBuffer {
     ) throws -> PixelBuffer {
         try FilterChain.resample(toExactly: width, height, filter: filter).apply(to: self, threads: threads)
     }
+
+    /// A box-filtered copy at most `side` long, or this picture when it is no longer (or
+    /// when the copy cannot be made): what detectors read.
+    public func shrunk(toFit side: Int) -> PixelBuffer {
+        let fit = fittingSize(maxWidth: side, maxHeight: side)
+        guard fit != (width, height) else { return self }
+        return (try? resampled(width: fit.0, height: fit.1, filter: .box, threads: 1)) ?? self
+    }
 }
 
 extension FilterChain {

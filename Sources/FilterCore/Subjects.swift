@@ -39,10 +39,7 @@ public protocol SubjectFinder: Sendable {
 extension SubjectFinder {
     /// The subjects of `image`, in its pixels: found on a copy at most `side` long.
     public func subjects(in image: PixelBuffer) -> Subjects {
-        let fit = image.fittingSize(maxWidth: side, maxHeight: side)
-        let small =
-            fit == (image.width, image.height)
-            ? image : (try? image.resampled(width: fit.0, height: fit.1, filter: .box, threads: 1)) ?? image
+        let small = image.shrunk(toFit: side)
         let factor = Double(image.width) / Double(small.width)
         return subjects(inCopy: small).scaled(by: factor)
     }

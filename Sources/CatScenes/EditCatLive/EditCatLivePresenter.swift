@@ -25,10 +25,10 @@ final class LiveEdit {
     /// The cats and faces found on the preview are outlined on it (`f`).
     var showFaces = false
     /// The session's changes to the chain and the values, the latest last, each as the
-    /// state before it and what it did ("add sepia:1"); `undone`: those undone since,
-    /// the latest undone last. Any new change drops `undone`.
-    var history: [(before: Snapshot, what: String)] = []
-    var undone: [(after: Snapshot, what: String)] = []
+    /// state before it and what it did ("add sepia:1"); `undone`: those undone since, each
+    /// as the state after it, the latest undone last. Any new change drops `undone`.
+    var history: [(state: Snapshot, what: String)] = []
+    var undone: [(state: Snapshot, what: String)] = []
     /// What the last `u` or `U` did, for the status line, until the next change.
     var note: String?
 
@@ -52,7 +52,7 @@ final class LiveEdit {
     func record(_ before: Snapshot, _ what: String) {
         undone.removeAll()
         note = nil
-        if let last = history.last, last.what == what, what.hasPrefix("change "), last.before.chain == before.chain {
+        if let last = history.last, last.what == what, what.hasPrefix("change "), last.state.chain == before.chain {
             return
         }
         history.append((before, what))
@@ -185,20 +185,20 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
 
     /// `u`: undoes the session's last change to the chain or a value (the status line says
     /// which); nothing when there is none.
-    public func undo() async {
-        guard let live, let last = live.history.popLast() else { return }
-        live.undone.append((live.snapshot, last.what))
-        live.restore(last.before)
-        live.note = "undid: \(last.what)"
-        await refresh()
-    }
+    public func undo() async { await travel(from: \.history, to: \.undone, "undid") }
 
     /// `U` or Ctrl-R: does again the change undone last.
-    public func redo() async {
-        guard let live, let last = live.undone.popLast() else { return }
-        live.history.append((live.snapshot, last.what))
-        live.restore(last.after)
-        live.note = "redid: \(last.what)"
+    public func redo() async { await travel(from: \.undone, to: \.history, "redid") }
+
+    /// Brings back the state on top of `from`, keeping the present one on top of `to`.
+    private func travel(
+        from: ReferenceWritableKeyPath<LiveEdit, [(state: LiveEdit.Snapshot, what: String)]>,
+        to: ReferenceWritableKeyPath<LiveEdit, [(state: LiveEdit.Snapshot, what: String)]>, _ verb: String
+    ) async {
+        guard let live, let last = live[keyPath: from].popLast() else { return }
+        live[keyPath: to].append((live.snapshot, last.what))
+        live.restore(last.state)
+        live.note = "\(verb): \(last.what)"
         await refresh()
     }
 

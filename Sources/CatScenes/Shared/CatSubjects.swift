@@ -24,12 +24,7 @@ public struct CatSubjects: SubjectFinder {
     /// outlines): the detector reads a copy at most `CatFinder.side` long, the cascades one
     /// at most `CatFaceDetector.side` long, both box-filtered from `image`.
     public static func find(in image: PixelBuffer) -> CatFinding {
-        func copy(_ side: Int) -> PixelBuffer {
-            let fit = image.fittingSize(maxWidth: side, maxHeight: side)
-            guard fit != (image.width, image.height) else { return image }
-            return (try? image.resampled(width: fit.0, height: fit.1, filter: .box, threads: 1)) ?? image
-        }
-        let picture = copy(CatFinder.side)
+        let picture = image.shrunk(toFit: CatFinder.side)
         // The cascades' copy: halved while still twice their side, then box-filtered to it,
         // as a JPEG decoded at a DCT scale for them alone was: the cascades find more faces,
         // as surely, on a copy made so than on one box-filtered in one step (on
@@ -41,11 +36,7 @@ public struct CatSubjects: SubjectFinder {
         {
             halved = half
         }
-        let fit = halved.fittingSize(maxWidth: CatFaceDetector.side, maxHeight: CatFaceDetector.side)
-        let small =
-            fit == (halved.width, halved.height)
-            ? halved : (try? halved.resampled(width: fit.0, height: fit.1, filter: .box, threads: 1)) ?? halved
-        return CatFinder.find(in: picture, small: small)
+        return CatFinder.find(in: picture, small: halved.shrunk(toFit: CatFaceDetector.side))
             .scaled(from: (picture.width, picture.height), to: image.width, image.height)
     }
 }
