@@ -88,19 +88,23 @@ public struct FilterChain: Sendable {
 
     /// Where a gravity placed a crop (`crop:WxH:GRAVITY`, `cover:WxH:GRAVITY`), in the
     /// pixels of an input of `width` × `height`: the first such crop, through the resizes and
-    /// crops before it. nil when there is none, or a stage before it turns or mirrors the image.
+    /// crops before it; else where the last crop given in pixels (`crop:WxH+X+Y`) cut, when
+    /// no crop without a place came after it. nil when there is none, or a stage before it
+    /// turns or mirrors the image.
     public func gravityWindow(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
         var size = (width: width, height: height)
         var scale = (x: 1.0, y: 1.0), origin = (x: 0.0, y: 0.0)
+        var placed: (x: Int, y: Int, width: Int, height: Int)?
         for case let .spatial(stage) in stages where !stage.isIdentity {
             let next = stage.outputSize(width: size.width, height: size.height)
             if let crop = stage as? CropStage {
                 let box = crop.box(width: size.width, height: size.height)
                 let x = origin.x + Double(box.x) / scale.x, y = origin.y + Double(box.y) / scale.y
-                if crop.gravity != nil {
-                    func px(_ v: Double) -> Int { Int(v.rounded()) }
-                    return (px(x), px(y), px(Double(box.width) / scale.x), px(Double(box.height) / scale.y))
-                }
+                func px(_ v: Double) -> Int { Int(v.rounded()) }
+                let window = (px(x), px(y), px(Double(box.width) / scale.x), px(Double(box.height) / scale.y))
+                if crop.gravity != nil { return window }
+                // A window given in pixels (the live editor's crop frame) is reported too.
+                placed = crop.x != nil ? window : nil
                 origin = (x, y)
             } else if stage is ResizeStage {
                 scale = (
@@ -112,7 +116,7 @@ public struct FilterChain: Sendable {
             }
             size = next
         }
-        return nil
+        return placed
     }
 
     /// How large a copy the stages that read the picture look at: 512 pixels for the

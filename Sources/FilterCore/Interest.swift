@@ -28,9 +28,18 @@ public enum Interest {
     /// Not attention: measured with `Benchmarks/catcrop.py` on photos the cascades had not
     /// been tuned on, libvips's attention as the fallback kept fewer faces than the centre.
     static func cat(_ image: PixelBuffer, width: Int, height: Int, subjects: (any SubjectFinder)?) -> (x: Int, y: Int) {
-        let found = subjects?.subjects(in: image).inView ?? []
-        return around(found, imageWidth: image.width, imageHeight: image.height, width: width, height: height)
-            ?? ((image.width - width) / 2, (image.height - height) / 2)
+        cat(
+            subjects?.subjects(in: image) ?? .none, imageWidth: image.width, imageHeight: image.height, width: width,
+            height: height)
+    }
+
+    /// The `cat` gravity's window for subjects already found (in the image's pixels): the
+    /// live editor's crop frame, placed as `crop:WxH:cat` would place it.
+    public static func cat(_ found: Subjects, imageWidth: Int, imageHeight: Int, width: Int, height: Int) -> (
+        x: Int, y: Int
+    ) {
+        around(found.inView, imageWidth: imageWidth, imageHeight: imageHeight, width: width, height: height)
+            ?? ((imageWidth - width) / 2, (imageHeight - height) / 2)
     }
 
     /// A `width` × `height` window in the image that holds every subject if they fit

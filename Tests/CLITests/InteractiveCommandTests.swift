@@ -131,7 +131,7 @@ struct InteractiveCommandTests {
         try tmux.resize(columns: 80, rows: 24)
         try tmux.waitUntil("the key line on row 24") { screen in
             let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
-            return rows.count >= 24 && rows[23].hasPrefix("←→ filter") && rows[22].hasPrefix("chain: (none)")
+            return rows.count >= 24 && rows[23].hasPrefix("←→↑↓ pick") && rows[22].hasPrefix("chain: (none)")
         }
         try tmux.send("q")  // while the pictures for the new size may still be in the making
         let status = try tmux.exitStatus(), screen = try tmux.screen()

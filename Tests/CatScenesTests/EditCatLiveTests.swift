@@ -126,6 +126,151 @@ struct EditCatLiveTests {
         #expect(view.live?.chain == [])
     }
 
+    /// `q` quits at once when nothing changed since the last save (or the opening), else
+    /// asks once; any other input in between forgets the question.
+    @Test func quittingWithUnsavedChangesAsksOnce() async throws {
+        let (presenter, view, _) = try await open(filters: ["sepia"])
+        await presenter.requestQuit()
+        #expect(view.calls.last == .quit, "the chain as opened")
+        await presenter.addHighlighted()
+        await presenter.requestQuit()
+        #expect(view.calls.last == .askBeforeQuitting)
+        await presenter.moveHighlight(by: 1)
+        await presenter.requestQuit()
+        #expect(view.calls.last == .askBeforeQuitting, "asked again after another input")
+        await presenter.requestQuit()
+        #expect(view.calls.last == .quit)
+        #expect(await presenter.save(to: "/tmp/quit-test.png") == .ok)
+        await presenter.requestQuit()
+        #expect(view.calls.last == .quit, "saved: nothing to lose")
+    }
+
+    /// `space` shows the preview copy itself, untouched by the chain, until `space` again
+    /// or a change.
+    @Test func spaceShowsTheOriginal() async throws {
+        let cat = try PixelBuffer.random(width: 400, height: 300, seed: 7)
+        let copy = try FilterChain(specs: ["resize:200x150"]).apply(to: cat, threads: 1)
+        let (presenter, view, _) = try await open(filters: ["invert"])
+        await presenter.toggleOriginal()
+        #expect(view.live?.original == true && view.live?.chain == ["invert"])
+        let original = view.live?.preview.packedRGBA() == copy.packedRGBA()
+        #expect(original)
+        await presenter.toggleOriginal()
+        let filtered = view.live?.preview.packedRGBA() != copy.packedRGBA()
+        #expect(view.live?.original == false && filtered)
+        await presenter.toggleOriginal()
+        await presenter.addHighlighted()
+        #expect(view.live?.original == false, "a change shows the chain again")
+    }
+
+    /// `c` goes through the shapes, each as large as the picture holds, placed on the face
+    /// found (the `cat` gravity's rule); arrows move the frame; Enter makes it the chain's
+    /// `crop:WxH+X+Y`, which `u` takes back and a save writes.
+    @Test func cropPresetsPlaceAFrameOnTheCat() async throws {
+        let (presenter, view, interactor) = try await open()
+        // A face on the right of the 200x150 preview: x 300-360 of the 400x300 image.
+        interactor.found = CatFinding(cats: [], faces: [ScoredRegion(x: 150, y: 20, width: 30, height: 30, score: 1)])
+        await presenter.cycleCrop()
+        var crop = try #require(view.live?.crop)
+        #expect(crop.shape == "1:1" && crop.spec == "crop:300x300+100+0")
+        #expect(crop.frame == ScoredRegion(x: 50, y: 0, width: 150, height: 150, score: 1))
+        #expect(view.live?.trying == false && view.live?.chain == [])
+        await presenter.cycleCrop()
+        crop = try #require(view.live?.crop)
+        #expect(crop.shape == "4:5" && crop.spec == "crop:240x300+160+0")
+        let asked = interactor.catsAsked
+        await presenter.nudgeCrop(x: -1, y: 0)  // a fiftieth of 400
+        #expect(view.live?.crop?.spec == "crop:240x300+152+0")
+        await presenter.nudgeCrop(x: 0, y: 1)  // the frame is as tall as the picture: no room
+        await presenter.nudgeCrop(x: 100, y: 0)
+        #expect(view.live?.crop?.spec == "crop:240x300+160+0")
+        #expect(interactor.catsAsked == asked, "the cats are found once per chain")
+        await presenter.applyCrop()
+        #expect(view.live?.crop == nil && view.live?.chain == ["crop:240x300+160+0"])
+        #expect((view.live?.outputWidth, view.live?.outputHeight) == (240, 300))
+        #expect(view.live?.preview.width == 120)
+        await presenter.undo()
+        #expect(view.live?.chain == [] && view.live?.note == "undid: crop 4:5 (crop:240x300+160+0)")
+        await presenter.redo()
+        // A frame being placed when saving is applied first; 9:16 and 16:9 on the crop.
+        for _ in 0..<4 { await presenter.cycleCrop() }
+        #expect(view.live?.crop?.shape == "16:9" && view.live?.crop?.spec == "crop:240x135+0+0")
+        await presenter.cycleCrop()
+        #expect(view.live?.crop == nil, "after 16:9: free")
+        await presenter.cycleCrop()
+        await presenter.cancelCrop()
+        #expect(view.live?.crop == nil && view.live?.chain == ["crop:240x300+160+0"])
+        await presenter.cycleCrop()
+        await presenter.requestSave()
+        #expect(view.live?.chain == ["crop:240x300+160+0", "crop:240x240+0+0"])
+        #expect(await presenter.save(to: "/tmp/live-crop.png") == .ok)
+        guard case let .edit(_, _, filters, _, _, _, _)? = interactor.calls.last else {
+            Issue.record("no edit")
+            return
+        }
+        #expect(filters == ["crop:240x300+160+0", "crop:240x240+0+0"])
+    }
+
+    /// `t`: the caption shows as it is typed (found clear of the cats once, not at each
+    /// key), Enter adds it to the chain, Esc drops it, one too long is refused.
+    @Test func aCaptionTypedShowsAndIsKept() async throws {
+        let cat = try PixelBuffer.random(width: 400, height: 300, seed: 7)
+        let copy = try FilterChain(specs: ["resize:200x150"]).apply(to: cat, threads: 1)
+        let (presenter, view, interactor) = try await open()
+        interactor.found = CatFinding(cats: [], faces: [])
+        await presenter.startCaption()
+        #expect(view.live?.caption == "" && view.live?.trying == false)
+        let asked = interactor.catsAsked
+        for text in ["H", "HI", "HI ", "HI 🐈 Ünï"] { await presenter.typeCaption(text) }
+        #expect(view.live?.caption == "HI 🐈 Ünï" && view.live?.chain == [])
+        #expect(interactor.catsAsked == asked)
+        let expected = try FilterChain(specs: ["caption-bottom:HI 🐈 Ünï"]).apply(to: copy, threads: 1)
+        let captioned = view.live?.preview.packedRGBA() == expected.packedRGBA()
+        #expect(captioned)
+        await presenter.keepCaption("HI 🐈 Ünï")
+        #expect(view.live?.caption == nil && view.live?.chain == ["caption:HI 🐈 Ünï"])
+        await presenter.undo()
+        #expect(view.live?.chain == [] && view.live?.note == "undid: add caption:HI 🐈 Ünï")
+        await presenter.startCaption()
+        await presenter.typeCaption("gone")
+        await presenter.dropCaption()
+        #expect(view.live?.caption == nil && view.live?.chain == [])
+        await presenter.startCaption()
+        await presenter.keepCaption(String(repeating: "x", count: 1001))
+        #expect(view.calls.contains { if case let .error(failure) = $0 { failure.status == .usage } else { false } })
+        #expect(view.live?.chain == [])
+    }
+
+    /// `z`: 1:1 pixels of the full-size result around the face (else the centre), decoded
+    /// once for the session; arrows pan a quarter of the window, inside the picture.
+    @Test func zoomShowsFullSizePixelsAndPans() async throws {
+        let cat = try PixelBuffer.random(width: 400, height: 300, seed: 7)
+        let (presenter, view, interactor) = try await open(filters: ["invert"])
+        interactor.found = CatFinding(cats: [], faces: [])
+        await presenter.toggleZoom()
+        var zoom = try #require(view.live?.zoom)
+        #expect(zoom == EditCatLiveZoom(x: 100, y: 75, width: 200, height: 150, fullWidth: 400, fullHeight: 300))
+        // What the preview showed: the chain and the highlighted filter (mono) tried after it.
+        let shown = try FilterChain(specs: ["invert", "mono"]).apply(to: try cat.copy(), threads: 1)
+        let window = try FilterChain(specs: ["crop:200x150+100+75"]).apply(to: shown, threads: 1)
+        let same = view.live?.preview.packedRGBA() == window.packedRGBA()
+        #expect(same)
+        await presenter.pan(x: 1, y: 0)
+        #expect(view.live?.zoom?.x == 150)
+        await presenter.pan(x: 9, y: 9)
+        zoom = try #require(view.live?.zoom)
+        #expect((zoom.x, zoom.y) == (200, 150), "inside the picture")
+        await presenter.pan(x: -1, y: 0)
+        #expect(view.live?.zoom?.x == 150, "a step back from the edge is a step")
+        await presenter.toggleZoom()
+        #expect(view.live?.zoom == nil && view.live?.preview.width == 200)
+        interactor.found = CatFinding(cats: [], faces: [ScoredRegion(x: 10, y: 10, width: 20, height: 20, score: 1)])
+        await presenter.addHighlighted()  // another chain: the cats are found on it
+        await presenter.toggleZoom()
+        #expect(view.live?.zoom?.x == 0 && view.live?.zoom?.y == 0, "at the face (40,40), held inside")
+        #expect(interactor.fullDecodes == 1)
+    }
+
     @Test func addAndRemoveStages() async throws {
         let (presenter, view, _) = try await open()
         await presenter.highlight(at: names.firstIndex(of: "resize")!)

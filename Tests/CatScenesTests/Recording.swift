@@ -1,3 +1,4 @@
+import CatFaces
 import CatImageIO
 import CatScenes
 import FilterCore
@@ -35,6 +36,8 @@ final class RecordingEditCatLiveView: EditCatLiveView {
         case error(SceneFailure)
         case live(EditCatLive)
         case ask(String)
+        case askBeforeQuitting
+        case quit
     }
 
     private(set) var calls: [Call] = []
@@ -54,6 +57,8 @@ final class RecordingEditCatLiveView: EditCatLiveView {
     func showError(_ failure: SceneFailure) { calls.append(.error(failure)) }
     func showLiveEdit(_ live: EditCatLive) { calls.append(.live(live)) }
     func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
+    func askBeforeQuitting() { calls.append(.askBeforeQuitting) }
+    func quit() { calls.append(.quit) }
 }
 
 /// An in-memory interactor: serves one image, records what it is asked, fails on cue. It
@@ -151,6 +156,26 @@ final class FakeEditCatInteractor: EditCatInteractorInput, EditCatLiveInteractor
         case let .file(path): throw ImageIOError.inputMissing(path: path)
         case let .bytes(_, name): throw ImageIOError.inputMissing(path: name)
         }
+    }
+
+    private(set) var fullDecodes = 0
+    /// What `cats(in:)` sees in every picture (in a picture `foundWidth` wide, scaled to
+    /// the one asked about), and how often it was asked; nil: the real finder.
+    var found: CatFinding?
+    var foundWidth = 200
+    private(set) var catsAsked = 0
+
+    func cats(in image: PixelBuffer) async -> CatFinding {
+        catsAsked += 1
+        guard let found else { return CatSubjects.find(in: image) }
+        return found.scaled(
+            from: (foundWidth, foundWidth * image.height / max(1, image.width)), to: image.width, image.height)
+    }
+
+    func openFull(_ input: EditInput, options: DecodeOptions) async throws -> PixelBuffer {
+        guard case let .image(decoded) = input else { throw ImageIOError.inputMissing(path: "(not in hand)") }
+        fullDecodes += 1
+        return decoded.pixels
     }
 
     func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async

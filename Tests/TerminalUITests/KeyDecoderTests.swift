@@ -50,6 +50,22 @@ struct KeyDecoderTests {
         #expect(decoder.feed(Array(cat[2...])) == [.key(.char("猫"))])
     }
 
+    /// SGR mouse reports (mode 1006): presses, releases, the wheel, drags; nonsense is no event.
+    @Test func mouseReports() {
+        #expect(
+            keys("\u{1B}[<0;12;5M\u{1B}[<0;12;5m\u{1B}[<64;3;4M\u{1B}[<65;3;4M\u{1B}[<32;7;8M\u{1B}[<2;1;1M") == [
+                .mouse(MouseEvent(.press, column: 12, row: 5)), .mouse(MouseEvent(.release, column: 12, row: 5)),
+                .mouse(MouseEvent(.wheelUp, column: 3, row: 4)), .mouse(MouseEvent(.wheelDown, column: 3, row: 4)),
+                .mouse(MouseEvent(.drag, column: 7, row: 8)), .mouse(MouseEvent(.press, button: 2, column: 1, row: 1)),
+            ])
+        #expect(
+            keys("\u{1B}[<0;0;5M\u{1B}[<0;5M\u{1B}[<0;99999999999;1M\u{1B}[<66;1;1Mq") == [
+                .unknown, .unknown, .unknown, .unknown, .char("q"),
+            ])
+        // Cut between reads.
+        #expect(decode(["\u{1B}[<0;1", "0;2M"]) == [.key(.mouse(MouseEvent(.press, column: 10, row: 2)))])
+    }
+
     @Test func repliesToQueries() {
         #expect(decode(["\u{1B}[6;20;10t"]) == [.cellSize(width: 10, height: 20)])
         #expect(decode(["\u{1B}[?62;4;22c"]) == [.deviceAttributes([62, 4, 22])])

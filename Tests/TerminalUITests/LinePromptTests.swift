@@ -25,6 +25,28 @@ struct LinePromptTests {
         #expect(typed([.ctrl("u")], from: "all of it").0.text == "")
     }
 
+    /// The cursor: Left, Right, Home, End (Ctrl-A, Ctrl-E) move it; typing and deleting
+    /// happen at it, by characters of any script.
+    @Test func aCursorMovesAndEditsInPlace() {
+        #expect(typed([.left, .left, .char("ø")], from: "cat").0.text == "cøat")
+        #expect(typed([.home, .char("🐈"), .char(" ")], from: "cat").0.text == "🐈 cat")
+        #expect(typed([.home, .right, .backspace], from: "猫cat").0.text == "cat")
+        #expect(typed([.home, .delete, .end, .char("s")], from: "xcat").0.text == "cats")
+        #expect(typed([.ctrl("a"), .right, .right, .right, .right, .right, .char("!")], from: "cat").0.text == "cat!")
+        #expect(typed([.left, .left, .ctrl("e"), .char("s")], from: "cat").0.text == "cats")
+        #expect(typed([.left, .left, .left, .ctrl("w")], from: "big cat").0.text == "cat")
+        #expect(typed([.left, .ctrl("u")], from: "all of it").0.cursor == 0)
+    }
+
+    /// A limit counts Unicode scalars (the caption's own measure): a key that would pass it is dropped.
+    @Test func aLimitKeepsTheTextShort() {
+        var prompt = LinePrompt(label: "caption: ", limit: 4, purpose: .caption)
+        for c in "ab🐈cd" { _ = prompt.handle(.char(c)) }
+        #expect(prompt.text == "ab🐈c")
+        _ = prompt.handle(.char("é"))
+        #expect(prompt.text == "ab🐈c")
+    }
+
     @Test func enterAnswersAndEscapeGivesUp() {
         #expect(typed([.char("x"), .enter], from: "a.pn").1.last == .answered("a.pnx"))
         #expect(typed([.escape], from: "a").1 == [.cancelled])

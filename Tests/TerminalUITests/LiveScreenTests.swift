@@ -97,6 +97,10 @@ struct PixelsOnlyInteractor: EditCatLiveInteractorInput {
         guard case let .image(image) = input else { throw ImageIOError.inputMissing(path: "(not in hand)") }
         return try EditCatLiveInteractor.pictures(of: image, sizes: sizes, threads: 1)
     }
+    func openFull(_ input: EditInput, options: DecodeOptions) async throws -> PixelBuffer {
+        guard case let .image(image) = input else { throw ImageIOError.inputMissing(path: "(not in hand)") }
+        return image.pixels
+    }
     func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async
         -> [Result<PixelBuffer, any Error>]
     {
@@ -192,12 +196,89 @@ struct LiveScreenTests {
         withExtendedLifetime(presenter) {}
     }
 
+    /// `t` opens the caption's line editor: what is typed shows on the prompt neutralised
+    /// (an escape sequence's bytes come as keys the editor drops; a C1 control typed as a
+    /// character is shown escaped), goes to the presenter as it changes, and Enter keeps it.
+    @Test func aCaptionIsTypedOnThePromptLine() async throws {
+        let host = FakeHost()
+        let (_, presenter) = try await openEditor(host)
+        await host.press(.char("t"))
+        #expect(host.screen.contains("caption: █") && host.screen.contains("caption: Enter keeps it"))
+        var decoder = KeyDecoder()
+        for input in decoder.feed(Array("Møøse \u{1B}[31mcat\u{1B}]0;pwned\u{07} \u{9B}2J".utf8)) + decoder.flush() {
+            if case let .key(key) = input { await host.press(key) }
+        }
+        #expect(host.screen.contains("caption: Møøse cat \\u009B2J█"), "\(host.screen)")
+        await host.press(.home, .delete, .char("m"), .end)
+        #expect(host.screen.contains("caption: møøse cat"))
+        await host.press(.enter)
+        #expect(host.screen.contains("chain: caption:møøse cat \\u009B2J"))
+        #expect(!host.screen.contains("\u{9B}"))
+        await host.press(.char("u"))
+        #expect(host.screen.contains("chain: (none)") && host.screen.contains("undid: add caption:møøse"))
+        withExtendedLifetime(presenter) {}
+    }
+
+    /// `c` draws the frame and the status line says where it is; the arrows move the frame,
+    /// not the highlight; Enter crops; `q` with the crop unsaved asks once.
+    @Test func cropKeysAndTheQuestionBeforeQuitting() async throws {
+        let host = FakeHost()
+        let (_, presenter) = try await openEditor(host)
+        await host.press(.char("c"))
+        #expect(host.screen.contains("crop 1:1: 40x40+10+0  · arrows move"))
+        await host.press(.right)
+        #expect(host.screen.contains("crop 1:1: 40x40+11+0"))
+        await host.press(.char("c"), .enter)
+        #expect(host.screen.contains("chain: crop:32x40+14+0"))
+        await host.press(.char("q"))
+        #expect(host.screen.contains("unsaved: s save, q quit anyway") && host.quitWith == nil)
+        await host.press(.char("q"))
+        #expect(host.quitWith == .ok)
+        withExtendedLifetime(presenter) {}
+    }
+
+    /// `z` and `space` say on the status line what the preview is; Esc leaves the zoom.
+    @Test func zoomAndOriginalSayWhatIsShown() async throws {
+        let host = FakeHost()
+        let (_, presenter) = try await openEditor(host)
+        await host.press(.char(" "))
+        #expect(host.screen.contains("original  · Space: back to the chain"))
+        await host.press(.char(" "), .char("z"))
+        #expect(host.screen.contains("1:1 at 0,0 of 60x40"))
+        await host.press(.escape)
+        #expect(host.screen.contains("chain: (none)  + mono"))
+        withExtendedLifetime(presenter) {}
+    }
+
+    /// The mouse: a click on a thumbnail picks its filter, the wheel changes the value, a
+    /// click on the footer runs the key named there.
+    @Test func clicksAndTheWheel() async throws {
+        let host = FakeHost()
+        let (screen, presenter) = try await openEditor(host)
+        let layout = EditCatLiveScreen.Layout(host)
+        let top = host.rows - 2 - layout.tileRows
+        // The strip is centred on the screen, the first filter (highlighted) in its first tile.
+        let left = 1 + max(0, (host.columns - (layout.stripCount * (layout.tileColumns + 1) - 1)) / 2)
+        await host.press(.mouse(MouseEvent(.press, column: left + layout.tileColumns + 2, row: top + 1)))
+        #expect(screen.lastLive?.highlightedSpec == "sepia:1")
+        await host.press(.mouse(MouseEvent(.wheelDown, column: 5, row: 5)))
+        #expect(screen.lastLive?.highlightedSpec == "sepia:0.9")
+        let footer = EditCatLiveScreen.keys(back: false).footer
+        let undo = try #require(footer.range(of: "u undo"))
+        let column = footer.distance(from: footer.startIndex, to: undo.lowerBound) + 1
+        await host.press(.mouse(MouseEvent(.press, column: column, row: host.rows)))
+        #expect(screen.lastLive?.highlightedSpec == "sepia:1" && screen.lastLive?.note == "undid: change sepia")
+        await host.press(.mouse(MouseEvent(.release, column: column, row: host.rows)))  // a release does nothing
+        #expect(screen.lastLive?.note == "undid: change sepia")
+        withExtendedLifetime(presenter) {}
+    }
+
     @Test func aKeyMapFindsItsBindingsAndSharesRows() {
         let keys = EditCatLiveScreen.keys(back: false)
         #expect(keys.binding(for: .char("h"))?.action == .previous && keys.binding(for: .right)?.action == .next)
-        #expect(keys.binding(for: .ctrl("d"))?.action == .quit && keys.binding(for: .char("z")) == nil)
-        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 11)
-        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 12)
+        #expect(keys.binding(for: .ctrl("d"))?.action == .quit && keys.binding(for: .char("x")) == nil)
+        #expect(keys.helpRows.first?.keys == "← → or h l" && keys.helpRows.count == 15)
+        #expect(EditCatLiveScreen.keys(back: true).helpRows.count == 16)
         #expect(keys.binding(for: .char("u"))?.action == .undo && keys.binding(for: .char("U"))?.action == .redo)
         #expect(keys.binding(for: .ctrl("r"))?.action == .redo)
         #expect(keys.binding(for: .char("f"))?.action == .faces)

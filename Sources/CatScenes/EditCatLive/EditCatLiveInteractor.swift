@@ -17,6 +17,8 @@ public protocol EditCatLiveInteractorInput: EditCatUseCase {
     func renderLive(_ image: PixelBuffer, fullWidth: Int, chains: [FilterChain]) async -> [Result<
         PixelBuffer, any Error
     >]
+    /// `input` decoded at full size, upright (within `options`' limits): what `z` shows at 1:1.
+    func openFull(_ input: EditInput, options: DecodeOptions) async throws -> PixelBuffer
     /// A name to suggest for saving: `path`, or `stem-2.ext`… when a file is there.
     func unusedName(_ path: String) async -> String
     /// The cats and their faces in `image` (a preview), in its pixels.
@@ -51,31 +53,34 @@ public struct EditCatLiveInteractor: EditCatLiveInteractorInput {
     public func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
         -> (preview: DecodedImage, thumbnail: PixelBuffer)
     {
-        var decoded: DecodedImage
-        switch input {
-        case let .image(image):
-            decoded = image
-        case .file, .bytes:
-            let (bytes, name): ([UInt8], String)
-            switch input {
-            case let .file(path): (bytes, name) = (try InputFile.read(path), path == "-" ? "(stdin)" : path)
-            case let .bytes(data, label): (bytes, name) = (data, label)
-            case .image: preconditionFailure()
-            }
-            var options = options
-            let box = sizes.preview
-            // The smallest DCT scale that still covers the preview, whichever way the EXIF turns it.
-            options.shrinkOnLoad = { width, height in
-                [8, 4, 2].first { d in
-                    [(width, height), (height, width)].allSatisfy { w, h in
-                        let scale = min(1, min(Double(box.width) / Double(w), Double(box.height) / Double(h)))
-                        return Double(w / d) >= Double(w) * scale && Double(h / d) >= Double(h) * scale
-                    }
-                } ?? 1
-            }
-            decoded = try ImageDecoder.decode(bytes, name: name, options: options)
+        var options = options
+        let box = sizes.preview
+        // The smallest DCT scale that still covers the preview, whichever way the EXIF turns it.
+        options.shrinkOnLoad = { width, height in
+            [8, 4, 2].first { d in
+                [(width, height), (height, width)].allSatisfy { w, h in
+                    let scale = min(1, min(Double(box.width) / Double(w), Double(box.height) / Double(h)))
+                    return Double(w / d) >= Double(w) * scale && Double(h / d) >= Double(h) * scale
+                }
+            } ?? 1
         }
-        return try Self.pictures(of: decoded, sizes: sizes, threads: threads)
+        return try Self.pictures(of: Self.decode(input, options: options), sizes: sizes, threads: threads)
+    }
+
+    @concurrent
+    public func openFull(_ input: EditInput, options: DecodeOptions) async throws -> PixelBuffer {
+        try Self.decode(input, options: options).pixels
+    }
+
+    /// `input` decoded (an image in hand as it is).
+    static func decode(_ input: EditInput, options: DecodeOptions) throws -> DecodedImage {
+        switch input {
+        case let .image(image): return image
+        case let .file(path):
+            return try ImageDecoder.decode(
+                try InputFile.read(path), name: path == "-" ? "(stdin)" : path, options: options)
+        case let .bytes(data, label): return try ImageDecoder.decode(data, name: label, options: options)
+        }
     }
 
     @concurrent

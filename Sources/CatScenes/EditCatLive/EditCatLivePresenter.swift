@@ -31,6 +31,46 @@ final class LiveEdit {
     var undone: [(state: Snapshot, what: String)] = []
     /// What the last `u` or `U` did, for the status line, until the next change.
     var note: String?
+    /// The chain as last saved (at first: as opened); quitting with another one asks first.
+    var savedChain: [String]
+    /// `q` found unsaved changes and asked; another `q` quits. Any other input forgets it.
+    var askedToQuit = false
+    /// `space`: the original is shown instead of the chain.
+    var showOriginal = false
+    /// `c`: the crop window being placed on the chain's result, or nil.
+    var crop: CropDraft?
+    /// `t`: the caption being typed, or nil.
+    var caption: String?
+    /// `z`: the part of the full-size result shown at 1:1, or nil.
+    var zoom: ZoomView?
+    /// The view's picture sizes (the zoom's window is the preview's size).
+    var sizes: EditCatPictureSizes
+    /// The last chain drawn on the preview and its picture; the cats found on it, once
+    /// asked for (crops and captions are placed with them without finding them again).
+    var drawn: (chain: [String], picture: PixelBuffer)?
+    var subjects: (chain: [String], found: CatFinding, width: Int)?
+    /// The full-size input, decoded once for `z`, and the full-size result of a chain.
+    var full: PixelBuffer?
+    var fullResult: (chain: [String], picture: PixelBuffer)?
+
+    /// A crop being placed: a preset's shape (`LiveEdit.cropPresets`), its window on the
+    /// chain's full-size result, and that result's size.
+    struct CropDraft: Equatable {
+        var preset: Int
+        var x: Int, y: Int, width: Int, height: Int
+        var imageWidth: Int, imageHeight: Int
+        var spec: String { "crop:\(width)x\(height)+\(x)+\(y)" }
+    }
+
+    /// `z`'s window: its centre in the full-size result's pixels.
+    struct ZoomView: Equatable {
+        var x: Int, y: Int
+    }
+
+    /// What `c` goes through after free: width and height of each shape.
+    static let cropPresets: [(name: String, width: Int, height: Int)] = [
+        ("1:1", 1, 1), ("4:5", 4, 5), ("9:16", 9, 16), ("16:9", 16, 9),
+    ]
 
     /// What an undo brings back: the chain, every filter's value, the highlight.
     struct Snapshot: Equatable {
@@ -52,15 +92,21 @@ final class LiveEdit {
     func record(_ before: Snapshot, _ what: String) {
         undone.removeAll()
         note = nil
+        showOriginal = false
         if let last = history.last, last.what == what, what.hasPrefix("change "), last.state.chain == before.chain {
             return
         }
         history.append((before, what))
     }
 
-    init(input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer) {
+    init(
+        input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer,
+        sizes: EditCatPictureSizes
+    ) {
         self.input = input
         self.request = request
+        self.sizes = sizes
+        savedChain = request.filters
         format = opened.format
         width = opened.fullWidth
         height = opened.fullHeight
@@ -90,6 +136,8 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     var live: LiveEdit?
     /// A refresh of the preview is under way / another is wanted after it.
     var refreshing = false, refreshWanted = false
+    /// When the last preview was shown (`now`).
+    var lastDrawn: Duration?
 
     /// `now` reads a monotonic clock (tests pass a fake one).
     public init(
@@ -111,14 +159,14 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         view.updateState(.opening)
         do {
             _ = try FilterChain(specs: request.filters)
+            let sizes = view.livePictureSizes
             let (opened, thumbnail) = try await interactor.openLive(
-                input, sizes: view.livePictureSizes,
-                options: DecodeOptions(maxPixels: request.maxPixels, maxFrames: request.maxFrames))
+                input, sizes: sizes, options: DecodeOptions(maxPixels: request.maxPixels, maxFrames: request.maxFrames))
             view.showImageInfo(
                 EditCatImageInfo(
                     input: request.input, format: opened.format.name, width: opened.fullWidth,
                     height: opened.fullHeight))
-            live = LiveEdit(input: input, request: request, opened: opened, thumbnail: thumbnail)
+            live = LiveEdit(input: input, request: request, opened: opened, thumbnail: thumbnail, sizes: sizes)
             await refresh()
             view.updateState(.ready)
             return nil
@@ -221,6 +269,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             guard self.live === live, view.livePictureSizes == sizes else { return }
             live.preview = opened.pixels
             live.thumbnail = thumbnail
+            live.sizes = sizes
             live.thumbnails = Array(repeating: nil, count: live.palette.count)
             await refresh()
         } catch {
@@ -235,9 +284,10 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
 
     /// `s`: asks the view where to save the chain, suggesting the path saved to last, else
     /// OUTPUT from the command line, else `<input>-<filters>.<format>` in the current folder
-    /// (never a file that is there already).
+    /// (never a file that is there already). A crop frame being placed is applied first.
     public func requestSave() async {
         guard let live else { return }
+        if live.crop != nil { await applyCrop() }  // the frame on screen is what is saved
         if !live.request.output.isEmpty {
             view.askForOutput(suggested: live.request.output)
             return
@@ -275,8 +325,9 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             let result = try await EditRun.perform(
                 interactor, input: live.input, request: request, now: now, opened: { _ in },  // the title shows it
                 progress: { [view] in view.updateProgress($0) })
-            view.showSaved(result)
             live.request.output = path
+            live.savedChain = request.filters
+            view.showSaved(result)
             return .ok
         } catch {
             let failure = SceneFailure(error)
@@ -296,18 +347,25 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         defer { refreshing = false }
         while refreshWanted, let live {
             refreshWanted = false
+            live.askedToQuit = false
+            // A caption being typed redraws at most every 50 ms: keys meanwhile fold in.
+            if live.caption != nil, let last = lastDrawn, now() - last < .milliseconds(50) {
+                try? await Task.sleep(for: .milliseconds(50) - (now() - last))
+                refreshWanted = false
+            }
             let start = now()
             let specs = live.palette.specs, highlighted = live.highlighted, chain = live.chain
-            let trying = live.trying
+            let trying = live.trying && live.caption == nil && live.crop == nil
             let problem = trying ? problem(with: chain + [specs[highlighted]], live) : nil
-            let shown = trying && problem == nil ? chain + [specs[highlighted]] : chain
+            let shown = shownChain(live)
             let missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
             let none = try? FilterChain(catSpecs: [])
-            let previewChain = (try? FilterChain(catSpecs: shown)) ?? none
+            let previewChain = (try? FilterChain(specs: shown, subjects: finder(live))) ?? none
             let source = live.preview, thumbnailSource = live.thumbnail, fullWidth = live.width
             let interactor = self.interactor
+            let original = live.showOriginal && live.zoom == nil
             async let preview = interactor.renderLive(
-                source, fullWidth: fullWidth, chains: previewChain.map { [$0] } ?? [])
+                source, fullWidth: fullWidth, chains: original ? [] : previewChain.map { [$0] } ?? [])
             let thumbnailChains = missing.compactMap { i in
                 (try? FilterChain(catSpecs: chain + [specs[i]])) ?? (try? FilterChain(catSpecs: chain)) ?? none
             }
@@ -323,13 +381,34 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             }
             var picture = live.preview, renderProblem: String?
             switch rendered {
-            case let .success(image)?: picture = image
+            case let .success(image)?:
+                picture = image
+                live.drawn = (shown, image)
             case let .failure(error)?: renderProblem = SceneFailure(error).message
             case nil: break
             }
+            var zoomed: EditCatLiveZoom?
+            if let zoom = live.zoom {
+                do {
+                    (picture, zoomed) = try await zoomWindow(zoom, shown, live)
+                } catch {
+                    renderProblem = SceneFailure(error).message
+                }
+            }
             let size = try? FilterChain(specs: shown).outputSize(width: live.width, height: live.height)
-            let found = live.showFaces ? await interactor.cats(in: picture) : nil
+            let found = live.showFaces && zoomed == nil && !original ? await interactor.cats(in: picture) : nil
             guard self.live === live, live.preview === source else { continue }
+            let crop = live.crop.map { crop in
+                let factor = Double(picture.width) / Double(max(1, crop.imageWidth))
+                func px(_ v: Int) -> Int { Int((Double(v) * factor).rounded()) }
+                return EditCatLiveCrop(
+                    shape: LiveEdit.cropPresets[crop.preset].name, x: crop.x, y: crop.y, width: crop.width,
+                    height: crop.height,
+                    frame: ScoredRegion(
+                        x: px(crop.x), y: px(crop.y), width: max(1, px(crop.width)), height: max(1, px(crop.height)),
+                        score: 1))
+            }
+            lastDrawn = now()
             view.showLiveEdit(
                 EditCatLive(
                     input: live.request.input, format: live.format.name, width: live.width, height: live.height,
@@ -338,12 +417,37 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
-                    problem: problem ?? renderProblem, found: found, note: live.note))
+                    problem: problem ?? renderProblem, found: found, note: live.note, original: original,
+                    crop: crop, caption: live.caption, zoom: zoomed))
         }
     }
 
+    /// The zoom's window: `shown` run once on the full-size input (kept while the chain is
+    /// the same), and the part of it the size of the preview around the zoom's centre.
+    private func zoomWindow(_ zoom: LiveEdit.ZoomView, _ shown: [String], _ live: LiveEdit) async throws -> (
+        PixelBuffer, EditCatLiveZoom
+    ) {
+        guard let full = live.full else { throw SceneFailure(status: .software, message: "no full-size picture") }
+        var result: PixelBuffer
+        if let kept = live.fullResult, kept.chain == shown {
+            result = kept.picture
+        } else {
+            let chain = try FilterChain(catSpecs: shown)
+            result = try await interactor.renderLive(full, fullWidth: full.width, chains: [chain]).first?.get() ?? full
+            live.fullResult = (shown, result)
+        }
+        let w = min(live.sizes.preview.width, result.width), h = min(live.sizes.preview.height, result.height)
+        let x = min(max(0, zoom.x - w / 2), result.width - w), y = min(max(0, zoom.y - h / 2), result.height - h)
+        let window = try FilterChain(specs: ["crop:\(w)x\(h)+\(x)+\(y)"])
+        let picture = try await interactor.renderLive(result, fullWidth: result.width, chains: [window]).first?.get()
+        return (
+            picture ?? result,
+            EditCatLiveZoom(x: x, y: y, width: w, height: h, fullWidth: result.width, fullHeight: result.height)
+        )
+    }
+
     /// Why `chain` cannot run on the full image (a crop outside it, over the pixel limit), or nil.
-    private func problem(with chain: [String], _ live: LiveEdit) -> String? {
+    func problem(with chain: [String], _ live: LiveEdit) -> String? {
         do {
             let sizes = try FilterChain(specs: chain).sizes(width: live.width, height: live.height)
             if sizes.largestPixels > live.request.maxPixels {

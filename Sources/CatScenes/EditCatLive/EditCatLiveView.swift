@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import FilterCore
 
 /// What the live Edit Cat scene shows (`catctl edit --interactive`, `e` in the live Load
 /// Cat scene). Views implement every event and hold no logic: they draw what they are
@@ -24,6 +25,10 @@ public protocol EditCatLiveView: AnyObject {
     func showError(_ failure: SceneFailure)
     /// Asks where to save; the view answers with `EditCatLiveViewOutput.save(to:)`.
     func askForOutput(suggested: String)
+    /// `q` with changes not saved: the view says so (another `q` quits, `s` saves).
+    func askBeforeQuitting()
+    /// The user is done: the view ends the app.
+    func quit()
 }
 
 /// What the live Edit Cat view sends its presenter: the user's inputs, each one a
@@ -40,6 +45,23 @@ public protocol EditCatLiveViewOutput: AnyObject {
     func undo() async
     func redo() async
     func toggleFaces() async
+    /// `q`: quits, or asks first when there are unsaved changes.
+    func requestQuit() async
+    /// `space`: the original instead of the chain, or back.
+    func toggleOriginal() async
+    /// `c`: the next crop shape; arrows move its frame, Enter applies it, Esc drops it.
+    func cycleCrop() async
+    func nudgeCrop(x: Int, y: Int) async
+    func applyCrop() async
+    func cancelCrop() async
+    /// `t`: a caption is typed; each change of its text, then Enter (kept) or Esc (dropped).
+    func startCaption() async
+    func typeCaption(_ text: String) async
+    func keepCaption(_ text: String) async
+    func dropCaption() async
+    /// `z`: 1:1 pixels of the full-size result, or back; arrows pan.
+    func toggleZoom() async
+    func pan(x: Int, y: Int) async
     /// The screen changed size: new pictures for the new sizes.
     func resized() async
     /// `s`: asks the view where to save (`askForOutput`).
@@ -116,12 +138,21 @@ public struct EditCatLive: Sendable, Equatable {
     public let found: CatFinding?
     /// What the last undo or redo did ("undid: add sepia:1"), until the next change; or nil.
     public let note: String?
+    /// `preview` is the original, untouched (`space`).
+    public let original: Bool
+    /// The crop frame being placed, or nil.
+    public let crop: EditCatLiveCrop?
+    /// The caption being typed (foreign text: neutralise before showing), or nil.
+    public let caption: String?
+    /// `preview` is this window of the full-size result at 1:1, or nil.
+    public let zoom: EditCatLiveZoom?
 
     public init(
         input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
         highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
         thumbnails: [PixelBuffer],
-        milliseconds: Int, problem: String?, found: CatFinding? = nil, note: String? = nil
+        milliseconds: Int, problem: String?, found: CatFinding? = nil, note: String? = nil, original: Bool = false,
+        crop: EditCatLiveCrop? = nil, caption: String? = nil, zoom: EditCatLiveZoom? = nil
     ) {
         self.input = input
         self.format = format
@@ -140,7 +171,14 @@ public struct EditCatLive: Sendable, Equatable {
         self.problem = problem
         self.found = found
         self.note = note
+        self.original = original
+        self.crop = crop
+        self.caption = caption
+        self.zoom = zoom
     }
+
+    /// The most characters a caption typed with `t` may have (`caption`'s own limit).
+    public static var captionLimit: Int { FilterDefinition.captionLimit }
 
     /// The highlighted filter's spec.
     public var highlightedSpec: String { filters[highlighted] }
@@ -149,8 +187,34 @@ public struct EditCatLive: Sendable, Equatable {
     public static func == (a: EditCatLive, b: EditCatLive) -> Bool {
         a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
             && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
-            && a.problem == b.problem && a.found == b.found && a.note == b.note
+            && a.problem == b.problem && a.found == b.found && a.note == b.note && a.original == b.original
+            && a.crop == b.crop && a.caption == b.caption && a.zoom == b.zoom
             && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
             && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
+    }
+}
+
+/// The crop frame being placed (`c`): its shape ("4:5"), its window on the chain's
+/// full-size result (what `crop:WxH+X+Y` a save adds), and the same on the preview.
+public struct EditCatLiveCrop: Sendable, Equatable {
+    public let shape: String
+    public let x: Int, y: Int, width: Int, height: Int
+    public let frame: ScoredRegion
+
+    public init(shape: String, x: Int, y: Int, width: Int, height: Int, frame: ScoredRegion) {
+        (self.shape, self.x, self.y, self.width, self.height, self.frame) = (shape, x, y, width, height, frame)
+    }
+
+    public var spec: String { "crop:\(width)x\(height)+\(x)+\(y)" }
+}
+
+/// The window of the full-size result shown at 1:1 (`z`), and that result's size.
+public struct EditCatLiveZoom: Sendable, Equatable {
+    public let x: Int, y: Int, width: Int, height: Int
+    public let fullWidth: Int, fullHeight: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int, fullWidth: Int, fullHeight: Int) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+        (self.fullWidth, self.fullHeight) = (fullWidth, fullHeight)
     }
 }

@@ -24,6 +24,11 @@ extension FilterDefinition {
         })
 }
 
+extension FilterDefinition {
+    /// The most characters (Unicode scalars) a caption may have.
+    public static var captionLimit: Int { CaptionStage.maxLength }
+}
+
 /// Where a caption goes.
 enum CaptionSide: Sendable {
     case top, bottom

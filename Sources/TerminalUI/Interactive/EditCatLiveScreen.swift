@@ -99,7 +99,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     // MARK: Keys
 
     enum Action: Equatable {
-        case previous, next, up, down, add, remove, undo, redo, gallery, faces, save, help, back, quit, interrupt
+        case previous, next, up, down, add, remove, undo, redo, original, crop, caption, zoom, gallery, faces, save
+        case help, back, quit, interrupt
     }
 
     /// The editor's keys; `back`: Esc goes back to Load Cat (the editor came from there).
@@ -107,32 +108,48 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         let move = "highlight the previous / next filter; the preview shows chain + it"
         let value = "change the highlighted filter's value (in the gallery: move a row)"
         return KeyMap([
-            KeyBinding([.left, .char("h")], "← → or h l", move, footer: "←→ filter", action: .previous),
+            KeyBinding([.left, .char("h")], "← → or h l", move, footer: "←→↑↓ pick", action: .previous),
             KeyBinding([.right, .char("l")], "← → or h l", move, action: .next),
-            KeyBinding([.up, .char("k")], "↑ ↓ or k j", value, footer: "↑↓ value", action: .up),
+            KeyBinding([.up, .char("k")], "↑ ↓ or k j", value, action: .up),
             KeyBinding([.down, .char("j")], "↑ ↓ or k j", value, action: .down),
-            KeyBinding([.enter], "Enter", "add the highlighted filter to the chain", footer: "Enter add", action: .add),
             KeyBinding(
-                [.backspace, .delete], "Backspace", "remove the chain's last filter", footer: "Bksp remove",
-                action: .remove, docs: "Backspace or Delete"),
+                [.enter], "Enter", "add the highlighted filter to the chain (cropping: crop)",
+                footer: "Enter add", action: .add),
+            KeyBinding(
+                [.backspace, .delete], "Backspace", "remove the chain's last filter", action: .remove,
+                docs: "Backspace or Delete"),
             KeyBinding(
                 [.char("u")], "u", "undo the last change to the chain or a value (the status line says which)",
-                action: .undo),
+                footer: "u undo", action: .undo),
             KeyBinding(
                 [.char("U"), .ctrl("r")], "U", "redo what was undone last", action: .redo, docs: "U or Ctrl-R"),
             KeyBinding(
-                [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", footer: "g gallery",
-                action: .gallery),
+                [.char(" ")], "Space", "show the original (Space again: the chain)", action: .original),
+            KeyBinding(
+                [.char("c")], "c",
+                "a crop frame on the cat: 1:1, 4:5, 9:16, 16:9, none; arrows move it, Enter crops",
+                footer: "c crop", action: .crop),
+            KeyBinding(
+                [.char("t")], "t",
+                "type a caption (Enter keeps it, Esc drops it)", footer: "t text",
+                action: .caption),
+            KeyBinding(
+                [.char("z")], "z", "1:1 pixels of the full-size result at the cat's face; arrows pan",
+                footer: "z zoom", action: .zoom),
+            KeyBinding(
+                [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", action: .gallery),
             KeyBinding(
                 [.char("f")], "f", "outline the cats (blue) and faces (yellow) found (f again: hide)",
-                footer: "f cats", action: .faces),
+                action: .faces),
             KeyBinding(
                 [.char("s")], "s", "save the chain at full size (a prompt: Enter writes, Ctrl-U clears, Esc cancels)",
                 footer: "s save", action: .save),
-            KeyBinding([.char("?")], "?", "this list", footer: "? keys", action: .help),
+            KeyBinding([.char("?")], "?", "this list", action: .help),
             KeyBinding(
                 [.escape], "Esc", "back to Load Cat", footer: back ? "Esc back" : nil, action: .back, listed: back),
-            KeyBinding([.char("q"), .ctrl("d")], "q", "quit", footer: "q quit", action: .quit, docs: "q or Ctrl-D"),
+            KeyBinding(
+                [.char("q"), .ctrl("d")], "q", "quit (asks once when changes are not saved)", footer: "q quit",
+                action: .quit, docs: "q or Ctrl-D"),
             KeyBinding(
                 [.ctrl("c")], "Ctrl-C", "quit (status 130), from anywhere", action: .interrupt, listed: false,
                 anywhere: true),
@@ -142,6 +159,10 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     private var keys: KeyMap<Action> { Self.keys(back: presenter?.canGoBack ?? false) }
 
     public func handle(_ key: Key) {
+        if case let .mouse(mouse) = key { return click(mouse) }
+        if prompt?.purpose == .caption, keys.binding(for: key)?.anywhere != true, var open = prompt {
+            return typeCaption(key, &open)
+        }
         switch keys.route(
             key, prompt: &prompt, helpShown: mode == .help, answer: { path in act { await $0.save(to: path) } })
         {
@@ -157,10 +178,48 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         }
     }
 
+    /// A key for the caption's line editor; its text goes to the presenter as it changes.
+    private func typeCaption(_ key: Key, _ open: inout LinePrompt) {
+        let before = open.text
+        switch open.handle(key) {
+        case .editing:
+            prompt = open
+            let text = open.text
+            if text != before { act { await $0.typeCaption(text) } }
+        case let .answered(text):
+            prompt = nil
+            act { await $0.keepCaption(text) }
+        case .cancelled:
+            prompt = nil
+            act { await $0.dropCaption() }
+        }
+        draw()
+    }
+
+    /// What the live state says the arrows move: the crop frame, the zoomed window, or the highlight.
+    private enum Arrows { case highlight, crop, zoom }
+    private var arrows: Arrows { live?.crop != nil ? .crop : live?.zoom != nil ? .zoom : .highlight }
+
     /// Does what `action` asks; false when another scene is on screen now (nothing to draw).
     @discardableResult
     private func perform(_ action: Action) -> Bool {
         let columns = Layout(host).galleryColumns
+        let step: (x: Int, y: Int)? =
+            switch action {
+            case .previous: (-1, 0)
+            case .next: (1, 0)
+            case .up: (0, -1)
+            case .down: (0, 1)
+            default: nil
+            }
+        if let step, mode != .gallery, arrows != .highlight {
+            if arrows == .crop {
+                act { await $0.nudgeCrop(x: step.x, y: step.y) }
+            } else {
+                act { await $0.pan(x: step.x, y: step.y) }
+            }
+            return true
+        }
         switch action {
         case .previous: act { await $0.moveHighlight(by: -1) }
         case .next: act { await $0.moveHighlight(by: 1) }
@@ -178,10 +237,21 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             }
         case .add:
             mode = .editor
-            act { await $0.addHighlighted() }
+            if arrows == .crop { act { await $0.applyCrop() } } else { act { await $0.addHighlighted() } }
         case .remove: act { await $0.removeLast() }
         case .undo: act { await $0.undo() }
         case .redo: act { await $0.redo() }
+        case .original: act { await $0.toggleOriginal() }
+        case .crop:
+            mode = .editor
+            act { await $0.cycleCrop() }
+        case .caption:
+            mode = .editor
+            prompt = LinePrompt(label: "caption: ", limit: EditCatLive.captionLimit, purpose: .caption)
+            act { await $0.startCaption() }
+        case .zoom:
+            mode = .editor
+            act { await $0.toggleZoom() }
         case .gallery: mode = mode == .gallery ? .editor : .gallery
         case .faces: act { await $0.toggleFaces() }
         case .save: act { await $0.requestSave() }
@@ -189,15 +259,73 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .back:
             if mode != .editor {
                 mode = .editor
+            } else if arrows == .crop {
+                act { await $0.cancelCrop() }
+            } else if arrows == .zoom {
+                act { await $0.toggleZoom() }
             } else if presenter?.canGoBack == true {
                 presenter?.goBack()  // its router takes this screen away
                 return false
             }
-        case .quit: host.quit(.ok)
+        case .quit: act { await $0.requestQuit() }
         case .interrupt: host.quit(.interrupted)
         }
         return true
     }
+
+    /// The mouse: a click on a thumbnail highlights its filter (in the gallery, too), the
+    /// wheel changes the highlighted value, a click on the footer runs the key named there.
+    private func click(_ mouse: MouseEvent) {
+        guard mode != .help, prompt == nil, let live else { return }
+        switch mouse.action {
+        case .wheelUp: perform(.up)
+        case .wheelDown: perform(.down)
+        case .press where mouse.button == 0:
+            if mouse.row == host.rows {
+                if let action = keys.footerAction(at: mouse.column) {
+                    if message != nil && state == .ready { message = nil }
+                    if !perform(action) { return }
+                }
+            } else if let index = tile(at: mouse.column, row: mouse.row, live) {
+                act { await $0.highlight(at: index) }
+            }
+        case .press, .release, .drag: return
+        }
+        draw()
+    }
+
+    /// The filter whose thumbnail is at a cell, in the strip or the gallery.
+    private func tile(at column: Int, row: Int, _ live: EditCatLive) -> Int? {
+        guard let (strip, places) = tiles(live) else { return nil }
+        return strip.index(at: column, row: row, in: places)
+    }
+
+    /// The thumbnails on screen and where each goes: the gallery's grid, or the editor's
+    /// strip (none on a screen too small for one).
+    private func tiles(_ live: EditCatLive) -> (PictureStrip, [PictureStrip.Place])? {
+        let layout = Layout(host)
+        if mode == .gallery {
+            let strip = strip(live, layout, tileRows: max(2, layout.tileRows))
+            return (
+                strip,
+                strip.gridPlaces(columns: layout.galleryColumns, screenColumns: host.columns, screenRows: host.rows)
+            )
+        }
+        guard layout.tileRows > 0 else { return nil }
+        let strip = strip(live, layout, tileRows: layout.tileRows)
+        return (
+            strip,
+            strip.stripPlaces(
+                count: layout.stripCount, top: host.rows - 2 - layout.tileRows, screenColumns: host.columns)
+        )
+    }
+
+    public func askBeforeQuitting() {
+        message = LiveChrome.Message(text: "unsaved: s save, q quit anyway", style: .error)
+        draw()
+    }
+
+    public func quit() { host.quit(.ok) }
 
     public func screenChanged() {
         draw()
@@ -246,20 +374,15 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             LiveChrome.help("catctl edit", keys: keys, into: &frame)
         case .gallery:
             drawTitle(&frame)
-            if let live {
-                strip(live, layout, tileRows: max(2, layout.tileRows)).drawGrid(
-                    columns: layout.galleryColumns, into: &frame)
-            }
+            if let live, let (strip, places) = tiles(live) { strip.draw(places, into: &frame) }
             drawStatus(&frame)
         case .editor:
             drawTitle(&frame)
             if let live {
-                let preview = live.found.map { CatOutlines.draw($0, on: live.preview) } ?? live.preview
+                var preview = live.found.map { CatOutlines.draw($0, on: live.preview) } ?? live.preview
+                if let crop = live.crop { preview = CatOutlines.frame(crop.frame, on: preview) }
                 frame.picture(preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
-                if layout.tileRows > 0 {
-                    strip(live, layout, tileRows: layout.tileRows).drawStrip(
-                        count: layout.stripCount, top: host.rows - 2 - layout.tileRows, into: &frame)
-                }
+                if let (strip, places) = tiles(live) { strip.draw(places, into: &frame) }
             } else if state != .ready {
                 frame.put("opening…", row: 2 + layout.previewRows / 2, column: max(1, host.columns / 2 - 4))
             }
@@ -288,6 +411,17 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         } else if let live {
             let chain = live.chain.isEmpty ? "(none)" : live.chain.joined(separator: " → ")
             var status = "chain: \(chain)" + (live.trying ? "  + \(live.highlightedSpec)" : "")
+            if let crop = live.crop {
+                status =
+                    "crop \(crop.shape): \(crop.spec.dropFirst(5))  · arrows move, Enter crops, c next shape, Esc drops"
+            } else if let zoom = live.zoom {
+                status =
+                    "1:1 at \(zoom.x),\(zoom.y) of \(zoom.fullWidth)x\(zoom.fullHeight)  · arrows pan, z back  · chain: \(chain)"
+            } else if live.original {
+                status = "original  · Space: back to the chain"
+            } else if live.caption != nil {
+                status = "caption: Enter keeps it, Esc drops it  · chain: \(chain)"
+            }
             if let width = live.outputWidth, let height = live.outputHeight {
                 status += "  · \(live.width)x\(live.height) → \(width)x\(height)"
             }

@@ -8,8 +8,41 @@ public enum Key: Equatable, Sendable {
     case ctrl(Character)
     /// Alt (Meta) with a character: ESC then the character.
     case alt(Character)
-    /// A sequence catctl does not use (function keys, mouse reports, unknown replies).
+    /// A mouse report (SGR, mode 1006: `ESC [ < b ; x ; y M` or `m`).
+    case mouse(MouseEvent)
+    /// A sequence catctl does not use (function keys, unknown replies).
     case unknown
+}
+
+/// What the mouse did, where (cells, from 1): a button pressed or released, or the wheel.
+public struct MouseEvent: Equatable, Sendable {
+    public enum Action: Equatable, Sendable { case press, release, wheelUp, wheelDown, drag }
+    public let action: Action
+    /// 0 left, 1 middle, 2 right.
+    public let button: Int
+    public let column: Int, row: Int
+
+    public init(_ action: Action, button: Int = 0, column: Int, row: Int) {
+        (self.action, self.button, self.column, self.row) = (action, button, column, row)
+    }
+
+    /// An SGR report's numbers: `b` (button and modifier bits), x, y; `pressed` by its final (M).
+    static func sgr(_ numbers: [Int], pressed: Bool) -> MouseEvent? {
+        guard numbers.count == 3, numbers[1] >= 1, numbers[2] >= 1, numbers[1] <= 10000, numbers[2] <= 10000 else {
+            return nil
+        }
+        let b = numbers[0]
+        let action: Action
+        if b & 64 != 0 {
+            guard b & 3 < 2 else { return nil }  // wheel left / right
+            action = b & 1 == 0 ? .wheelUp : .wheelDown
+        } else if b & 32 != 0 {
+            action = .drag
+        } else {
+            action = pressed ? .press : .release
+        }
+        return MouseEvent(action, button: b & 64 != 0 ? 0 : b & 3, column: numbers[1], row: numbers[2])
+    }
 }
 
 /// What a terminal sends on its input: keys, and the replies to catctl's queries.
@@ -26,7 +59,8 @@ public enum TerminalInput: Equatable, Sendable {
 }
 
 /// Turns the bytes a terminal sends in raw mode into keys and replies: CSI and SS3
-/// sequences (arrows, Home/End, Delete, PageUp/Down, with or without modifiers), Alt as
+/// sequences (arrows, Home/End, Delete, PageUp/Down, with or without modifiers; SGR mouse
+/// reports), Alt as
 /// ESC + key, control bytes, UTF-8, and the APC/OSC/DCS strings terminals answer with.
 /// A lone ESC is ambiguous until the next bytes come (or do not): `feed` keeps an
 /// unfinished sequence, and `flush`, called when no byte came for a moment, reads it
@@ -128,6 +162,14 @@ public struct KeyDecoder: Sendable {
         let final = b[j], length = j - i + 1
         if body.hasPrefix("?"), final == UInt8(ascii: "c") {
             return (.deviceAttributes(body.dropFirst().split(separator: ";").compactMap { Int($0) }), length)
+        }
+        if body.hasPrefix("<"), final == UInt8(ascii: "M") || final == UInt8(ascii: "m") {
+            let numbers = body.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map {
+                $0.count <= 6 ? Int($0) ?? -1 : -1
+            }
+            return (
+                .key(MouseEvent.sgr(numbers, pressed: final == UInt8(ascii: "M")).map(Key.mouse) ?? .unknown), length
+            )
         }
         let numbers = body.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
         if final == UInt8(ascii: "t") {

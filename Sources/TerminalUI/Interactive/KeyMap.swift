@@ -65,6 +65,17 @@ struct KeyMap<Action: Equatable>: Equatable {
     /// The footer: each binding's short form, two spaces apart.
     var footer: String { bindings.compactMap(\.footer).joined(separator: "  ") }
 
+    /// The action whose short form is at `column` of the footer (a click on it), if any.
+    func footerAction(at column: Int) -> Action? {
+        var start = 1
+        for binding in bindings {
+            guard let footer = binding.footer else { continue }
+            if (start..<start + footer.count).contains(column) { return binding.action }
+            start += footer.count + 2
+        }
+        return nil
+    }
+
     /// The `?` screen's rows: keys and meaning; bindings that share a row (← and →) once.
     var helpRows: [(keys: String, help: String)] { rows(bindings.filter(\.listed), label: \.label) }
 

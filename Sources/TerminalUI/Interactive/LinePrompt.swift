@@ -1,9 +1,27 @@
-/// The one-line text field of the live scenes (where to save): typed characters go at
-/// the end, Backspace deletes one, Ctrl-W a word, Ctrl-U everything; Enter answers, Esc
-/// gives up.
+/// The one-line text field of the live scenes (where to save, a caption): a cursor that
+/// Left and Right, Home and End (Ctrl-A, Ctrl-E) move; typed characters go in at it,
+/// Backspace deletes the one before it, Delete the one under it, Ctrl-W the word before
+/// it, Ctrl-U everything; Enter answers, Esc gives up. Text is kept as typed (any script);
+/// it is neutralised when drawn.
 struct LinePrompt: Equatable {
+    /// What the answer is for: the screen sends it to its presenter accordingly.
+    enum Purpose: Equatable { case save, caption }
+
     let label: String
-    var text: String
+    private(set) var text: String
+    /// Where the next character goes, in characters from the start.
+    private(set) var cursor: Int
+    /// The most Unicode scalars the text may hold (a caption's 1000), or nil.
+    let limit: Int?
+    let purpose: Purpose
+
+    init(label: String, text: String = "", limit: Int? = nil, purpose: Purpose = .save) {
+        self.label = label
+        self.text = text
+        cursor = text.count
+        self.limit = limit
+        self.purpose = purpose
+    }
 
     enum Outcome: Equatable {
         case editing
@@ -26,25 +44,55 @@ struct LinePrompt: Equatable {
     }
 
     mutating func handle(_ key: Key) -> Outcome {
+        var characters = Array(text)
         switch key {
-        case let .char(c): text.append(c)
-        case .backspace: if !text.isEmpty { text.removeLast() }
-        case .ctrl("u"): text = ""
+        case let .char(c):
+            if let limit, text.unicodeScalars.count + c.unicodeScalars.count > limit { break }
+            characters.insert(c, at: cursor)
+            cursor += 1
+        case .backspace:
+            if cursor > 0 {
+                characters.remove(at: cursor - 1)
+                cursor -= 1
+            }
+        case .delete: if cursor < characters.count { characters.remove(at: cursor) }
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(characters.count, cursor + 1)
+        case .home, .ctrl("a"): cursor = 0
+        case .end, .ctrl("e"): cursor = characters.count
+        case .ctrl("u"):
+            characters = []
+            cursor = 0
         case .ctrl("w"):
-            while text.last == " " { text.removeLast() }
-            while let last = text.last, last != " ", last != "/" { text.removeLast() }
+            var start = cursor
+            while start > 0, characters[start - 1] == " " { start -= 1 }
+            while start > 0, characters[start - 1] != " ", characters[start - 1] != "/" { start -= 1 }
+            characters.removeSubrange(start..<cursor)
+            cursor = start
         case .enter: return .answered(text)
         case .escape, .ctrl("g"): return .cancelled
         // Named, not `default:`: a key added to Key must be placed here.
-        case .up, .down, .left, .right, .home, .end, .pageUp, .pageDown, .delete, .tab, .ctrl, .alt, .unknown: break
+        case .up, .down, .pageUp, .pageDown, .tab, .ctrl, .alt, .mouse, .unknown: break
         }
+        text = String(characters)
         return .editing
     }
 
-    /// The prompt's line: the label, the text and a block for the cursor.
+    /// The prompt's line: the label and the text, neutralised (a suggested name may be a
+    /// foreign one, a caption is whatever was typed), the character under the cursor in
+    /// reverse video; cut from the left when the cursor would be off the screen.
     func draw(into frame: inout ScreenFrame, row: Int) {
-        let line = ForeignText.visible("\(label)\(text)")  // the suggested name may be a foreign one
-        let shown = line.count < frame.columns ? line : "…" + String(line.suffix(frame.columns - 2))
-        frame.put(shown + "█", row: row, style: .bold, width: frame.columns, neutralised: true)
+        let characters = Array(text)
+        let before = ForeignText.visible(label + String(characters[..<cursor]))
+        let under = cursor < characters.count ? ForeignText.visible(String(characters[cursor])) : "█"
+        let after = cursor < characters.count ? ForeignText.visible(String(characters[(cursor + 1)...])) : ""
+        let room = max(2, frame.columns - under.count)
+        let shown = before.count < room ? before : "…" + String(before.suffix(room - 1))
+        guard cursor < characters.count else {
+            return frame.put(shown + under, row: row, style: .bold, width: frame.columns, neutralised: true)
+        }
+        frame.put(shown, row: row, style: .bold, width: frame.columns, neutralised: true)
+        frame.put(under, row: row, column: shown.count + 1, style: .reverse, neutralised: true)
+        frame.put(after, row: row, column: shown.count + 1 + under.count, style: .bold, neutralised: true)
     }
 }

@@ -44,6 +44,8 @@ public final class LiveApp: LiveHost {
     enum LiveEvent: Sendable {
         case input(TerminalInput)
         case resize
+        /// Nothing came: `run` looks at its status.
+        case wake
     }
 
     public init(console: Console, wording: FailureWording) {
@@ -90,8 +92,11 @@ public final class LiveApp: LiveHost {
         scenes.last?.draw()
     }
 
-    /// Ends `run` with `status` after this key.
-    public func quit(_ status: ExitStatus) { self.status = status }
+    /// Ends `run` with `status` (after this key, or now when a presenter decided it).
+    public func quit(_ status: ExitStatus) {
+        self.status = status
+        sink.yield(.wake)
+    }
 
     /// Writes a frame to the terminal (only while the app has it).
     public func write(_ text: String) {
@@ -103,7 +108,8 @@ public final class LiveApp: LiveHost {
     /// whether it shows kitty pictures or sixels (a kitty query, then Primary Device
     /// Attributes, which every terminal answers: the answers arrive as input).
     public func enter() throws {
-        var enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[16t"
+        // The alternate screen, no cursor, SGR mouse reports (clicks and the wheel), the cell size asked.
+        var enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h\u{1B}[H\u{1B}[2J\u{1B}[16t"
         if !graphics.forced && !graphics.inTmux && graphics.colors != .none {
             enter += "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c"
             detecting = true
@@ -133,10 +139,10 @@ public final class LiveApp: LiveHost {
     /// Gives the terminal back now, if a live scene has it: for signal paths that then exit.
     public nonisolated static func restoreTerminal() { ct_restore() }
 
-    /// Undoes `enter`: kitty pictures deleted, colours reset, cursor shown, main screen.
+    /// Undoes `enter`: kitty pictures deleted, colours reset, mouse reports off, cursor shown, main screen.
     private var restoreSequence: String {
         (graphics.kind == .kitty ? ScreenFrame.kittyDeleteAll(inTmux: graphics.inTmux) : "")
-            + "\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+            + "\u{1B}[0m\u{1B}[?2026l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
     }
 
     /// Reads keys until a scene quits; returns the status it quit with.
@@ -164,6 +170,7 @@ public final class LiveApp: LiveHost {
             case .resize:
                 readSize()
                 scenes.last?.screenChanged()
+            case .wake: break
             }
             if status != nil { break }
         }

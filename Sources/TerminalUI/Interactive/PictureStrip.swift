@@ -11,33 +11,53 @@ struct PictureStrip {
     let tileColumns: Int, tileRows: Int
     let cache: PictureCache
 
+    /// Where each shown picture goes: its index and its top-left cell.
+    typealias Place = (index: Int, top: Int, left: Int)
+
     /// `count` pictures in a row (an odd number puts the highlighted one in the middle),
-    /// their tops at `top`, centred across the screen.
-    func drawStrip(count: Int, top: Int, into frame: inout ScreenFrame) {
+    /// their tops at `top`, centred across a screen `screenColumns` wide.
+    func stripPlaces(count: Int, top: Int, screenColumns: Int) -> [Place] {
         let n = min(count, pictures.count)
         let start = min(max(0, highlighted - n / 2), pictures.count - n)
         let used = n * (tileColumns + 1) - 1
-        let left = 1 + max(0, (frame.columns - used) / 2)
-        for (slot, i) in (start..<start + n).enumerated() {
-            tile(i, top: top, left: left + slot * (tileColumns + 1), into: &frame)
-        }
+        let left = 1 + max(0, (screenColumns - used) / 2)
+        return (start..<start + n).enumerated().map { slot, i in (i, top, left + slot * (tileColumns + 1)) }
     }
 
-    /// `columns` pictures a row from row 2 down, as many rows as fit, scrolled so the
-    /// highlighted one shows.
-    func drawGrid(columns: Int, into frame: inout ScreenFrame) {
-        let fit = max(1, (frame.rows - 3) / (tileRows + 1))
+    /// `columns` pictures a row from row 2 down, as many rows as fit on a screen of
+    /// `screenColumns` x `screenRows`, scrolled so the highlighted one shows.
+    func gridPlaces(columns: Int, screenColumns: Int, screenRows: Int) -> [Place] {
+        let fit = max(1, (screenRows - 3) / (tileRows + 1))
         let gridRows = (pictures.count + columns - 1) / columns
         let firstRow = min(max(0, highlighted / columns - fit / 2), max(0, gridRows - fit))
-        let left = 1 + max(0, (frame.columns - (columns * (tileColumns + 1) - 1)) / 2)
+        let left = 1 + max(0, (screenColumns - (columns * (tileColumns + 1) - 1)) / 2)
+        var places: [Place] = []
         for gridRow in firstRow..<min(gridRows, firstRow + fit) {
             let top = 2 + (gridRow - firstRow) * (tileRows + 1)
-            for column in 0..<columns {
-                let i = gridRow * columns + column
-                guard i < pictures.count else { break }
-                tile(i, top: top, left: left + column * (tileColumns + 1), into: &frame)
+            for column in 0..<columns where gridRow * columns + column < pictures.count {
+                places.append((gridRow * columns + column, top, left + column * (tileColumns + 1)))
             }
         }
+        return places
+    }
+
+    func draw(_ places: [Place], into frame: inout ScreenFrame) {
+        for place in places { tile(place.index, top: place.top, left: place.left, into: &frame) }
+    }
+
+    func drawStrip(count: Int, top: Int, into frame: inout ScreenFrame) {
+        draw(stripPlaces(count: count, top: top, screenColumns: frame.columns), into: &frame)
+    }
+
+    func drawGrid(columns: Int, into frame: inout ScreenFrame) {
+        draw(gridPlaces(columns: columns, screenColumns: frame.columns, screenRows: frame.rows), into: &frame)
+    }
+
+    /// The picture whose tile (picture and label) holds the cell at `column`, `row`.
+    func index(at column: Int, row: Int, in places: [Place]) -> Int? {
+        places.first { place in
+            (place.left..<place.left + tileColumns).contains(column) && (place.top...place.top + tileRows).contains(row)
+        }?.index
     }
 
     private func tile(_ i: Int, top: Int, left: Int, into frame: inout ScreenFrame) {

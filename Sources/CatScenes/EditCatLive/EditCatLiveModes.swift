@@ -1,0 +1,237 @@
+import CatFaces
+import CatImageIO
+import CatSupport
+import FilterCore
+
+/// The live editor's ways of looking and cutting beyond the seed app: the original
+/// (`space`), a crop frame (`c`), a caption typed in place (`t`), 1:1 pixels (`z`), and
+/// the question before quitting with unsaved changes (`q`). Each is state in `LiveEdit`
+/// that `refresh` shows; each change to the chain they make is a step `u` undoes.
+extension EditCatLivePresenter {
+    // MARK: Quit
+
+    /// `q`: quits, unless the chain has changed since it was last saved (or opened) and
+    /// this is the first `q` since: then the view asks (another `q` quits, `s` saves).
+    public func requestQuit() async {
+        guard let live, live.chain != live.savedChain, !live.askedToQuit else { return view.quit() }
+        live.askedToQuit = true
+        view.askBeforeQuitting()
+    }
+
+    // MARK: Compare
+
+    /// `space`: the original instead of the chain, until `space` again or a change.
+    public func toggleOriginal() async {
+        guard let live else { return }
+        live.showOriginal.toggle()
+        await refresh()
+    }
+
+    // MARK: Crop
+
+    /// `c`: the next shape (free → 1:1 → 4:5 → 9:16 → 16:9 → free), as large as the chain's
+    /// result holds, placed as `crop:WxH:cat` would place it (on the cats found on the
+    /// preview of the chain); free ends the crop. The preview shows the chain with the frame.
+    public func cycleCrop() async {
+        guard let live else { return }
+        let next = live.crop.map { $0.preset + 1 } ?? 0
+        (live.zoom, live.caption, live.showOriginal) = (nil, nil, false)
+        guard next < LiveEdit.cropPresets.count,
+            let size = try? FilterChain(specs: live.chain).outputSize(width: live.width, height: live.height)
+        else {
+            live.crop = nil
+            return await refresh()
+        }
+        let shape = LiveEdit.cropPresets[next]
+        var width = size.width, height = max(1, size.width * shape.height / shape.width)
+        if height > size.height { (width, height) = (max(1, size.height * shape.width / shape.height), size.height) }
+        let chain = live.chain
+        guard let found = await chainSubjects(live), self.live === live, live.chain == chain else { return }
+        let subjects = Subjects(inView: found.finding.inView, clearOf: found.finding.clearOf)
+            .scaled(by: Double(size.width) / Double(found.width))
+        let place = Interest.cat(
+            subjects, imageWidth: size.width, imageHeight: size.height, width: width, height: height)
+        live.crop = LiveEdit.CropDraft(
+            preset: next, x: place.x, y: place.y, width: width, height: height, imageWidth: size.width,
+            imageHeight: size.height)
+        live.trying = false
+        await refresh()
+    }
+
+    /// Arrows while cropping: moves the frame a fiftieth of the picture's long side per
+    /// step, inside the picture.
+    public func nudgeCrop(x dx: Int, y dy: Int) async {
+        guard let live, var crop = live.crop else { return }
+        let step = max(1, max(crop.imageWidth, crop.imageHeight) / 50)
+        crop.x = min(max(0, crop.x + dx * step), crop.imageWidth - crop.width)
+        crop.y = min(max(0, crop.y + dy * step), crop.imageHeight - crop.height)
+        guard crop != live.crop else { return }
+        live.crop = crop
+        await refresh()
+    }
+
+    /// Enter while cropping: the frame becomes the chain's last step, `crop:WxH+X+Y` (what
+    /// a save writes, and what `u` takes back).
+    public func applyCrop() async {
+        guard let live, let crop = live.crop else { return }
+        live.record(live.snapshot, "crop \(LiveEdit.cropPresets[crop.preset].name) (\(crop.spec))")
+        live.chain.append(crop.spec)
+        live.crop = nil
+        live.trying = false
+        live.thumbnails = Array(repeating: nil, count: live.palette.count)
+        await refresh()
+    }
+
+    /// Esc while cropping: no crop.
+    public func cancelCrop() async {
+        guard let live, live.crop != nil else { return }
+        live.crop = nil
+        await refresh()
+    }
+
+    // MARK: Caption
+
+    /// `t`: a caption is being typed; the preview shows the chain (and the caption as it is
+    /// typed, `typeCaption`). The cats are found on the chain's preview now, once, so that
+    /// each key places the caption clear of them without finding them again.
+    public func startCaption() async {
+        guard let live else { return }
+        (live.zoom, live.crop, live.showOriginal) = (nil, nil, false)
+        live.caption = ""
+        live.trying = false
+        _ = await chainSubjects(live)
+        await refresh()
+    }
+
+    /// The caption as typed so far: the preview shows it, at most every 50 ms.
+    public func typeCaption(_ text: String) async {
+        guard let live, live.caption != nil, live.caption != text else { return }
+        live.caption = text
+        await refresh()
+    }
+
+    /// Enter on the caption: added to the chain as `caption:TEXT` (placed clear of the cats,
+    /// as `catctl edit` places it). An empty one adds nothing; one too long is refused.
+    public func keepCaption(_ text: String) async {
+        guard let live, live.caption != nil else { return }
+        live.caption = nil
+        let spec = "caption:\(text)"
+        if !text.trimmingWhitespace().isEmpty {
+            if let problem = problem(with: live.chain + [spec], live) {
+                view.showError(SceneFailure(status: .usage, message: problem))
+            } else {
+                live.record(live.snapshot, "add \(spec)")
+                live.chain.append(spec)
+                live.thumbnails = Array(repeating: nil, count: live.palette.count)
+            }
+        }
+        await refresh()
+    }
+
+    /// Esc on the caption: dropped.
+    public func dropCaption() async {
+        guard let live, live.caption != nil else { return }
+        live.caption = nil
+        await refresh()
+    }
+
+    // MARK: Zoom
+
+    /// `z`: 1:1 pixels of the full-size result of what the preview shows, around the cat's
+    /// face when one is found on the preview, else the centre; `z` again: back. The input
+    /// is decoded at full size once (within the pixel limit) and kept for the session.
+    public func toggleZoom() async {
+        guard let live else { return }
+        if live.zoom != nil {
+            live.zoom = nil
+            return await refresh()
+        }
+        (live.crop, live.caption, live.showOriginal) = (nil, nil, false)
+        do {
+            let full: PixelBuffer
+            if let kept = live.full {
+                full = kept
+            } else {
+                full = try await interactor.openFull(
+                    live.input,
+                    options: DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames))
+                guard self.live === live else { return }
+                live.full = full
+            }
+            let size = try FilterChain(specs: shownChain(live)).outputSize(width: full.width, height: full.height)
+            var centre = (x: size.width / 2, y: size.height / 2)
+            // Found on the chain's preview (a filter tried after it seldom moves the cat).
+            if let found = await chainSubjects(live), let face = found.finding.faces.first {
+                let factor = Double(size.width) / Double(found.width)
+                centre = (Int(Double(face.x + face.width / 2) * factor), Int(Double(face.y + face.height / 2) * factor))
+            }
+            guard self.live === live else { return }
+            live.zoom = LiveEdit.ZoomView(x: centre.x, y: centre.y)
+            await refresh()
+        } catch {
+            view.showError(SceneFailure(error))
+        }
+    }
+
+    /// Arrows while zoomed: a quarter of the window per step.
+    public func pan(x dx: Int, y dy: Int) async {
+        guard let live, var zoom = live.zoom else { return }
+        zoom.x += dx * max(1, live.sizes.preview.width / 4)
+        zoom.y += dy * max(1, live.sizes.preview.height / 4)
+        if let result = live.fullResult?.picture {  // kept inside the picture, so a step back is a step
+            let (w, h) = (min(live.sizes.preview.width, result.width), min(live.sizes.preview.height, result.height))
+            zoom.x = min(max(w / 2, zoom.x), result.width - (w - w / 2))
+            zoom.y = min(max(h / 2, zoom.y), result.height - (h - h / 2))
+        }
+        guard zoom != live.zoom else { return }
+        live.zoom = zoom
+        await refresh()
+    }
+
+    // MARK: Shared
+
+    /// What the preview shows of the chain: the chain, with the highlighted filter while
+    /// trying it, or the caption being typed.
+    func shownChain(_ live: LiveEdit) -> [String] {
+        if let caption = live.caption {
+            let spec = "caption:\(caption)"
+            return caption.trimmingWhitespace().isEmpty || problem(with: live.chain + [spec], live) != nil
+                ? live.chain : live.chain + [spec]
+        }
+        let tried = live.chain + [live.palette.spec(live.highlighted)]
+        return live.trying && live.crop == nil && problem(with: tried, live) == nil ? tried : live.chain
+    }
+
+    /// The cats found on the preview of the chain (found once per chain), and the width of
+    /// the picture they were found on; nil when another cat was opened meanwhile.
+    func chainSubjects(_ live: LiveEdit) async -> (finding: CatFinding, width: Int)? {
+        let chain = live.chain
+        if let known = live.subjects, known.chain == chain { return (known.found, known.width) }
+        var picture = live.preview
+        if let drawn = live.drawn, drawn.chain == chain {
+            picture = drawn.picture
+        } else if !chain.isEmpty, let filters = try? FilterChain(catSpecs: chain),
+            case let .success(image)? = await interactor.renderLive(
+                live.preview, fullWidth: live.width, chains: [filters]
+            ).first
+        {
+            picture = image
+        }
+        let found = await interactor.cats(in: picture)
+        guard self.live === live else { return nil }
+        if live.chain == chain { live.subjects = (chain, found, picture.width) }
+        return (found, picture.width)
+    }
+
+    /// The subject finder for a chain that starts with `live.chain`: the cats found on its
+    /// preview when they are known and nothing in the chain reads the picture before
+    /// them; else the detector.
+    func finder(_ live: LiveEdit) -> any SubjectFinder {
+        if let known = live.subjects, known.chain == live.chain,
+            (try? FilterChain(specs: live.chain).readsPicture) == false
+        {
+            return KnownSubjects(Subjects(inView: known.found.inView, clearOf: known.found.clearOf), width: known.width)
+        }
+        return CatSubjects()
+    }
+}
