@@ -44,25 +44,3 @@ extension SubjectFinder {
         return subjects(inCopy: small).scaled(by: factor)
     }
 }
-
-/// Subjects found once on a picture `width` pixels wide, handed back for any picture of
-/// the same content at another size (scaled to it): the live editor finds the cats on its
-/// preview of the chain once, then places crops and captions with them as the user types,
-/// without running the finder at every key.
-public struct KnownSubjects: SubjectFinder {
-    public let found: Subjects
-    public let width: Int
-
-    public init(_ found: Subjects, width: Int) {
-        self.found = found
-        self.width = max(1, width)
-    }
-
-    public var side: Int { width }
-
-    public func subjects(inCopy image: PixelBuffer) -> Subjects { subjects(in: image) }
-
-    public func subjects(in image: PixelBuffer) -> Subjects {
-        image.width == width ? found : found.scaled(by: Double(image.width) / Double(width))
-    }
-}

@@ -132,6 +132,20 @@ struct Bench: AsyncParsableCommand {
                     ("inputs", .int(report.keystrokes.count)), ("open_ms", .double(report.openMilliseconds)),
                     ("median_ms", .double(median)), ("p95_ms", .double(p95)), ("max_ms", .double(most)),
                     ("full_image_ms", .double(report.fullImageMilliseconds)),
+                    (
+                        "actions",
+                        .array(
+                            report.actions.map { action in
+                                .object([
+                                    ("action", .string(action.action)), ("inputs", .int(action.milliseconds.count)),
+                                    (
+                                        "median_ms",
+                                        .double(LiveBenchmark.Report.percentile(0.5, of: action.milliseconds))
+                                    ),
+                                    ("p95_ms", .double(LiveBenchmark.Report.percentile(0.95, of: action.milliseconds))),
+                                ])
+                            })
+                    ),
                 ]).encoded + "\n")
             return
         }
@@ -144,7 +158,16 @@ struct Bench: AsyncParsableCommand {
             95th percentile \(ms(p95)), most \(ms(most))
               the same chain (\(report.chain.joined(separator: " → "))) on the full image: \
             \(ms(report.fullImageMilliseconds)) a keystroke
+              each action (inputs: median / 95th percentile):
 
             """)
+        for action in report.actions {
+            let (median, p95) = (
+                LiveBenchmark.Report.percentile(0.5, of: action.milliseconds),
+                LiveBenchmark.Report.percentile(0.95, of: action.milliseconds)
+            )
+            out.write(
+                "    \(action.action.padded(to: 13)) \(action.milliseconds.count) \(ms(median)) / \(ms(p95))\n")
+        }
     }
 }

@@ -36,8 +36,18 @@ struct BenchCommandTests {
         for key in ["open_ms", "median_ms", "p95_ms", "max_ms", "full_image_ms"] {
             #expect((json[key] as? Double ?? -1) > 0, "\(key)")
         }
+        let actions = try #require(json["actions"] as? [[String: Any]])
+        #expect(
+            actions.compactMap { $0["action"] as? String } == [
+                "move", "value", "add", "remove", "undo", "redo", "original", "crop", "crop-move", "crop-apply",
+                "caption-open", "caption-type", "caption-keep", "zoom-first", "pan", "zoom",
+            ])
+        for action in actions {
+            #expect((action["p95_ms"] as? Double ?? -1) > 0 && (action["inputs"] as? Int ?? 0) > 0, "\(action)")
+        }
         let text = try Catctl.run(["bench", "--live", cat, "--columns", "80", "--rows", "24"])
         #expect(text.stdoutText.contains("keystroke to frame, 40 inputs: median"))
+        #expect(text.stdoutText.contains("caption-type"))
         let missing = try Catctl.run(["bench", "--live", "/nonexistent.jpg"])
         #expect(missing.status == 66 && missing.stderr.contains("/nonexistent.jpg"))
     }

@@ -80,6 +80,62 @@ struct InteractiveCommandTests {
         #expect(saved == (try Data(contentsOf: URL(fileURLWithPath: expected))))
     }
 
+    /// Issue 35 end to end: a wheel report changes a value; a caption typed with a
+    /// multi-byte name and an escape sequence in it (the sequence's bytes are dropped,
+    /// never drawn), undone and redone; a 4:5 crop placed on the cat and applied; `q`
+    /// asks before losing it; the save is the very file `catctl edit` writes for the
+    /// equivalent chain.
+    @Test func captionUndoCropAndSaveEqualToCatctlEdit() throws {
+        let tmux = try session(["edit", "-i", Self.chelsea])
+        try tmux.wait(for: "chain: (none)  + mono")
+        try tmux.send("Right")
+        try tmux.wait(for: "+ sepia:1 ")
+        try tmux.type("\u{1B}[<65;40;10M")  // the wheel, down, as a terminal reports it
+        try tmux.wait(for: "+ sepia:0.9 ")
+        try tmux.send("t")
+        try tmux.wait(for: "caption: █")
+        try tmux.type("Chélsea 猫 \u{1B}[31mcat")
+        try tmux.wait(for: "caption: Chélsea 猫 cat█")
+        try tmux.send("Enter")
+        try tmux.wait(for: "chain: caption:Chélsea 猫 cat")
+        try tmux.send("u")
+        try tmux.waitUntil { $0.contains("chain: (none)") && $0.contains("undid: add caption:Chélsea 猫 cat") }
+        try tmux.send("U")
+        try tmux.wait(for: "redid: add caption:Chélsea 猫 cat")
+        try tmux.send("c", "c")
+        let screen = try tmux.wait(for: "crop 4:5: 240x300+")
+        let spec = try #require(screen.firstMatch(of: /crop 4:5: (240x300\+\d+\+0)/)).1
+        try tmux.send("Enter")
+        try tmux.wait(for: "chain: caption:Chélsea 猫 cat → crop:\(spec)  · 451x300 → 240x300")
+        try tmux.send("q")
+        try tmux.wait(for: "unsaved: s save, q quit anyway")
+        try tmux.send("s")
+        try tmux.wait(for: "as: chelsea-caption-crop.jpg█")
+        try tmux.send("C-u")
+        try tmux.type("live.png")
+        try tmux.send("Enter")
+        try tmux.wait(for: "saved live.png: 240x300")
+        try tmux.send("q")
+        #expect(try tmux.exitStatus() == 0)
+        let settings = try tmux.terminalSettings()
+        #expect(settings.before == settings.after)
+
+        let expected = tmux.directory.appendingPathComponent("expected.png").path
+        let edit = try Catctl.run([
+            "edit", "--filter", "caption:Chélsea 猫 cat", "--filter", "crop:\(spec)", Self.bundled, expected,
+        ])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let saved = try Data(contentsOf: tmux.directory.appendingPathComponent("live.png"))
+        #expect(saved == (try Data(contentsOf: URL(fileURLWithPath: expected))))
+        let json = try Catctl.run([
+            "edit", "--json", "--force", "--filter", "crop:\(spec)", Self.bundled, expected,
+        ])
+        let parts = spec.split(whereSeparator: { "x+".contains($0) }).map(String.init)
+        #expect(
+            json.stdoutText.contains("\"crop\":{\"x\":\(parts[2]),\"y\":0,\"width\":240,\"height\":300}"),
+            "\(json.stdoutText)")
+    }
+
     /// A save prompt suggests a free name, Esc gives up, an unknown extension is an error
     /// shown on the status line, and the scene goes on.
     @Test func savePromptEscapeAndABadName() throws {

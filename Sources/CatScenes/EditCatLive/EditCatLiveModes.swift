@@ -34,9 +34,12 @@ extension EditCatLivePresenter {
     /// preview of the chain); free ends the crop. The preview shows the chain with the frame.
     public func cycleCrop() async {
         guard let live else { return }
-        let next = live.crop.map { $0.preset + 1 } ?? 0
-        (live.zoom, live.caption, live.showOriginal) = (nil, nil, false)
-        guard next < LiveEdit.cropPresets.count,
+        // The shape is chosen now, the frame placed after the cats are found: a `c` pressed
+        // meanwhile goes on from this shape, and the later one wins.
+        let next = (live.cropShape ?? -1) + 1
+        live.cropShape = next < LiveEdit.cropPresets.count ? next : nil
+        (live.zoom, live.zoomWanted, live.caption, live.showOriginal) = (nil, false, nil, false)
+        guard live.cropShape != nil,
             let size = try? FilterChain(specs: live.chain).outputSize(width: live.width, height: live.height)
         else {
             live.crop = nil
@@ -46,7 +49,8 @@ extension EditCatLivePresenter {
         var width = size.width, height = max(1, size.width * shape.height / shape.width)
         if height > size.height { (width, height) = (max(1, size.height * shape.width / shape.height), size.height) }
         let chain = live.chain
-        guard let found = await chainSubjects(live), self.live === live, live.chain == chain else { return }
+        guard let found = await chainSubjects(live), self.live === live, live.chain == chain, live.cropShape == next
+        else { return }
         let subjects = Subjects(inView: found.finding.inView, clearOf: found.finding.clearOf)
             .scaled(by: Double(size.width) / Double(found.width))
         let place = Interest.cat(
@@ -76,7 +80,7 @@ extension EditCatLivePresenter {
         guard let live, let crop = live.crop else { return }
         live.record(live.snapshot, "crop \(LiveEdit.cropPresets[crop.preset].name) (\(crop.spec))")
         live.chain.append(crop.spec)
-        live.crop = nil
+        (live.crop, live.cropShape) = (nil, nil)
         live.trying = false
         live.thumbnails = Array(repeating: nil, count: live.palette.count)
         await refresh()
@@ -84,22 +88,25 @@ extension EditCatLivePresenter {
 
     /// Esc while cropping: no crop.
     public func cancelCrop() async {
-        guard let live, live.crop != nil else { return }
-        live.crop = nil
+        guard let live, live.cropShape != nil else { return }
+        (live.crop, live.cropShape) = (nil, nil)
         await refresh()
     }
 
     // MARK: Caption
 
     /// `t`: a caption is being typed; the preview shows the chain (and the caption as it is
-    /// typed, `typeCaption`). The cats are found on the chain's preview now, once, so that
-    /// each key places the caption clear of them without finding them again.
+    /// typed, `typeCaption`). A caption is placed on the chain's preview now, once, so that
+    /// the finder remembers the cats there and each key places the caption without
+    /// finding them again.
     public func startCaption() async {
         guard let live else { return }
-        (live.zoom, live.crop, live.showOriginal) = (nil, nil, false)
+        (live.zoom, live.zoomWanted, live.crop, live.cropShape, live.showOriginal) = (nil, false, nil, nil, false)
         live.caption = ""
         live.trying = false
-        _ = await chainSubjects(live)
+        if let placed = try? FilterChain(specs: live.chain + ["caption:cat"], subjects: subjects) {
+            _ = await interactor.renderLive(live.preview, fullWidth: live.width, chains: [placed])
+        }
         await refresh()
     }
 
@@ -142,11 +149,13 @@ extension EditCatLivePresenter {
     /// is decoded at full size once (within the pixel limit) and kept for the session.
     public func toggleZoom() async {
         guard let live else { return }
-        if live.zoom != nil {
+        // Decided now, shown once the picture is made: a `z` pressed meanwhile turns it off.
+        live.zoomWanted.toggle()
+        if !live.zoomWanted {
             live.zoom = nil
             return await refresh()
         }
-        (live.crop, live.caption, live.showOriginal) = (nil, nil, false)
+        (live.crop, live.cropShape, live.caption, live.showOriginal) = (nil, nil, nil, false)
         do {
             let full: PixelBuffer
             if let kept = live.full {
@@ -165,10 +174,11 @@ extension EditCatLivePresenter {
                 let factor = Double(size.width) / Double(found.width)
                 centre = (Int(Double(face.x + face.width / 2) * factor), Int(Double(face.y + face.height / 2) * factor))
             }
-            guard self.live === live else { return }
+            guard self.live === live, live.zoomWanted else { return }
             live.zoom = LiveEdit.ZoomView(x: centre.x, y: centre.y)
             await refresh()
         } catch {
+            live.zoomWanted = false
             view.showError(SceneFailure(error))
         }
     }
@@ -199,7 +209,7 @@ extension EditCatLivePresenter {
                 ? live.chain : live.chain + [spec]
         }
         let tried = live.chain + [live.palette.spec(live.highlighted)]
-        return live.trying && live.crop == nil && problem(with: tried, live) == nil ? tried : live.chain
+        return live.trying && live.cropShape == nil && problem(with: tried, live) == nil ? tried : live.chain
     }
 
     /// The cats found on the preview of the chain (found once per chain), and the width of
@@ -210,7 +220,7 @@ extension EditCatLivePresenter {
         var picture = live.preview
         if let drawn = live.drawn, drawn.chain == chain {
             picture = drawn.picture
-        } else if !chain.isEmpty, let filters = try? FilterChain(catSpecs: chain),
+        } else if !chain.isEmpty, let filters = try? FilterChain(specs: chain, subjects: subjects),
             case let .success(image)? = await interactor.renderLive(
                 live.preview, fullWidth: live.width, chains: [filters]
             ).first
@@ -221,17 +231,5 @@ extension EditCatLivePresenter {
         guard self.live === live else { return nil }
         if live.chain == chain { live.subjects = (chain, found, picture.width) }
         return (found, picture.width)
-    }
-
-    /// The subject finder for a chain that starts with `live.chain`: the cats found on its
-    /// preview when they are known and nothing in the chain reads the picture before
-    /// them; else the detector.
-    func finder(_ live: LiveEdit) -> any SubjectFinder {
-        if let known = live.subjects, known.chain == live.chain,
-            (try? FilterChain(specs: live.chain).readsPicture) == false
-        {
-            return KnownSubjects(Subjects(inView: known.found.inView, clearOf: known.found.clearOf), width: known.width)
-        }
-        return CatSubjects()
     }
 }

@@ -37,11 +37,14 @@ final class LiveEdit {
     var askedToQuit = false
     /// `space`: the original is shown instead of the chain.
     var showOriginal = false
-    /// `c`: the crop window being placed on the chain's result, or nil.
+    /// `c`: the shape chosen (`cropPresets`) and the window placed on the chain's result,
+    /// or nil (the window is nil while the cats are being found).
+    var cropShape: Int?
     var crop: CropDraft?
     /// `t`: the caption being typed, or nil.
     var caption: String?
-    /// `z`: the part of the full-size result shown at 1:1, or nil.
+    /// `z`: asked for, and the part of the full-size result shown at 1:1 once it is made.
+    var zoomWanted = false
     var zoom: ZoomView?
     /// The view's picture sizes (the zoom's window is the preview's size).
     var sizes: EditCatPictureSizes
@@ -138,6 +141,8 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     var refreshing = false, refreshWanted = false
     /// When the last preview was shown (`now`).
     var lastDrawn: Duration?
+    /// The cat finder of every chain the previews run: each picture is looked at once.
+    let subjects = RememberingCatSubjects()
 
     /// `now` reads a monotonic clock (tests pass a fake one).
     public init(
@@ -345,6 +350,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         guard !refreshing else { return }
         refreshing = true
         defer { refreshing = false }
+        var previewOnly = false
         while refreshWanted, let live {
             refreshWanted = false
             live.askedToQuit = false
@@ -355,19 +361,27 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             }
             let start = now()
             let specs = live.palette.specs, highlighted = live.highlighted, chain = live.chain
-            let trying = live.trying && live.caption == nil && live.crop == nil
+            let trying = live.trying && live.caption == nil && live.cropShape == nil
             let problem = trying ? problem(with: chain + [specs[highlighted]], live) : nil
             let shown = shownChain(live)
-            let missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
-            let none = try? FilterChain(catSpecs: [])
-            let previewChain = (try? FilterChain(specs: shown, subjects: finder(live))) ?? none
+            // A new chain needs every thumbnail again: the preview is shown first, alone,
+            // and the thumbnails in the next pass (meanwhile the strip shows the plain copy).
+            var missing = live.thumbnails.indices.filter { live.thumbnails[$0] == nil }
+            previewOnly = !previewOnly && missing.count > 4
+            if previewOnly {
+                missing = []
+                refreshWanted = true
+            }
+            let subjects = self.subjects, none = try? FilterChain(specs: [])
+            let previewChain = (try? FilterChain(specs: shown, subjects: subjects)) ?? none
             let source = live.preview, thumbnailSource = live.thumbnail, fullWidth = live.width
             let interactor = self.interactor
             let original = live.showOriginal && live.zoom == nil
             async let preview = interactor.renderLive(
                 source, fullWidth: fullWidth, chains: original ? [] : previewChain.map { [$0] } ?? [])
             let thumbnailChains = missing.compactMap { i in
-                (try? FilterChain(catSpecs: chain + [specs[i]])) ?? (try? FilterChain(catSpecs: chain)) ?? none
+                (try? FilterChain(specs: chain + [specs[i]], subjects: subjects))
+                    ?? (try? FilterChain(specs: chain, subjects: subjects)) ?? none
             }
             let made = await interactor.renderLive(thumbnailSource, fullWidth: fullWidth, chains: thumbnailChains)
             let rendered = await preview.first

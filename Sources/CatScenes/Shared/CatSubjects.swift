@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatSupport
 import FilterCore
 
 /// CatFaces' cat detector and cat-face cascades (`CatFinder`) as the filter core's subject
@@ -45,5 +46,40 @@ extension FilterChain {
     /// A chain as the scenes build them: `specs`, with the cat detector.
     public init(catSpecs specs: [String]) throws(FilterError) {
         try self.init(specs: specs, subjects: CatSubjects())
+    }
+}
+
+/// CatSubjects that remember what they found on the last few pictures, by their pixels:
+/// the live editor's chains ask about the same picture again and again (every thumbnail
+/// of a chain holding a caption or a `cat` crop places it on the same copy; each key of a
+/// caption being typed, on the same preview), and finding takes tens of milliseconds.
+public final class RememberingCatSubjects: SubjectFinder, Sendable {
+    private struct Key: Hashable {
+        let width: Int, height: Int, pixels: Int
+    }
+    private let found = LockedValue<[(key: Key, subjects: Subjects)]>([])
+    /// Pictures remembered (the oldest forgotten first).
+    private let capacity = 8
+
+    public init() {}
+
+    public var side: Int { CatFinder.side }
+
+    public func subjects(inCopy image: PixelBuffer) -> Subjects { subjects(in: image) }
+
+    public func subjects(in image: PixelBuffer) -> Subjects {
+        var hasher = Hasher()
+        for y in 0..<image.height {
+            hasher.combine(bytes: UnsafeRawBufferPointer(start: image.row(y), count: image.width * 4))
+        }
+        let key = Key(width: image.width, height: image.height, pixels: hasher.finalize())
+        if let known = found.withLockedValue({ $0.first { $0.key == key }?.subjects }) { return known }
+        let subjects = CatSubjects().subjects(in: image)
+        found.withLockedValue { found in
+            found.removeAll { $0.key == key }
+            found.append((key, subjects))
+            if found.count > capacity { found.removeFirst(found.count - capacity) }
+        }
+        return subjects
     }
 }

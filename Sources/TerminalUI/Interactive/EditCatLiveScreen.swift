@@ -73,7 +73,11 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         self.live = live
         pictures.keep(only: live.thumbnails)
         draw()
+        shown?()
     }
+
+    /// Told after each frame `showLiveEdit` drew (the benchmark's clock).
+    var shown: (@MainActor () -> Void)?
 
     public func showSaved(_ result: EditCatResult) {
         let frames = result.frames > 1 ? ", \(result.frames) frames" : ""
