@@ -211,6 +211,19 @@ struct EditCatLiveTests {
         #expect(filters == ["crop:240x300+160+0", "crop:240x240+0+0"])
     }
 
+    /// Keys that come while the cats are being found act on what was asked for, not on what
+    /// was last shown: `c c Enter` typed at once crops 4:5; arrows meanwhile move no highlight.
+    @Test func cropKeysTypedAheadOfTheFrame() async throws {
+        let (presenter, view, _) = try await open()
+        let keys: [@MainActor () async -> Void] = [
+            { await presenter.cycleCrop() }, { await presenter.cycleCrop() }, { await presenter.moveHighlight(by: 1) },
+            { await presenter.addHighlighted() },
+        ]
+        let tasks = keys.map { key in Task { await key() } }
+        for task in tasks { await task.value }
+        #expect(view.live?.chain == ["crop:240x300+80+0"] && view.live?.highlighted == 0)
+    }
+
     /// `t`: the caption shows as it is typed (found clear of the cats once, not at each
     /// key), Enter adds it to the chain, Esc drops it, one too long is refused.
     @Test func aCaptionTypedShowsAndIsKept() async throws {

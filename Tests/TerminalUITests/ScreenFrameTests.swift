@@ -71,6 +71,22 @@ struct ScreenFrameTests {
         #expect(!texts.contains { $0.row == 11 || $0.row == 0 })
     }
 
+    /// Wide characters (CJK, emoji) take two cells: a row is cut and padded by cells, so a
+    /// full-width row never wraps onto the next and scrolls the screen.
+    @Test func wideCharactersCountTwoCells() {
+        #expect(CellWidth.of("cat") == 3 && CellWidth.of("猫") == 2 && CellWidth.of("🐈") == 2)
+        #expect(CellWidth.of("e\u{301}") == 1 && CellWidth.of("\u{200D}") == 0 && CellWidth.of("ø") == 1)
+        var f = frame(columns: 10)
+        f.put("猫猫猫猫猫猫", row: 2)
+        f.put("a猫", row: 3, width: 10)
+        f.bar("猫 cat", right: "🐈", row: 1)
+        let texts = placed(f.output)
+        #expect(texts.first { $0.row == 2 }?.text == "猫猫猫猫猫")
+        #expect(texts.first { $0.row == 3 }?.text == "a猫" + String(repeating: " ", count: 7))
+        #expect(texts.first { $0.row == 1 }?.text == "猫 cat" + String(repeating: " ", count: 2) + "🐈")
+        #expect(CellWidth.suffix("ab猫", fitting: 2) == "猫" && CellWidth.prefix("猫b", fitting: 1) == "")
+    }
+
     @Test func aBarFillsTheWidthWithItsRightTextAtTheEdge() {
         var f = frame(columns: 30)
         f.bar("catctl edit", right: "? help", row: 1)

@@ -38,6 +38,7 @@ extension EditCatLivePresenter {
         // meanwhile goes on from this shape, and the later one wins.
         let next = (live.cropShape ?? -1) + 1
         live.cropShape = next < LiveEdit.cropPresets.count ? next : nil
+        live.cropWhenPlaced = false
         (live.zoom, live.zoomWanted, live.caption, live.showOriginal) = (nil, false, nil, false)
         guard live.cropShape != nil,
             let size = try? FilterChain(specs: live.chain).outputSize(width: live.width, height: live.height)
@@ -59,6 +60,7 @@ extension EditCatLivePresenter {
             preset: next, x: place.x, y: place.y, width: width, height: height, imageWidth: size.width,
             imageHeight: size.height)
         live.trying = false
+        if live.cropWhenPlaced { return await applyCrop() }
         await refresh()
     }
 
@@ -77,7 +79,12 @@ extension EditCatLivePresenter {
     /// Enter while cropping: the frame becomes the chain's last step, `crop:WxH+X+Y` (what
     /// a save writes, and what `u` takes back).
     public func applyCrop() async {
-        guard let live, let crop = live.crop else { return }
+        guard let live, live.cropShape != nil else { return }
+        guard let crop = live.crop, crop.preset == live.cropShape else {
+            live.cropWhenPlaced = true  // Enter before the frame was placed: crop once it is
+            return
+        }
+        live.cropWhenPlaced = false
         live.record(live.snapshot, "crop \(LiveEdit.cropPresets[crop.preset].name) (\(crop.spec))")
         live.chain.append(crop.spec)
         (live.crop, live.cropShape) = (nil, nil)
@@ -89,7 +96,7 @@ extension EditCatLivePresenter {
     /// Esc while cropping: no crop.
     public func cancelCrop() async {
         guard let live, live.cropShape != nil else { return }
-        (live.crop, live.cropShape) = (nil, nil)
+        (live.crop, live.cropShape, live.cropWhenPlaced) = (nil, nil, false)
         await refresh()
     }
 

@@ -41,6 +41,8 @@ final class LiveEdit {
     /// or nil (the window is nil while the cats are being found).
     var cropShape: Int?
     var crop: CropDraft?
+    /// Enter came before the frame was placed: it crops once it is.
+    var cropWhenPlaced = false
     /// `t`: the caption being typed, or nil.
     var caption: String?
     /// `z`: asked for, and the part of the full-size result shown at 1:1 once it is made.
@@ -194,6 +196,9 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     /// Moves the highlight `delta` filters on, round the ends.
     public func moveHighlight(by delta: Int) async {
         guard let live else { return }
+        // While a crop frame or the zoom is up (asked for, perhaps not shown yet), ← → move it.
+        if live.cropShape != nil { return await nudgeCrop(x: delta.signum(), y: 0) }
+        if live.zoomWanted { return await pan(x: delta.signum(), y: 0) }
         let count = live.palette.count
         await highlight(at: ((live.highlighted + delta) % count + count) % count)
     }
@@ -201,6 +206,8 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     /// Changes the highlighted filter's value by `steps` of its step (see `FilterPalette`).
     public func changeValue(by steps: Int) async {
         guard let live else { return }
+        if live.cropShape != nil { return await nudgeCrop(x: 0, y: -steps.signum()) }  // ↑ moves it up
+        if live.zoomWanted { return await pan(x: 0, y: -steps.signum()) }
         let before = live.snapshot
         guard live.palette.step(live.highlighted, by: steps) else { return }
         live.record(before, "change \(FilterRegistry.all[live.highlighted].name)")
@@ -214,6 +221,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     /// shows the chain as it is now, until the highlight moves or a value changes.
     public func addHighlighted() async {
         guard let live else { return }
+        if live.cropShape != nil { return await applyCrop() }  // Enter on a crop frame crops
         let chain = live.chain + [live.palette.spec(live.highlighted)]
         if let problem = problem(with: chain, live) {
             view.showError(SceneFailure(status: .usage, message: problem))

@@ -86,13 +86,14 @@ struct LinePrompt: Equatable {
         let before = ForeignText.visible(label + String(characters[..<cursor]))
         let under = cursor < characters.count ? ForeignText.visible(String(characters[cursor])) : "█"
         let after = cursor < characters.count ? ForeignText.visible(String(characters[(cursor + 1)...])) : ""
-        let room = max(2, frame.columns - under.count)
-        let shown = before.count < room ? before : "…" + String(before.suffix(room - 1))
+        let room = max(2, frame.columns - CellWidth.of(under))
+        let shown = CellWidth.of(before) < room ? before : "…" + CellWidth.suffix(before, fitting: room - 1)
         guard cursor < characters.count else {
             return frame.put(shown + under, row: row, style: .bold, width: frame.columns, neutralised: true)
         }
         frame.put(shown, row: row, style: .bold, width: frame.columns, neutralised: true)
-        frame.put(under, row: row, column: shown.count + 1, style: .reverse, neutralised: true)
-        frame.put(after, row: row, column: shown.count + 1 + under.count, style: .bold, neutralised: true)
+        let column = CellWidth.of(shown) + 1
+        frame.put(under, row: row, column: column, style: .reverse, neutralised: true)
+        frame.put(after, row: row, column: column + CellWidth.of(under), style: .bold, neutralised: true)
     }
 }

@@ -62,10 +62,10 @@ struct PictureStrip {
 
     private func tile(_ i: Int, top: Int, left: Int, into frame: inout ScreenFrame) {
         frame.picture(pictures[i], top: top, left: left, width: tileColumns, height: tileRows, cache: cache)
-        let name = String(ForeignText.visible(labels[i]).prefix(tileColumns))
-        let pad = (tileColumns - name.count) / 2
+        let name = CellWidth.prefix(ForeignText.visible(labels[i]), fitting: tileColumns)
+        let cells = CellWidth.of(name), pad = (tileColumns - cells) / 2
         let text =
-            String(repeating: " ", count: pad) + name + String(repeating: " ", count: tileColumns - name.count - pad)
+            String(repeating: " ", count: pad) + name + String(repeating: " ", count: tileColumns - cells - pad)
         frame.put(
             text, row: top + tileRows, column: left, style: i == highlighted ? .reverse : .dim, neutralised: true)
     }

@@ -44,15 +44,16 @@ struct ScreenFrame {
     ) {
         guard row >= 1, row <= rows, column <= columns else { return }
         let room = min(width ?? columns, columns - column + 1)
-        var shown = String((neutralised ? string : ForeignText.visible(string)).prefix(room))
-        if let width, shown.count < width { shown += String(repeating: " ", count: min(room, width) - shown.count) }
+        var shown = CellWidth.prefix(neutralised ? string : ForeignText.visible(string), fitting: room)
+        let cells = CellWidth.of(shown)
+        if let width, cells < min(room, width) { shown += String(repeating: " ", count: min(room, width) - cells) }
         text += "\u{1B}[\(row);\(column)H" + Self.styled(shown, style, color: color)
     }
 
     /// A whole-width bar: `left`, and `right` against the right edge.
     mutating func bar(_ left: String, right: String = "", row: Int, style: Style = .reverse) {
         let (left, right) = (ForeignText.visible(left), ForeignText.visible(right))
-        let gap = max(1, columns - left.count - right.count)
+        let gap = max(1, columns - CellWidth.of(left) - CellWidth.of(right))
         put(
             left + String(repeating: " ", count: gap) + right, row: row, style: style, width: columns, neutralised: true
         )
