@@ -211,6 +211,21 @@ struct EditCatLiveTests {
         #expect(filters == ["crop:240x300+160+0", "crop:240x240+0+0"])
     }
 
+    /// A frame placed on one chain is dropped when undo, redo or Backspace changes the chain,
+    /// never applied to another.
+    @Test func aCropFrameGoesWithItsChain() async throws {
+        let (presenter, view, _) = try await open()
+        await presenter.highlight(at: names.firstIndex(of: "resize")!)
+        await presenter.addHighlighted()  // resize:200 → 200x150
+        await presenter.undo()
+        await presenter.cycleCrop()
+        #expect(view.live?.crop?.spec == "crop:300x300+50+0")
+        await presenter.redo()
+        #expect(view.live?.crop == nil)
+        await presenter.addHighlighted()  // no frame: adds the highlighted filter
+        #expect(view.live?.chain == ["resize:200", "resize:200"])
+    }
+
     /// Keys that come while the cats are being found act on what was asked for, not on what
     /// was last shown: `c c Enter` typed at once crops 4:5; arrows meanwhile move no highlight.
     @Test func cropKeysTypedAheadOfTheFrame() async throws {

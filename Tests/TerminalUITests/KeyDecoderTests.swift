@@ -62,6 +62,8 @@ struct KeyDecoderTests {
             keys("\u{1B}[<0;0;5M\u{1B}[<0;5M\u{1B}[<0;99999999999;1M\u{1B}[<66;1;1Mq") == [
                 .unknown, .unknown, .unknown, .unknown, .char("q"),
             ])
+        // The extra buttons are no click; an old-style report (`ESC [ M` and 3 bytes) is no key.
+        #expect(keys("\u{1B}[<128;3;4M\u{1B}[M !!q") == [.unknown, .unknown, .char("q")])
         // Cut between reads.
         #expect(decode(["\u{1B}[<0;1", "0;2M"]) == [.key(.mouse(MouseEvent(.press, column: 10, row: 2)))])
     }

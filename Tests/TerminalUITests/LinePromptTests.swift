@@ -38,6 +38,23 @@ struct LinePromptTests {
         #expect(typed([.left, .ctrl("u")], from: "all of it").0.cursor == 0)
     }
 
+    /// Keys come a scalar at a time: a combining mark or a variation selector joins the
+    /// character before it, and the cursor stays on the text (it was past its end, and drawing trapped).
+    @MainActor @Test func scalarsThatJoinTheCharacterBeforeThem() {
+        var prompt = LinePrompt(label: "caption: ", purpose: .caption)
+        for scalar in ["e", "\u{301}", "\u{2764}", "\u{FE0F}", "\u{1F1EB}", "\u{1F1F7}"] as [Character] {
+            _ = prompt.handle(.char(scalar))
+        }
+        #expect(prompt.text == "é❤️🇫🇷" && prompt.cursor == 3)
+        let host = FakeHost()
+        (host.columns, host.rows) = (20, 3)
+        var frame = ScreenFrame(host: host)
+        prompt.draw(into: &frame, row: 3)
+        _ = prompt.handle(.left)
+        _ = prompt.handle(.backspace)
+        #expect(prompt.text == "é🇫🇷" && prompt.cursor == 1)
+    }
+
     /// A limit counts Unicode scalars (the caption's own measure): a key that would pass it is dropped.
     @Test func aLimitKeepsTheTextShort() {
         var prompt = LinePrompt(label: "caption: ", limit: 4, purpose: .caption)

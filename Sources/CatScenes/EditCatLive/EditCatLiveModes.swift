@@ -85,6 +85,13 @@ extension EditCatLivePresenter {
             return
         }
         live.cropWhenPlaced = false
+        // The frame was placed on this chain's result, and fits it.
+        guard let size = try? FilterChain(specs: live.chain).outputSize(width: live.width, height: live.height),
+            size == (crop.imageWidth, crop.imageHeight), problem(with: live.chain + [crop.spec], live) == nil
+        else {
+            live.dropCrop()
+            return await refresh()
+        }
         live.record(live.snapshot, "crop \(LiveEdit.cropPresets[crop.preset].name) (\(crop.spec))")
         live.chain.append(crop.spec)
         (live.crop, live.cropShape) = (nil, nil)
@@ -159,7 +166,7 @@ extension EditCatLivePresenter {
         // Decided now, shown once the picture is made: a `z` pressed meanwhile turns it off.
         live.zoomWanted.toggle()
         if !live.zoomWanted {
-            live.zoom = nil
+            (live.zoom, live.fullResult) = (nil, nil)  // the full-size input stays; its result goes
             return await refresh()
         }
         (live.crop, live.cropShape, live.caption, live.showOriginal) = (nil, nil, nil, false)
@@ -168,10 +175,21 @@ extension EditCatLivePresenter {
             if let kept = live.full {
                 full = kept
             } else {
-                full = try await interactor.openFull(
-                    live.input,
-                    options: DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames))
+                let (interactor, input) = (self.interactor, live.input)
+                let options = DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames)
+                let decode = live.fullDecode ?? Task { try await interactor.openFull(input, options: options) }
+                live.fullDecode = decode
+                defer { live.fullDecode = nil }
+                full = try await decode.value
                 guard self.live === live else { return }
+                // The file may have changed since it was opened: its chain was checked on that size.
+                guard (full.width, full.height) == (live.width, live.height) else {
+                    throw SceneFailure(
+                        status: .dataError,
+                        message:
+                            "\(live.request.input) is \(full.width)x\(full.height) now, not \(live.width)x\(live.height) as opened"
+                    )
+                }
                 live.full = full
             }
             let size = try FilterChain(specs: shownChain(live)).outputSize(width: full.width, height: full.height)

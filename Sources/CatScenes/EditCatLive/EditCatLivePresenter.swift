@@ -57,6 +57,8 @@ final class LiveEdit {
     /// The full-size input, decoded once for `z`, and the full-size result of a chain.
     var full: PixelBuffer?
     var fullResult: (chain: [String], picture: PixelBuffer)?
+    /// The full-size decode under way: a `z` meanwhile waits for it, not a second one.
+    var fullDecode: Task<PixelBuffer, any Error>?
 
     /// A crop being placed: a preset's shape (`LiveEdit.cropPresets`), its window on the
     /// chain's full-size result, and that result's size.
@@ -88,9 +90,13 @@ final class LiveEdit {
 
     func restore(_ state: Snapshot) {
         (chain, palette, highlighted) = (state.chain, state.palette, state.highlighted)
+        dropCrop()
         trying = false
         thumbnails = Array(repeating: nil, count: palette.count)
     }
+
+    /// A crop frame is placed on the chain's result: another chain drops it.
+    func dropCrop() { (crop, cropShape, cropWhenPlaced) = (nil, nil, false) }
 
     /// Records a change about to be made from `before`. A run of value changes to the same
     /// filter is one change: undone all at once, as a held key made it.
@@ -239,6 +245,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         guard let live, let last = live.chain.last else { return }
         live.record(live.snapshot, "remove \(last)")
         live.chain.removeLast()
+        live.dropCrop()
         live.trying = false
         live.thumbnails = Array(repeating: nil, count: live.palette.count)
         await refresh()
@@ -354,6 +361,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     /// Makes the preview (and the thumbnails not made yet) for the state as it is now and
     /// shows them; when state changes meanwhile, once more for the latest state.
     func refresh() async {
+        live?.askedToQuit = false  // an input came (not a pass of the loop below)
         refreshWanted = true
         guard !refreshing else { return }
         refreshing = true
@@ -361,7 +369,6 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         var previewOnly = false
         while refreshWanted, let live {
             refreshWanted = false
-            live.askedToQuit = false
             // A caption being typed redraws at most every 50 ms: keys meanwhile fold in.
             if live.caption != nil, let last = lastDrawn, now() - last < .milliseconds(50) {
                 try? await Task.sleep(for: .milliseconds(50) - (now() - last))

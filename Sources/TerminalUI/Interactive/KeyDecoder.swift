@@ -32,6 +32,7 @@ public struct MouseEvent: Equatable, Sendable {
             return nil
         }
         let b = numbers[0]
+        guard b & 128 == 0 else { return nil }  // the extra buttons (back, forward)
         let action: Action
         if b & 64 != 0 {
             guard b & 3 < 2 else { return nil }  // wheel left / right
@@ -160,6 +161,12 @@ public struct KeyDecoder: Sendable {
         guard j < b.count else { return j - i > 64 ? (.key(.unknown), j - i) : nil }
         let body = String(decoding: b[(i + 2)..<j], as: UTF8.self)
         let final = b[j], length = j - i + 1
+        // A mouse report of the old kind (`ESC [ M` and three bytes), from a terminal that
+        // knows mode 1000 but not 1006: its bytes are no keys.
+        if body.isEmpty, final == UInt8(ascii: "M") {
+            guard j + 3 < b.count else { return nil }
+            return (.key(.unknown), length + 3)
+        }
         if body.hasPrefix("?"), final == UInt8(ascii: "c") {
             return (.deviceAttributes(body.dropFirst().split(separator: ";").compactMap { Int($0) }), length)
         }

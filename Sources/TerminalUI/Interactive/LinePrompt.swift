@@ -74,7 +74,11 @@ struct LinePrompt: Equatable {
         // Named, not `default:`: a key added to Key must be placed here.
         case .up, .down, .pageUp, .pageDown, .tab, .ctrl, .alt, .mouse, .unknown: break
         }
+        // Keys come a scalar at a time: a combining mark or a variation selector joins the
+        // character before it once the text is a string again, so the cursor is counted anew.
+        cursor = String(characters[..<min(cursor, characters.count)]).count
         text = String(characters)
+        cursor = min(cursor, text.count)
         return .editing
     }
 
@@ -82,7 +86,7 @@ struct LinePrompt: Equatable {
     /// foreign one, a caption is whatever was typed), the character under the cursor in
     /// reverse video; cut from the left when the cursor would be off the screen.
     func draw(into frame: inout ScreenFrame, row: Int) {
-        let characters = Array(text)
+        let characters = Array(text), cursor = min(self.cursor, characters.count)
         let before = ForeignText.visible(label + String(characters[..<cursor]))
         let under = cursor < characters.count ? ForeignText.visible(String(characters[cursor])) : "█"
         let after = cursor < characters.count ? ForeignText.visible(String(characters[(cursor + 1)...])) : ""

@@ -5,6 +5,7 @@
 /// wrap onto the next row and scroll the screen when it holds 猫 or 🐈.
 enum CellWidth {
     static func of(_ character: Character) -> Int {
+        if character.unicodeScalars.contains("\u{FE0F}") { return 2 }  // shown as an emoji
         var width = 0
         for scalar in character.unicodeScalars {
             width = max(width, of(scalar))
