@@ -252,6 +252,20 @@ public final class ImageReader {
         return animation
     }
 
+    /// Frames read one at a time (`readFrame`).
+    public private(set) var framesRead = 0
+
+    /// The next frame of an animation, composited as browsers show it, into `buffer` (the
+    /// reader's size): one frame in memory at a time, where `readAnimation` holds them all
+    /// (a live scene playing it). Returns the frame's delay in milliseconds. Call instead of
+    /// reading rows, at most `frameCount` times.
+    public func readFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int {
+        precondition(rowsRead == 0 && framesRead < frameCount && buffer.width == width && buffer.height == height)
+        let delay = try decoder.readFrame(into: buffer)
+        framesRead += 1
+        return delay
+    }
+
     /// Decodes the next `count` rows into rows `at...` of `buffer`; after the last row the
     /// rest of the file is checked.
     public func readRows(into buffer: PixelBuffer, at row: Int = 0, count: Int) throws(ImageIOError) {

@@ -19,11 +19,18 @@ struct Bench: AsyncParsableCommand {
             \(HelpLayout.examples([
                 ("catctl bench --filter sepia --filter blur:3 --threads 1", nil),
                 ("catctl bench --live cat-12mp.jpg --columns 160 --rows 48", nil),
+                ("catctl bench --live cat.gif --play 10 --columns 100 --rows 30", nil),
             ]))
             """)
 
     @Option(help: ArgumentHelp("Time the live editor's keystrokes on this image instead.", valueName: "image"))
     var live: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "--live: play the animation for this many seconds instead (frame rate, late frames, memory).",
+            valueName: "seconds"))
+    var play: Double?
 
     @Option(help: "--live: the screen's width in cells.")
     var columns = 160
@@ -62,6 +69,10 @@ struct Bench: AsyncParsableCommand {
         guard parsedSize != nil else { throw ValidationError("--size must be WxH, e.g. 4032x3024") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1") }
+        if let play {
+            guard live != nil else { throw ValidationError("--play goes with --live IMAGE") }
+            guard (0.5...600).contains(play) else { throw ValidationError("--play must be 0.5-600 seconds") }
+        }
         guard (10...1000).contains(columns), (10...1000).contains(rows) else {
             throw ValidationError("--columns and --rows must be 10-1000")
         }
@@ -102,6 +113,44 @@ struct Bench: AsyncParsableCommand {
         console.stdout.write(json ? BenchListing.json(report).encoded + "\n" : BenchListing.table(report))
     }
 
+    func runPlay(_ input: String, seconds: Double, graphics: TerminalGraphics, threads: Int) async throws {
+        let report: LiveBenchmark.PlayReport
+        do {
+            report = try await LiveBenchmark.play(
+                input: input, columns: columns, rows: rows, graphics: graphics, threads: threads, seconds: seconds)
+        } catch {
+            let failure = SceneFailure(error)
+            FileDescriptorSink(fd: STDERR_FILENO).write(FailureWording().errorLine(failure, color: false))
+            throw ExitCode(failure.status.rawValue)
+        }
+        let out = FileDescriptorSink(fd: STDOUT_FILENO)
+        let seconds = report.milliseconds / 1000, late = Double(report.late) / Double(max(1, report.shown))
+        let fileRate = Double(report.shown) / max(0.001, Double(report.delayMilliseconds) / 1000)
+        let rate = Double(report.shown) / max(0.001, seconds)
+        if json {
+            out.write(
+                JSONValue.object([
+                    ("event", .string("bench-live-play")), ("width", .int(report.width)),
+                    ("height", .int(report.height)), ("frames", .int(report.frames)), ("columns", .int(columns)),
+                    ("rows", .int(rows)), ("seconds", .double(seconds)), ("shown", .int(report.shown)),
+                    ("late", .int(report.late)), ("file_fps", .double(fileRate)), ("played_fps", .double(rate)),
+                    ("still_rss", report.stillBytes.map { .int($0) } ?? .null),
+                    ("peak_rss", report.peakBytes.map { .int($0) } ?? .null),
+                ]).encoded + "\n")
+            return
+        }
+        func mib(_ bytes: Int?) -> String { bytes.map { String(printf: "%.1f MiB", Double($0) / 1_048_576) } ?? "-" }
+        out.write(
+            """
+            live editor playing \(ForeignText.visible(input)) (\(report.width)x\(report.height), \(report.frames) frames), \
+            \(columns)x\(rows) cells, \(String(printf: "%.1f", seconds)) s
+              frames shown: \(report.shown), \(report.late) late (\(String(printf: "%.1f", 100 * late))%, more than 10 ms after their time)
+              frame rate: \(String(printf: "%.2f", rate)) played, \(String(printf: "%.2f", fileRate)) by the file's delays
+              resident memory: \(mib(report.stillBytes)) paused on the still preview, \(mib(report.peakBytes)) at most playing
+
+            """)
+    }
+
     func runLive(_ input: String) async throws {
         let threads = self.threads ?? CPUs.available
         let (columns, rows, json) = (self.columns, self.rows, self.json)
@@ -111,6 +160,10 @@ struct Bench: AsyncParsableCommand {
         case .iterm: kind = .iterm
         case .sixel: kind = .sixel
         case .auto, .symbols, .none: kind = .symbols
+        }
+        if let play {
+            return try await runPlay(
+                input, seconds: play, graphics: TerminalGraphics(kind: kind, colors: .trueColor), threads: threads)
         }
         let report: LiveBenchmark.Report
         do {

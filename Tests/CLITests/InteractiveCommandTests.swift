@@ -14,10 +14,16 @@ struct InteractiveCommandTests {
 
     /// A terminal running catctl with `arguments`, in a new folder holding chelsea.jpg.
     func session(
-        _ arguments: [String], columns: Int = 100, rows: Int = 32, environment: [String: String] = [:]
+        _ arguments: [String], columns: Int = 100, rows: Int = 32, environment: [String: String] = [:],
+        fixtures: [String] = []
     ) throws -> TmuxSession {
         let dir = try Fixtures.temporaryDirectory()
         try FileManager.default.copyItem(atPath: Self.bundled, toPath: dir.appendingPathComponent(Self.chelsea).path)
+        for fixture in fixtures {
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path(fixture),
+                toPath: dir.appendingPathComponent(URL(fileURLWithPath: fixture).lastPathComponent).path)
+        }
         return try TmuxSession(
             [Self.catctl] + arguments, columns: columns, rows: rows, environment: environment, directory: dir)
     }
@@ -134,6 +140,26 @@ struct InteractiveCommandTests {
         #expect(
             json.stdoutText.contains("\"crop\":{\"x\":\(parts[2]),\"y\":0,\"width\":240,\"height\":300}"),
             "\(json.stdoutText)")
+    }
+
+    /// An animated GIF plays at once (the status line counts its frames), `p` pauses and
+    /// plays it again, and a save keeps every frame.
+    @Test func anAnimationPlaysAndPauses() throws {
+        let tmux = try session(["edit", "-i", "anim-delays-loop.gif"], fixtures: ["gif/anim-delays-loop.gif"])
+        try tmux.wait(for: "5 frames")
+        for n in 1...5 { try tmux.wait(for: "frame \(n)/5") }
+        try tmux.send("p")
+        let paused = try tmux.wait(for: "paused (p plays)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try tmux.screen().contains("paused (p plays)") && paused.contains("paused"))
+        try tmux.send("p")
+        try tmux.waitUntil { $0.contains("/5") && !$0.contains("paused") }
+        try tmux.send("s")
+        try tmux.wait(for: "as: anim-delays-loop-2.gif█")
+        try tmux.send("Enter")
+        try tmux.wait(for: "saved anim-delays-loop-2.gif: 48x32, 5 frames")
+        try tmux.send("q")
+        #expect(try tmux.exitStatus() == 0)
     }
 
     /// A save prompt suggests a free name, Esc gives up, an unknown extension is an error

@@ -299,6 +299,42 @@ struct EditCatLiveTests {
         #expect(interactor.fullDecodes == 1)
     }
 
+    /// An animation plays at once, frame after frame and round the loop, each frame the
+    /// file's through what the preview shows, fitted to the preview; `p` pauses it and
+    /// plays it again from where it was.
+    @Test func anAnimationPlaysThroughTheChainAndPauses() async throws {
+        let bytes = try Fixtures.bytes("gif/anim-delays-loop.gif")  // 5 frames, 48x32, 100-300 ms
+        let animation = try ImageReader(bytes: bytes, name: "a").readAnimation()
+        let view = RecordingEditCatLiveView()
+        view.livePictureSizes = EditCatPictureSizes(preview: (24, 24), thumbnail: (12, 8))
+        let presenter = Router.makeEditCatLive(
+            view: view, interactor: FakeEditCatInteractor(image: try makeImage(width: 1, height: 1)))
+        let failure = await presenter.openLive(
+            .bytes(bytes, name: "anim.gif"),
+            EditRequest(input: "anim.gif", output: "", filters: ["invert"], format: .gif))
+        #expect(failure == nil && view.live?.playing == true && view.live?.frames == 5)
+        for _ in 0..<500 where view.frames.count < 7 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(view.frames.prefix(7).map(\.index) == [0, 1, 2, 3, 4, 0, 1])
+        for frame in view.frames.prefix(5) {
+            let fitted = try FilterChain(specs: ["resize:24x16"]).apply(to: animation.frames[frame.index], threads: 1)
+            let expected = try FilterChain(specs: ["invert", "mono"]).apply(to: fitted, threads: 1)
+            let same = frame.picture.packedRGBA() == expected.packedRGBA()
+            #expect(same && frame.count == 5, "frame \(frame.index)")
+        }
+        await presenter.togglePlaying()
+        #expect(view.live?.playing == false)
+        let paused = view.frames.count
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(view.frames.count <= paused + 1, "a frame made before the pause may still show")
+        await presenter.togglePlaying()
+        for _ in 0..<500 where view.frames.count < paused + 3 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(view.frames.count >= paused + 3 && view.live?.playing == true)
+        #expect(presenter.played.shown >= 10)
+        await presenter.openLive(
+            .image(try makeImage(width: 4, height: 4)), EditRequest(input: "x", output: "", filters: [], format: .png))
+        #expect(view.live?.playing == nil, "a still image: nothing plays")
+    }
+
     @Test func addAndRemoveStages() async throws {
         let (presenter, view, _) = try await open()
         await presenter.highlight(at: names.firstIndex(of: "resize")!)

@@ -22,6 +22,8 @@ final class RecordingLoadCatView: LoadCatLiveView {
     func attach(_ presenter: any LoadCatLiveViewOutput) {}
     func updateCatCount(_ count: Int) { calls.append(.count(count)) }
     func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
+    private(set) var frames: [Int] = []
+    func showFrame(_ picture: PixelBuffer, index: Int, count: Int) { frames.append(index) }
     func updateLoadingState(_ state: LoadCatState) { calls.append(.state(state)) }
     func updateProgress(_ progress: LoadCatProgress) { calls.append(.progress(progress)) }
     func showCatFound(_ cat: LoadCatFound) { calls.append(.found(cat)) }

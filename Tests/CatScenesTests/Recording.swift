@@ -58,6 +58,9 @@ final class RecordingEditCatLiveView: EditCatLiveView {
     func showLiveEdit(_ live: EditCatLive) { calls.append(.live(live)) }
     func askForOutput(suggested: String) { calls.append(.ask(suggested)) }
     func askBeforeQuitting() { calls.append(.askBeforeQuitting) }
+    /// The animation frames shown, apart from `calls` (they come on a clock of their own).
+    private(set) var frames: [EditCatLiveFrame] = []
+    func showFrame(_ frame: EditCatLiveFrame) { frames.append(frame) }
     func quit() { calls.append(.quit) }
 }
 
@@ -154,7 +157,9 @@ final class FakeEditCatInteractor: EditCatInteractorInput, EditCatLiveInteractor
         switch input {
         case let .image(decoded): return try EditCatLiveInteractor.pictures(of: decoded, sizes: sizes, threads: 1)
         case let .file(path): throw ImageIOError.inputMissing(path: path)
-        case let .bytes(_, name): throw ImageIOError.inputMissing(path: name)
+        case let .bytes(data, name):
+            return try EditCatLiveInteractor.pictures(
+                of: ImageDecoder.decode(data, name: name, options: options), sizes: sizes, threads: 1)
         }
     }
 

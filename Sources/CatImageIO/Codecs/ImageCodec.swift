@@ -59,6 +59,9 @@ protocol RowDecoder: AnyObject {
     func finish() throws(ImageIOError)
     /// Every frame, instead of rows (animated formats; a still image is one frame).
     func readFrames() throws(ImageIOError) -> Animation
+    /// The next frame alone, instead of rows, composited into `buffer` (the first: the
+    /// still image); its delay in milliseconds.
+    func readFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int
 }
 
 extension RowDecoder {
@@ -71,6 +74,11 @@ extension RowDecoder {
         let buffer = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
         try readImage(into: buffer)
         return Animation(frames: [buffer], delays: [0], loopCount: nil)
+    }
+
+    func readFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int {
+        try readImage(into: buffer)
+        return 0
     }
 }
 

@@ -73,6 +73,8 @@ extension WholePictureDecoder {
     func readFrames() throws(ImageIOError) -> Animation {
         try readFrames(loopCount: loopCount) { (frame: PixelBuffer) throws(ImageIOError) in try nextFrame(into: frame) }
     }
+
+    func readFrame(into buffer: PixelBuffer) throws(ImageIOError) -> Int { try nextFrame(into: buffer) }
 }
 
 extension RowDecoder {

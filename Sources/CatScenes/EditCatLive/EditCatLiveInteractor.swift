@@ -23,11 +23,23 @@ public protocol EditCatLiveInteractorInput: EditCatUseCase {
     func unusedName(_ path: String) async -> String
     /// The cats and their faces in `image` (a preview), in its pixels.
     func cats(in image: PixelBuffer) async -> CatFinding
+    /// `input`'s frames to play, one at a time, or nil for a still image (or an image in hand).
+    func openFrames(_ input: EditInput, options: DecodeOptions) async throws -> LiveFrames?
 }
 
 extension EditCatLiveInteractorInput {
     @concurrent
     public func cats(in image: PixelBuffer) async -> CatFinding { CatSubjects.find(in: image) }
+
+    @concurrent
+    public func openFrames(_ input: EditInput, options: DecodeOptions) async throws -> LiveFrames? {
+        switch input {
+        case .image: return nil
+        case let .file(path):
+            return try await LiveFrames.open(bytes: try InputFile.read(path), name: path, options: options)
+        case let .bytes(data, label): return try await LiveFrames.open(bytes: data, name: label, options: options)
+        }
+    }
 }
 
 /// The real live interactor: the codecs and the filter core off the main actor; a save

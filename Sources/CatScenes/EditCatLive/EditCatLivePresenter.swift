@@ -59,6 +59,9 @@ final class LiveEdit {
     var fullResult: (chain: [String], picture: PixelBuffer)?
     /// The full-size decode under way: a `z` meanwhile waits for it, not a second one.
     var fullDecode: Task<PixelBuffer, any Error>?
+    /// An animation plays (`p` pauses it), and its player.
+    var playing = false
+    let player: LivePlayer
 
     /// A crop being placed: a preset's shape (`LiveEdit.cropPresets`), its window on the
     /// chain's full-size result, and that result's size.
@@ -112,8 +115,9 @@ final class LiveEdit {
 
     init(
         input: EditInput, request: EditRequest, opened: DecodedImage, thumbnail: PixelBuffer,
-        sizes: EditCatPictureSizes
+        sizes: EditCatPictureSizes, player: LivePlayer
     ) {
+        self.player = player
         self.input = input
         self.request = request
         self.sizes = sizes
@@ -179,9 +183,15 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
                 EditCatImageInfo(
                     input: request.input, format: opened.format.name, width: opened.fullWidth,
                     height: opened.fullHeight))
-            live = LiveEdit(input: input, request: request, opened: opened, thumbnail: thumbnail, sizes: sizes)
+            let live = LiveEdit(
+                input: input, request: request, opened: opened, thumbnail: thumbnail, sizes: sizes,
+                player: LivePlayer(now: now))
+            self.live?.player.stop()
+            self.live = live
+            live.playing = live.frames > 1
             await refresh()
             view.updateState(.ready)
+            if live.playing, self.live === live { play(live) }
             return nil
         } catch {
             let failure = SceneFailure(error)
@@ -447,7 +457,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
                     problem: problem ?? renderProblem, found: found, note: live.note, original: original,
-                    crop: crop, caption: live.caption, zoom: zoomed))
+                    crop: crop, caption: live.caption, zoom: zoomed, playing: live.frames > 1 ? live.playing : nil))
         }
     }
 
@@ -490,5 +500,8 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
 
     /// The live editor is left for good (another cat is being edited): a refresh or a
     /// resize still under way shows nothing more.
-    func closeLive() { live = nil }
+    func closeLive() {
+        live?.player.stop()
+        live = nil
+    }
 }

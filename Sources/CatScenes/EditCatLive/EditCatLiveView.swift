@@ -25,6 +25,9 @@ public protocol EditCatLiveView: AnyObject {
     func showError(_ failure: SceneFailure)
     /// Asks where to save; the view answers with `EditCatLiveViewOutput.save(to:)`.
     func askForOutput(suggested: String)
+    /// A frame of an animation playing, through what the preview shows: drawn in the
+    /// preview's place until the next (`showLiveEdit`'s still preview is its first frame).
+    func showFrame(_ frame: EditCatLiveFrame)
     /// `q` with changes not saved: the view says so (another `q` quits, `s` saves).
     func askBeforeQuitting()
     /// The user is done: the view ends the app.
@@ -59,6 +62,8 @@ public protocol EditCatLiveViewOutput: AnyObject {
     func typeCaption(_ text: String) async
     func keepCaption(_ text: String) async
     func dropCaption() async
+    /// `p`: pauses an animation, or plays it again.
+    func togglePlaying() async
     /// `z`: 1:1 pixels of the full-size result, or back; arrows pan.
     func toggleZoom() async
     func pan(x: Int, y: Int) async
@@ -146,13 +151,15 @@ public struct EditCatLive: Sendable, Equatable {
     public let caption: String?
     /// `preview` is this window of the full-size result at 1:1, or nil.
     public let zoom: EditCatLiveZoom?
+    /// An animation plays (true) or is paused (false); nil: a still image.
+    public let playing: Bool?
 
     public init(
         input: String, format: String, width: Int, height: Int, frames: Int, chain: [String], filters: [String],
         highlighted: Int, trying: Bool = true, preview: PixelBuffer, outputWidth: Int?, outputHeight: Int?,
         thumbnails: [PixelBuffer],
         milliseconds: Int, problem: String?, found: CatFinding? = nil, note: String? = nil, original: Bool = false,
-        crop: EditCatLiveCrop? = nil, caption: String? = nil, zoom: EditCatLiveZoom? = nil
+        crop: EditCatLiveCrop? = nil, caption: String? = nil, zoom: EditCatLiveZoom? = nil, playing: Bool? = nil
     ) {
         self.input = input
         self.format = format
@@ -175,6 +182,7 @@ public struct EditCatLive: Sendable, Equatable {
         self.crop = crop
         self.caption = caption
         self.zoom = zoom
+        self.playing = playing
     }
 
     /// The most characters a caption typed with `t` may have (`caption`'s own limit).
@@ -188,7 +196,7 @@ public struct EditCatLive: Sendable, Equatable {
         a.input == b.input && a.chain == b.chain && a.filters == b.filters && a.highlighted == b.highlighted
             && a.trying == b.trying && a.outputWidth == b.outputWidth && a.outputHeight == b.outputHeight
             && a.problem == b.problem && a.found == b.found && a.note == b.note && a.original == b.original
-            && a.crop == b.crop && a.caption == b.caption && a.zoom == b.zoom
+            && a.crop == b.crop && a.caption == b.caption && a.zoom == b.zoom && a.playing == b.playing
             && a.preview === b.preview && a.thumbnails.count == b.thumbnails.count
             && zip(a.thumbnails, b.thumbnails).allSatisfy { $0 === $1 }
     }
@@ -216,5 +224,16 @@ public struct EditCatLiveZoom: Sendable, Equatable {
     public init(x: Int, y: Int, width: Int, height: Int, fullWidth: Int, fullHeight: Int) {
         (self.x, self.y, self.width, self.height) = (x, y, width, height)
         (self.fullWidth, self.fullHeight) = (fullWidth, fullHeight)
+    }
+}
+
+/// A frame of an animation playing in the live editor (`showFrame`).
+public struct EditCatLiveFrame: Sendable {
+    public let picture: PixelBuffer
+    /// Its place in the loop (from 0), of `count`.
+    public let index: Int, count: Int
+
+    public init(picture: PixelBuffer, index: Int, count: Int) {
+        (self.picture, self.index, self.count) = (picture, index, count)
     }
 }

@@ -18,6 +18,8 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
     var loading = false
     var count = 0
     var editor: EditCatLivePresenter?
+    /// The cat in hand's animation, playing while it is on screen.
+    var player: LivePlayer?
 
     public init(view: any LoadCatLiveView, interactor: any LoadCatInteractorInput, router: any LoadCatLiveRouting) {
         session = LoadCatSession(view: view, interactor: interactor)
@@ -48,9 +50,34 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
         await session.loadCat(request, fullImage: true)
         if session.failure != nil {
             session.loaded = previous
-        } else if session.loaded != nil {
+        } else if let cat = session.loaded {
             view.updateLoadingState(.done)
+            play(cat, request)
         }
+    }
+
+    /// An animated cat plays at its own delays, a frame made at a time at the preview's
+    /// size (`LivePlayer`); the next cat stops it.
+    func play(_ cat: LoadedCat, _ request: LoadRequest) {
+        player?.stop()
+        player = nil
+        guard cat.image.frameCount > 1, let width = request.previewWidth else { return }
+        let origin = ContinuousClock.now
+        let player = LivePlayer(now: { ContinuousClock.now - origin })
+        self.player = player
+        let bytes = cat.bytes, name = cat.reference.id ?? "cat"
+        let options = DecodeOptions(maxPixels: request.maxPixels, maxFrames: request.maxFrames)
+        let box = (width: width, height: request.previewHeight), fullWidth = cat.image.fullWidth
+        player.play(
+            open: { try await LiveFrames.open(bytes: bytes, name: name, options: options) },
+            make: { frames in
+                Task { try await frames.make(fitting: box, chain: try FilterChain(specs: []), fullWidth: fullWidth) }
+            },
+            show: { [weak self] frame, count in
+                guard let self, self.player === player else { return player.stop() }
+                view.showFrame(frame.picture, index: frame.index, count: count)
+            },
+            failed: { _ in })  // the cat stays shown still
     }
 
     /// Esc or Ctrl-C: stops the load under way; false when none is.
@@ -100,6 +127,7 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
             return SceneFailure(status: .usage, message: loading ? "a cat is loading" : "no cat to edit yet")
         }
         let (name, input) = session.editInput(cat)
+        player?.stop()  // the editor plays it now
         self.editor?.closeLive()
         let editor = router.showEditScene()
         self.editor = editor

@@ -1,3 +1,5 @@
+import CatImageIO
+
 /// What the live Load Cat scene shows (`catctl load --interactive`): the one-shot scene's
 /// events, and the live ones. Views implement every event and hold no logic.
 @MainActor
@@ -8,6 +10,8 @@ public protocol LoadCatLiveView: LoadCatView {
     func updateCatCount(_ count: Int)
     /// Asks where to save the cat; the view answers with `LoadCatLiveViewOutput.save(to:)`.
     func askForOutput(suggested: String)
+    /// A frame of the animated cat playing, at the preview's size, in the picture's place.
+    func showFrame(_ picture: PixelBuffer, index: Int, count: Int)
 }
 
 /// What the live Load Cat view sends its presenter: the seed app's buttons as inputs, each

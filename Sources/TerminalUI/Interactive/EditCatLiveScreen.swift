@@ -20,6 +20,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     /// The status line's message until the next key (an error, "saved …"), or progress.
     private var message: LiveChrome.Message?
     private var prompt: LinePrompt?
+    /// The animation's frame shown in the preview's place, while one plays.
+    private var animationFrame: EditCatLiveFrame?
     private enum Mode { case editor, gallery, help }
     private var mode = Mode.editor
     /// The thumbnails as chafa drew them, while they are the ones shown.
@@ -40,6 +42,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     public func attach(_ presenter: any EditCatLiveViewOutput) {
         self.presenter = presenter
         (info, live, message, prompt, mode, sizesGiven, state) = (nil, nil, nil, nil, .editor, nil, .ready)
+        animationFrame = nil
     }
 
     public var livePictureSizes: EditCatPictureSizes {
@@ -69,14 +72,21 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         self.info = info
     }
 
+    public func showFrame(_ frame: EditCatLiveFrame) {
+        animationFrame = frame
+        draw()
+        shown?()
+    }
+
     public func showLiveEdit(_ live: EditCatLive) {
         self.live = live
+        if live.playing == nil { animationFrame = nil }
         pictures.keep(only: live.thumbnails)
         draw()
         shown?()
     }
 
-    /// Told after each frame `showLiveEdit` drew (the benchmark's clock).
+    /// Told after each frame `showLiveEdit` or `showFrame` drew (the benchmark's clock).
     var shown: (@MainActor () -> Void)?
 
     public func showSaved(_ result: EditCatResult) {
@@ -103,7 +113,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     // MARK: Keys
 
     enum Action: Equatable {
-        case previous, next, up, down, add, remove, undo, redo, original, crop, caption, zoom, gallery, faces, save
+        case previous, next, up, down, add, remove, undo, redo, original, crop, caption, zoom, play, gallery, faces
+        case save
         case help, back, quit, interrupt
     }
 
@@ -140,6 +151,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             KeyBinding(
                 [.char("z")], "z", "1:1 pixels of the full-size result at the cat's face; arrows pan",
                 footer: "z zoom", action: .zoom),
+            KeyBinding([.char("p")], "p", "pause an animation, or play it again", action: .play),
             KeyBinding(
                 [.char("g")], "g", "a gallery of every filter on this cat (g or Esc: back)", action: .gallery),
             KeyBinding(
@@ -256,6 +268,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .zoom:
             mode = .editor
             act { await $0.toggleZoom() }
+        case .play: act { await $0.togglePlaying() }
         case .gallery: mode = mode == .gallery ? .editor : .gallery
         case .faces: act { await $0.toggleFaces() }
         case .save: act { await $0.requestSave() }
@@ -383,7 +396,10 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .editor:
             drawTitle(&frame)
             if let live {
-                var preview = live.found.map { CatOutlines.draw($0, on: live.preview) } ?? live.preview
+                // A frame of the animation playing, unless the preview shows a still (crop, zoom, original).
+                let still = live.crop != nil || live.zoom != nil || live.original
+                let picture = still ? live.preview : animationFrame?.picture ?? live.preview
+                var preview = live.found.map { CatOutlines.draw($0, on: picture) } ?? picture
                 if let crop = live.crop { preview = CatOutlines.frame(crop.frame, on: preview) }
                 frame.picture(preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
                 if let (strip, places) = tiles(live) { strip.draw(places, into: &frame) }
@@ -431,6 +447,10 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             }
             if let problem = live.problem { status += "  · \(problem)" }
             if let note = live.note { status += "  · \(ForeignText.visible(note))" }
+            if let playing = live.playing {
+                status +=
+                    playing ? "  · frame \((animationFrame?.index ?? 0) + 1)/\(live.frames)" : "  · paused (p plays)"
+            }
             status += "  · \(live.milliseconds) ms"
             LiveChrome.status(
                 LiveChrome.Message(text: status, style: live.problem == nil ? .plain : .error), into: &frame)

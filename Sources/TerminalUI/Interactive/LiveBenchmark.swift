@@ -117,9 +117,10 @@ public enum LiveBenchmark {
         }
     }
 
-    public static func run(
-        input: String, columns: Int, rows: Int, graphics: TerminalGraphics, threads: Int
-    ) async throws -> Report {
+    /// The editor on `input`, drawing into memory on a screen of `columns` x `rows`.
+    private static func editor(input: String, columns: Int, rows: Int, graphics: TerminalGraphics, threads: Int)
+        -> (LiveApp, EditCatLiveScreen, EditCatLivePresenter)
+    {
         let console = Console(
             stdout: MemorySink(), stderr: MemorySink(), stderrIsTerminal: false, color: true,
             stdoutIsTerminal: false, graphics: graphics, columns: columns, rows: rows)
@@ -127,6 +128,57 @@ public enum LiveBenchmark {
         let view = EditCatLiveScreen(app: app)
         let presenter = Router.makeEditCatLive(view: view, interactor: EditCatLiveInteractor(threads: threads))
         app.push(view)  // on top, so it draws (into memory: the terminal is not taken)
+        return (app, view, presenter)
+    }
+
+    /// `bench --live IMAGE --play SECONDS`: an animation played for `seconds`.
+    public struct PlayReport: Sendable {
+        public let width: Int, height: Int, frames: Int
+        /// Frames shown, those shown more than 10 ms after their time.
+        public let shown: Int, late: Int
+        /// The time played, and the file's delays of the frames shown (what it should have taken).
+        public let milliseconds: Double, delayMilliseconds: Int
+        /// Resident memory paused on the still preview, and the most while playing.
+        public let stillBytes: Int?, peakBytes: Int?
+    }
+
+    public static func play(
+        input: String, columns: Int, rows: Int, graphics: TerminalGraphics, threads: Int, seconds: Double
+    ) async throws -> PlayReport {
+        let (app, view, presenter) = editor(
+            input: input, columns: columns, rows: rows, graphics: graphics, threads: threads)
+        if let failure = await presenter.openLive(
+            .file(input), EditRequest(input: input, output: "", filters: [], format: .png))
+        {
+            throw failure
+        }
+        guard let live = view.lastLive, live.playing != nil else {
+            throw SceneFailure(status: .usage, message: "--play: \(input) is not an animation")
+        }
+        await presenter.togglePlaying()  // paused on the still preview: what it holds without playing
+        try await Task.sleep(for: .milliseconds(300))
+        let still = ResidentMemory.bytes
+        var peak = still
+        view.shown = { if let now = ResidentMemory.bytes { peak = max(peak ?? 0, now) } }
+        presenter.resetPlayed()
+        let clock = ContinuousClock(), start = clock.now
+        await presenter.togglePlaying()
+        try await Task.sleep(for: .seconds(seconds))
+        let played = presenter.played, elapsed = clock.now - start
+        await presenter.togglePlaying()
+        view.shown = nil
+        withExtendedLifetime(app) {}
+        return PlayReport(
+            width: live.width, height: live.height, frames: live.frames, shown: played.shown, late: played.late,
+            milliseconds: milliseconds(elapsed), delayMilliseconds: played.delays, stillBytes: still, peakBytes: peak)
+    }
+
+    public static func run(
+        input: String, columns: Int, rows: Int, graphics: TerminalGraphics, threads: Int
+    ) async throws -> Report {
+        let (app, view, presenter) = editor(
+            input: input, columns: columns, rows: rows, graphics: graphics, threads: threads)
+        defer { withExtendedLifetime(app) {} }
         let clock = ContinuousClock()
         let start = clock.now
         if let failure = await presenter.openLive(

@@ -86,6 +86,11 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
         draw()
     }
 
+    public func showFrame(_ picture: PixelBuffer, index: Int, count: Int) {
+        self.picture = picture
+        draw()
+    }
+
     public func showLoaded(_ result: LoadCatResult) {
         if let output = result.output { message = LiveChrome.Message(text: "saved \(output)", style: .bold) }
         draw()

@@ -1,0 +1,66 @@
+import CatImageIO
+import CatSupport
+
+/// Plays an animation in a live scene at its own delays: each frame is made (`make`, off
+/// the main actor) while the one before waits its turn, then shown (`show`) at its time. A
+/// frame or two at preview size are in memory, never the animation (`LiveFrames`). Paused
+/// and played again, it goes on from where it was. Behind by more than a frame, its clock
+/// starts again from now rather than rushing to catch up.
+@MainActor
+final class LivePlayer {
+    /// Frames shown, those shown more than 10 ms after their time, and the file's delays of
+    /// those shown in milliseconds (what showing them should have taken).
+    var played = (shown: 0, late: 0, delays: 0)
+    private var frames: LiveFrames?
+    private var task: Task<Void, Never>?
+    private let now: @MainActor () -> Duration
+
+    init(now: @escaping @MainActor () -> Duration) { self.now = now }
+
+    var isPlaying: Bool { task != nil }
+
+    /// Plays the frames `open` gives (opened once, on the first play; nil: a still image,
+    /// nothing plays); `failed` hears why they could not be opened.
+    func play(
+        open: @escaping @MainActor () async throws -> LiveFrames?,
+        make: @escaping @MainActor (LiveFrames) -> Task<LiveFrame, any Error>,
+        show: @escaping @MainActor (LiveFrame, _ count: Int) -> Void,
+        failed: @escaping @MainActor (any Error) -> Void
+    ) {
+        let before = task
+        before?.cancel()
+        task = Task {
+            await before?.value  // its frame in the making finished: one maker at a time
+            if frames == nil {
+                do { frames = try await open() } catch { return failed(error) }
+            }
+            guard let frames else { return }
+            await run(frames, make: make, show: show)
+        }
+    }
+
+    func stop() {
+        task?.cancel()
+        task = nil
+    }
+
+    private func run(
+        _ frames: LiveFrames, make: @MainActor (LiveFrames) -> Task<LiveFrame, any Error>,
+        show: @MainActor (LiveFrame, Int) -> Void
+    ) async {
+        var due = now(), making = make(frames)
+        while !Task.isCancelled {
+            guard let frame = try? await making.value else { break }
+            making = make(frames)  // the next one, made while this one waits its turn
+            if due > now() { try? await Task.sleep(for: due - now()) }
+            guard !Task.isCancelled else { break }
+            let late = now() - due
+            played.shown += 1
+            played.delays += frame.delay
+            if late > .milliseconds(10) { played.late += 1 }
+            show(frame, frames.count)
+            due = (late > .milliseconds(frame.delay) ? now() : due) + .milliseconds(frame.delay)
+        }
+        _ = try? await making.value  // not left reading the file while another maker starts
+    }
+}
