@@ -275,16 +275,40 @@ struct LoadCatPresenterTests {
         let live = try #require(router.editViews.last?.live)
         #expect(live.input == "thecatapi cat abc" && (live.width, live.height) == (64, 48) && live.chain == [])
     }
+
+    /// An animated cat plays in the scene at the preview's size; `e` stops it (the editor
+    /// plays it), and back from the editor it plays again.
+    @Test func liveAnimatedCatPlaysUntilEditedAndAfter() async throws {
+        let bytes = try Fixtures.bytes("gif/anim-delays-loop.gif")
+        let image = try ImageDecoder.decode(bytes, name: "anim.gif")
+        let animated = LoadedCat(reference: reference, bytes: bytes, image: image, isFullSize: true, preview: nil)
+        let (presenter, view, router) = liveScene(
+            FakeLoadCatInteractor(reference: reference, ending: .image(animated)))
+        await presenter.startLive(LoadRequest(previewWidth: 24, previewHeight: 24))
+        for _ in 0..<500 where view.frames.count < 6 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(view.frames.prefix(6) == [0, 1, 2, 3, 4, 0])
+        #expect(await presenter.editCat() == nil)
+        let stopped = view.frames.count
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(view.frames.count <= stopped + 1)
+        router.closed?()
+        for _ in 0..<500 where view.frames.count < stopped + 3 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(view.frames.count >= stopped + 3)
+        await presenter.nextCat()  // the next cat (the same, here) starts a player of its own
+    }
 }
 
 /// The live scene's router: shows each editor on a recording view of its own.
 @MainActor
 final class RecordingRouter: LoadCatLiveRouting {
     private(set) var editViews: [RecordingEditCatLiveView] = []
+    /// What the scene asked to hear when the editor shown last closes (Esc there).
+    private(set) var closed: (@MainActor () -> Void)?
 
-    func showEditScene() -> EditCatLivePresenter {
+    func showEditScene(closed: @escaping @MainActor () -> Void) -> EditCatLivePresenter {
         let view = RecordingEditCatLiveView()
         editViews.append(view)
+        self.closed = closed
         return Router.makeEditCatLive(
             view: view, interactor: FakeEditCatInteractor(image: try! makeImage(width: 1, height: 1)))
     }

@@ -94,8 +94,13 @@ struct PixelsOnlyInteractor: EditCatLiveInteractorInput {
     func openLive(_ input: EditInput, sizes: EditCatPictureSizes, options: DecodeOptions) async throws
         -> (preview: DecodedImage, thumbnail: PixelBuffer)
     {
-        guard case let .image(image) = input else { throw ImageIOError.inputMissing(path: "(not in hand)") }
-        return try EditCatLiveInteractor.pictures(of: image, sizes: sizes, threads: 1)
+        switch input {
+        case let .image(image): return try EditCatLiveInteractor.pictures(of: image, sizes: sizes, threads: 1)
+        case let .bytes(data, name):
+            return try EditCatLiveInteractor.pictures(
+                of: ImageDecoder.decode(data, name: name, options: options), sizes: sizes, threads: 1)
+        case .file: throw ImageIOError.inputMissing(path: "(not in hand)")
+        }
     }
     func openFull(_ input: EditInput, options: DecodeOptions) async throws -> PixelBuffer {
         guard case let .image(image) = input else { throw ImageIOError.inputMissing(path: "(not in hand)") }
@@ -270,6 +275,31 @@ struct LiveScreenTests {
         #expect(screen.lastLive?.highlightedSpec == "sepia:1" && screen.lastLive?.note == "undid: change sepia")
         await host.press(.mouse(MouseEvent(.release, column: column, row: host.rows)))  // a release does nothing
         #expect(screen.lastLive?.note == "undid: change sepia")
+        withExtendedLifetime(presenter) {}
+    }
+
+    /// An animation in kitty: the preview is placed under catctl's own id, and each frame
+    /// then replaces its pixels and redraws the status line, without clearing the screen.
+    @Test func kittyFramesReplaceThePreviewInPlace() async throws {
+        let host = FakeHost()
+        host.graphics = TerminalGraphics(kind: .kitty, colors: .trueColor, forced: true)
+        let screen = EditCatLiveScreen(host: host)
+        let presenter = Router.makeEditCatLive(view: screen, interactor: PixelsOnlyInteractor())
+        host.push(screen)
+        let bytes = try Fixtures.bytes("gif/anim-delays-loop.gif")
+        #expect(
+            await presenter.openLive(
+                .bytes(bytes, name: "anim.gif"), EditRequest(input: "anim.gif", output: "", filters: [], format: .gif))
+                == nil)
+        #expect(host.frames.last?.contains("i=\(KittyPicture.previewID),q=2") == true)
+        for _ in 0..<300 where !(host.frames.last?.contains("a=f,r=1") ?? false) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let frame = try #require(host.frames.last)
+        #expect(frame.contains("a=f,r=1,X=1") && frame.contains("a=a,c=1,i=\(KittyPicture.previewID)"))
+        #expect(!frame.contains("a=d") && !frame.contains("\u{1B}[2J"), "the screen is not cleared")
+        #expect(host.screen.contains("frame ") && host.screen.contains("/5"))
+        await presenter.togglePlaying()
         withExtendedLifetime(presenter) {}
     }
 

@@ -1,4 +1,5 @@
 import CatImageIO
+import Foundation
 import TestSupport
 import Testing
 
@@ -69,6 +70,26 @@ struct ScreenFrameTests {
         #expect(cut?.column == 11 && cut?.text == "a very lon")
         #expect(texts.first { $0.row == 4 }?.text == "pad   ")
         #expect(!texts.contains { $0.row == 11 || $0.row == 0 })
+    }
+
+    /// catctl's own kitty pictures: placed under an id and scaled to cells, then replaced in
+    /// place by an animation frame (the root frame edited, then shown); RGBA in base64
+    /// chunks of at most 4096 bytes, `m=1` on every chunk but the last.
+    @Test func ownKittyPicturesArePlacedAndReplaced() throws {
+        let image = try PixelBuffer.random(width: 70, height: 40, seed: 9)
+        let place = KittyPicture.place(image, id: 42, columns: 9, rows: 3)
+        #expect(place.hasPrefix("\u{1B}_Ga=T,C=1,f=32,s=70,v=40,c=9,r=3,i=42,q=2,m=1;"))
+        let replace = KittyPicture.replace(image, id: 42)
+        #expect(replace.hasPrefix("\u{1B}_Ga=f,r=1,X=1,f=32,s=70,v=40,i=42,q=2,m=1;"))
+        #expect(replace.hasSuffix("\u{1B}_Ga=a,c=1,i=42,q=2\u{1B}\\"))
+        for text in [place, replace] {
+            let chunks = text.split(separator: "\u{1B}\\").map { String($0.dropFirst(3)) }.filter { $0.contains(";") }
+            let payloads = chunks.map { String($0[$0.index(after: $0.firstIndex(of: ";")!)...]) }
+            #expect(payloads.allSatisfy { $0.count <= 4096 } && payloads.dropLast().allSatisfy { $0.count == 4096 })
+            #expect(chunks.dropLast().allSatisfy { $0.contains("m=1;") } && chunks.last?.hasPrefix("m=0;") == true)
+            let bytes = try #require(Data(base64Encoded: payloads.joined()))
+            #expect([UInt8](bytes) == image.packedRGBA())
+        }
     }
 
     /// Wide characters (CJK, emoji) take two cells: a row is cut and padded by cells, so a

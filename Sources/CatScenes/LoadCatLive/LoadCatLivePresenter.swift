@@ -129,7 +129,11 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
         let (name, input) = session.editInput(cat)
         player?.stop()  // the editor plays it now
         self.editor?.closeLive()
-        let editor = router.showEditScene()
+        // Back from the editor, the cat plays here again.
+        let editor = router.showEditScene { [weak self] in
+            guard let self, let cat = session.loaded, let request = liveRequest, !loading else { return }
+            play(cat, request)
+        }
         self.editor = editor
         return await editor.openLive(
             input,

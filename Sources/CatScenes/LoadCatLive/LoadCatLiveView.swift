@@ -35,6 +35,7 @@ public protocol LoadCatLiveViewOutput: AnyObject {
 /// the terminal layer puts the live Edit Cat scene on screen, Esc there comes back.
 @MainActor
 public protocol LoadCatLiveRouting: AnyObject {
-    /// Shows the live Edit Cat scene and returns its presenter (a new one for each cat).
-    func showEditScene() -> EditCatLivePresenter
+    /// Shows the live Edit Cat scene and returns its presenter (a new one for each cat);
+    /// `closed` hears when Esc there comes back.
+    func showEditScene(closed: @escaping @MainActor () -> Void) -> EditCatLivePresenter
 }

@@ -74,9 +74,23 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
 
     public func showFrame(_ frame: EditCatLiveFrame) {
         animationFrame = frame
-        draw()
+        // In kitty, the frame replaces the preview's pixels in place, and the status line is
+        // drawn again; elsewhere (or when the preview is not the one placed) the whole screen.
+        if let placed = ownPreview, placed == (frame.picture.width, frame.picture.height), host.isOnTop(self),
+            mode == .editor, let live, live.found == nil, live.crop == nil, live.zoom == nil, !live.original
+        {
+            var partial = ScreenFrame(host: host, whole: false)
+            partial.replaceOwnPicture(frame.picture, id: KittyPicture.previewID)
+            drawStatus(&partial, footer: false)
+            host.write(partial.output)
+        } else {
+            draw()
+        }
         shown?()
     }
+
+    /// The size of the preview placed as kitty picture of catctl's own (an animation's), or nil.
+    private var ownPreview: (width: Int, height: Int)?
 
     public func showLiveEdit(_ live: EditCatLive) {
         self.live = live
@@ -384,6 +398,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
 
     public func draw() {
         guard host.isOnTop(self) else { return }  // a save ending after Esc must not paint over Load Cat
+        ownPreview = nil
         var frame = ScreenFrame(host: host)
         let layout = Layout(host)
         switch mode {
@@ -401,7 +416,14 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
                 let picture = still ? live.preview : animationFrame?.picture ?? live.preview
                 var preview = live.found.map { CatOutlines.draw($0, on: picture) } ?? picture
                 if let crop = live.crop { preview = CatOutlines.frame(crop.frame, on: preview) }
-                frame.picture(preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
+                if live.playing != nil, frame.placesOwnPictures {
+                    frame.ownPicture(
+                        preview, id: KittyPicture.previewID, top: 2, left: 1, width: host.columns,
+                        height: layout.previewRows)
+                    ownPreview = (preview.width, preview.height)
+                } else {
+                    frame.picture(preview, top: 2, left: 1, width: host.columns, height: layout.previewRows)
+                }
                 if let (strip, places) = tiles(live) { strip.draw(places, into: &frame) }
             } else if state != .ready {
                 frame.put("opening…", row: 2 + layout.previewRows / 2, column: max(1, host.columns / 2 - 4))
@@ -425,7 +447,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             right: mode == .gallery ? "gallery · g or Esc: back" : "? keys", into: &frame)
     }
 
-    private func drawStatus(_ frame: inout ScreenFrame) {
+    private func drawStatus(_ frame: inout ScreenFrame, footer: Bool = true) {
         if let message {
             LiveChrome.status(message, into: &frame)
         } else if let live {
@@ -442,19 +464,19 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             } else if live.caption != nil {
                 status = "caption: Enter keeps it, Esc drops it  · chain: \(chain)"
             }
+            if let playing = live.playing {
+                status +=
+                    playing ? "  · frame \((animationFrame?.index ?? 0) + 1)/\(live.frames)" : "  · paused (p plays)"
+            }
             if let width = live.outputWidth, let height = live.outputHeight {
                 status += "  · \(live.width)x\(live.height) → \(width)x\(height)"
             }
             if let problem = live.problem { status += "  · \(problem)" }
             if let note = live.note { status += "  · \(ForeignText.visible(note))" }
-            if let playing = live.playing {
-                status +=
-                    playing ? "  · frame \((animationFrame?.index ?? 0) + 1)/\(live.frames)" : "  · paused (p plays)"
-            }
             status += "  · \(live.milliseconds) ms"
             LiveChrome.status(
                 LiveChrome.Message(text: status, style: live.problem == nil ? .plain : .error), into: &frame)
         }
-        LiveChrome.footer(keys, prompt: prompt, into: &frame)
+        if footer { LiveChrome.footer(keys, prompt: prompt, into: &frame) }
     }
 }

@@ -13,8 +13,9 @@ enum LiveChrome {
         frame.bar(" \(title)", right: right.isEmpty ? "" : "\(right) ", row: 1)
     }
 
+    /// The status line, the whole row (so a partial frame draws over the one before).
     static func status(_ message: Message, into frame: inout ScreenFrame) {
-        frame.put(message.text, row: frame.rows - 1, style: message.style)
+        frame.put(message.text, row: frame.rows - 1, style: message.style, width: frame.columns)
     }
 
     /// The last row: the prompt when one is open, else the footer.

@@ -22,8 +22,12 @@ public final class LiveRouter: LoadCatLiveRouting, EditCatLiveRouting {
         self.editInteractor = editInteractor
     }
 
-    public func showEditScene() -> EditCatLivePresenter {
+    /// What to tell when the editor shown last is closed.
+    private var closed: (@MainActor () -> Void)?
+
+    public func showEditScene(closed: @escaping @MainActor () -> Void) -> EditCatLivePresenter {
         let presenter = Router.makeEditCatLive(view: editScreen, interactor: editInteractor, router: self)
+        self.closed = closed
         host.push(editScreen)
         return presenter
     }
@@ -31,5 +35,6 @@ public final class LiveRouter: LoadCatLiveRouting, EditCatLiveRouting {
     public func closeEditScene() {
         guard host.isOnTop(editScreen) else { return }
         host.goBack()
+        closed?()
     }
 }

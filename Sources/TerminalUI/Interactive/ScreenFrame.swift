@@ -12,16 +12,37 @@ struct ScreenFrame {
     let color: Bool
     private(set) var text: String
 
-    @MainActor init(host: any LiveHost) {
+    /// `whole`: the screen is cleared first (kitty pictures deleted); else the frame only
+    /// draws over the rows it puts (an animation's frame: the picture and the status line).
+    @MainActor init(host: any LiveHost, whole: Bool = true) {
         columns = host.columns
         rows = host.rows
         graphics = host.graphics
         cell = host.cell
         color = host.graphics.colors != .none
         text = "\u{1B}[?2026h\u{1B}[0m"
+        guard whole else { return }
         if graphics.kind == .kitty { text += Self.kittyDeleteAll(inTmux: graphics.inTmux) }
         text += "\u{1B}[H\u{1B}[2J"
     }
+
+    /// Draws pictures under ids of catctl's own (kitty, not through tmux): an animation's
+    /// frames can then replace a picture's pixels in place (`KittyPicture`).
+    var placesOwnPictures: Bool { graphics.kind == .kitty && !graphics.inTmux }
+
+    /// `image` through kitty under `id`, centred in the box of `width` x `height` cells at
+    /// (top, left), as many cells as its pixels take at the cell size (8x16 when unknown).
+    mutating func ownPicture(_ image: PixelBuffer, id: Int, top: Int, left: Int, width: Int, height: Int) {
+        guard width > 0, height > 0 else { return }
+        let size = cell ?? (8, 16)
+        let columns = min(width, max(1, (image.width + size.0 - 1) / size.0))
+        let rows = min(height, max(1, (image.height + size.1 - 1) / size.1))
+        let x = left + (width - columns) / 2, y = top + (height - rows) / 2
+        text += "\u{1B}[\(y);\(x)H" + KittyPicture.place(image, id: id, columns: columns, rows: rows)
+    }
+
+    /// Replaces the pixels of the picture placed under `id` with `image` (the same size).
+    mutating func replaceOwnPicture(_ image: PixelBuffer, id: Int) { text += KittyPicture.replace(image, id: id) }
 
     /// The finished frame.
     var output: String { text + "\u{1B}[0m\u{1B}[?2026l" }
