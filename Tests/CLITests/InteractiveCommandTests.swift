@@ -206,6 +206,39 @@ struct InteractiveCommandTests {
         #expect(!screen.contains("chain:"))
     }
 
+    /// Every mode keeps its state through a resize and draws for the new size: the crop
+    /// frame, the zoom, the caption being typed.
+    @Test func modesKeepTheirStateThroughAResize() throws {
+        let tmux = try session(["edit", "-i", Self.chelsea], columns: 100, rows: 32)
+        try tmux.wait(for: "chain: (none)")
+        try tmux.send("c", "c")
+        try tmux.wait(for: "crop 4:5: 240x300+")
+        try tmux.resize(columns: 80, rows: 24)
+        try tmux.waitUntil("the crop on row 23") { screen in
+            let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return rows.count >= 24 && rows[22].hasPrefix("crop 4:5: 240x300+")
+        }
+        try tmux.send("Escape")
+        try tmux.waitUntil { !$0.contains("crop 4:5") }
+        try tmux.send("z")
+        try tmux.wait(for: "1:1 at ")
+        try tmux.resize(columns: 120, rows: 40)
+        try tmux.waitUntil("the zoom on row 39") { screen in
+            let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return rows.count >= 40 && rows[38].hasPrefix("1:1 at ")
+        }
+        try tmux.send("z", "t")
+        try tmux.wait(for: "caption: █")
+        try tmux.type("hi")
+        try tmux.resize(columns: 90, rows: 28)
+        try tmux.waitUntil("the caption on row 28") { screen in
+            let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return rows.count >= 28 && rows[27].hasPrefix("caption: hi█")
+        }
+        try tmux.send("Escape", "q")
+        #expect(try tmux.exitStatus() == 0)
+    }
+
     /// A resize redraws at the new size: the key line is on the new last row.
     @Test func aResizeRedraws() throws {
         let tmux = try session(["edit", "-i", Self.chelsea], columns: 100, rows: 32)

@@ -330,6 +330,10 @@ struct EditCatLiveTests {
         for _ in 0..<500 where view.frames.count < paused + 3 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(view.frames.count >= paused + 3 && view.live?.playing == true)
         #expect(presenter.played.shown >= 10)
+        presenter.goBack()  // the scene is gone (no router here): nothing plays in it
+        let gone = view.frames.count
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(view.frames.count <= gone + 1)
         await presenter.openLive(
             .image(try makeImage(width: 4, height: 4)), EditRequest(input: "x", output: "", filters: [], format: .png))
         #expect(view.live?.playing == nil, "a still image: nothing plays")

@@ -86,7 +86,7 @@ struct ScreenFrameTests {
             let chunks = text.split(separator: "\u{1B}\\").map { String($0.dropFirst(3)) }.filter { $0.contains(";") }
             let payloads = chunks.map { String($0[$0.index(after: $0.firstIndex(of: ";")!)...]) }
             #expect(payloads.allSatisfy { $0.count <= 4096 } && payloads.dropLast().allSatisfy { $0.count == 4096 })
-            #expect(chunks.dropLast().allSatisfy { $0.contains("m=1;") } && chunks.last?.hasPrefix("m=0;") == true)
+            #expect(chunks.dropLast().allSatisfy { $0.contains("m=1;") } && chunks.last?.contains("q=2,m=0;") == true)
             let bytes = try #require(Data(base64Encoded: payloads.joined()))
             #expect([UInt8](bytes) == image.packedRGBA())
         }

@@ -36,7 +36,9 @@ extension EditCatLiveInteractorInput {
         switch input {
         case .image: return nil
         case let .file(path):
-            return try await LiveFrames.open(bytes: try InputFile.read(path), name: path, options: options)
+            // A regular file only: a pipe read at the opening cannot be read again.
+            return try await LiveFrames.open(
+                bytes: try InputFile.read(path, regularOnly: true), name: path, options: options)
         case let .bytes(data, label): return try await LiveFrames.open(bytes: data, name: label, options: options)
         }
     }

@@ -110,24 +110,25 @@ extension EditCatLivePresenter {
     // MARK: Caption
 
     /// `t`: a caption is being typed; the preview shows the chain (and the caption as it is
-    /// typed, `typeCaption`). A caption is placed on the chain's preview now, once, so that
-    /// the finder remembers the cats there and each key places the caption without
+    /// typed, `typeCaption`). Once that is shown, a caption is placed on the chain's preview,
+    /// so that the finder remembers the cats there and each key places the caption without
     /// finding them again.
     public func startCaption() async {
         guard let live else { return }
         (live.zoom, live.zoomWanted, live.crop, live.cropShape, live.showOriginal) = (nil, false, nil, nil, false)
         live.caption = ""
         live.trying = false
+        await refresh()  // the prompt is up: the finding goes on while the first key is typed
         if let placed = try? FilterChain(specs: live.chain + ["caption:cat"], subjects: subjects) {
             _ = await interactor.renderLive(live.preview, fullWidth: live.width, chains: [placed])
         }
-        await refresh()
     }
 
     /// The caption as typed so far: the preview shows it, at most every 50 ms.
     public func typeCaption(_ text: String) async {
         guard let live, live.caption != nil, live.caption != text else { return }
         live.caption = text
+        live.typed = true
         await refresh()
     }
 
@@ -166,7 +167,7 @@ extension EditCatLivePresenter {
         // Decided now, shown once the picture is made: a `z` pressed meanwhile turns it off.
         live.zoomWanted.toggle()
         if !live.zoomWanted {
-            (live.zoom, live.fullResult) = (nil, nil)  // the full-size input stays; its result goes
+            live.zoom = nil  // the full-size input and the chain's result there stay: z again is quick
             return await refresh()
         }
         (live.crop, live.cropShape, live.caption, live.showOriginal) = (nil, nil, nil, false)

@@ -24,7 +24,16 @@ extension EditCatLivePresenter {
         let options = DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames)
         let (interactor, input) = (self.interactor, live.input)
         live.player.play(
-            open: { try await interactor.openFrames(input, options: options) },
+            open: {
+                let frames = try await interactor.openFrames(input, options: options)
+                // Read again from the file: it must still be the animation opened.
+                if let frames, frames.count != live.frames {
+                    throw SceneFailure(
+                        status: .dataError,
+                        message: "\(live.request.input) has \(frames.count) frames now, not \(live.frames) as opened")
+                }
+                return frames
+            },
             make: { [weak self] frames in
                 let chain = (try? FilterChain(specs: self?.shownChain(live) ?? [], subjects: self?.subjects))
                 let (box, fullWidth) = (live.sizes.preview, live.width)
@@ -39,6 +48,11 @@ extension EditCatLivePresenter {
                     view.showFrame(EditCatLiveFrame(picture: frame.picture, index: frame.index, count: count))
                 }
             },
-            failed: { [weak self] error in self?.view.showError(SceneFailure(error)) })
+            failed: { [weak self] error in
+                guard let self, self.live === live else { return }
+                live.playing = false
+                view.showError(SceneFailure(error))
+                Task { await self.refresh() }  // the status line says it is paused
+            })
     }
 }

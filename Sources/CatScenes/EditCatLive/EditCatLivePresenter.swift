@@ -43,8 +43,10 @@ final class LiveEdit {
     var crop: CropDraft?
     /// Enter came before the frame was placed: it crops once it is.
     var cropWhenPlaced = false
-    /// `t`: the caption being typed, or nil.
+    /// `t`: the caption being typed, or nil; `typed`: a key changed it since the last preview
+    /// (which then waits until 50 ms after the one before).
     var caption: String?
+    var typed = false
     /// `z`: asked for, and the part of the full-size result shown at 1:1 once it is made.
     var zoomWanted = false
     var zoom: ZoomView?
@@ -153,6 +155,8 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     var refreshing = false, refreshWanted = false
     /// When the last preview was shown (`now`).
     var lastDrawn: Duration?
+    /// Esc went back from this editor: an animation opening meanwhile does not play.
+    var left = false
     /// The cat finder of every chain the previews run: each picture is looked at once.
     let subjects = RememberingCatSubjects()
 
@@ -191,7 +195,7 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             live.playing = live.frames > 1
             await refresh()
             view.updateState(.ready)
-            if live.playing, self.live === live { play(live) }
+            if live.playing, self.live === live, !left { play(live) }
             return nil
         } catch {
             let failure = SceneFailure(error)
@@ -308,7 +312,11 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
     }
 
     /// Esc in the editor: back to the scene it was opened from; nothing for `edit -i`.
-    public func goBack() { router?.closeEditScene() }
+    public func goBack() {
+        left = true
+        live?.player.stop()  // the scene is gone: nothing plays in it
+        router?.closeEditScene()
+    }
 
     public var canGoBack: Bool { router != nil }
 
@@ -380,10 +388,11 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
         while refreshWanted, let live {
             refreshWanted = false
             // A caption being typed redraws at most every 50 ms: keys meanwhile fold in.
-            if live.caption != nil, let last = lastDrawn, now() - last < .milliseconds(50) {
+            if live.typed, let last = lastDrawn, now() - last < .milliseconds(50) {
                 try? await Task.sleep(for: .milliseconds(50) - (now() - last))
                 refreshWanted = false
             }
+            live.typed = false
             let start = now()
             let specs = live.palette.specs, highlighted = live.highlighted, chain = live.chain
             let trying = live.trying && live.caption == nil && live.cropShape == nil

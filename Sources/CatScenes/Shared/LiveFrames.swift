@@ -16,6 +16,8 @@ public final class LiveFrames: @unchecked Sendable {
     /// The chain with its gravity placed on the first frame it ran on (one window, one
     /// caption side for every frame, as `catctl edit` does), for the chain and size it was.
     private var placed: (specs: [String], width: Int, chain: FilterChain)?
+    /// The last frame could not be decoded.
+    private var failed = false
 
     /// The frames of `bytes`, or nil for a still image. The limits are the reader's (the
     /// canvas within `maxPixels`, the frames within `maxFrames`).
@@ -33,9 +35,18 @@ public final class LiveFrames: @unchecked Sendable {
     public func next(fitting box: (width: Int, height: Int), chain: FilterChain, fullWidth: Int, threads: Int)
         throws -> LiveFrame
     {
-        if reader.framesRead == count { reader = try ImageReader(bytes: bytes, name: name, options: options) }
+        if reader.framesRead == count || failed {
+            reader = try ImageReader(bytes: bytes, name: name, options: options)
+            failed = false
+        }
         let index = reader.framesRead
-        let delay = try reader.readFrame(into: canvas)
+        let delay: Int
+        do {
+            delay = try reader.readFrame(into: canvas)
+        } catch {
+            failed = true  // a decoder stays failed: the next call starts the loop again
+            throw error
+        }
         let upright = try ExifOrientation.apply(reader.orientation, to: canvas)
         let (w, h) = upright.fittingSize(maxWidth: box.width, maxHeight: box.height)
         let fitted =

@@ -13,6 +13,9 @@ final class LivePlayer {
     var played = (shown: 0, late: 0, delays: 0)
     private var frames: LiveFrames?
     private var task: Task<Void, Never>?
+    /// The task stopped last, perhaps still finishing the frame it was making: the next
+    /// play waits for it, so that one maker at a time reads the file.
+    private var stopped: Task<Void, Never>?
     private let now: @MainActor () -> Duration
 
     init(now: @escaping @MainActor () -> Duration) { self.now = now }
@@ -20,37 +23,50 @@ final class LivePlayer {
     var isPlaying: Bool { task != nil }
 
     /// Plays the frames `open` gives (opened once, on the first play; nil: a still image,
-    /// nothing plays); `failed` hears why they could not be opened.
+    /// nothing plays); `failed` hears why they could not be opened or a frame made (the
+    /// player has stopped then).
     func play(
         open: @escaping @MainActor () async throws -> LiveFrames?,
         make: @escaping @MainActor (LiveFrames) -> Task<LiveFrame, any Error>,
         show: @escaping @MainActor (LiveFrame, _ count: Int) -> Void,
         failed: @escaping @MainActor (any Error) -> Void
     ) {
-        let before = task
+        let before = task ?? stopped
         before?.cancel()
+        stopped = nil
         task = Task {
             await before?.value  // its frame in the making finished: one maker at a time
-            if frames == nil {
-                do { frames = try await open() } catch { return failed(error) }
+            do {
+                if frames == nil { frames = try await open() }
+                guard let frames else { return }
+                try await run(frames, make: make, show: show)
+            } catch {
+                task = nil
+                failed(error)
             }
-            guard let frames else { return }
-            await run(frames, make: make, show: show)
         }
     }
 
     func stop() {
         task?.cancel()
+        if let task { stopped = task }
         task = nil
     }
 
+    /// Throws the error of a frame that could not be made (not a cancellation).
     private func run(
         _ frames: LiveFrames, make: @MainActor (LiveFrames) -> Task<LiveFrame, any Error>,
         show: @MainActor (LiveFrame, Int) -> Void
-    ) async {
+    ) async throws {
         var due = now(), making = make(frames)
         while !Task.isCancelled {
-            guard let frame = try? await making.value else { break }
+            let frame: LiveFrame
+            do {
+                frame = try await making.value
+            } catch {
+                if Task.isCancelled || error is CancellationError { break }
+                throw error
+            }
             making = make(frames)  // the next one, made while this one waits its turn
             if due > now() { try? await Task.sleep(for: due - now()) }
             guard !Task.isCancelled else { break }

@@ -74,6 +74,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
 
     public func showFrame(_ frame: EditCatLiveFrame) {
         animationFrame = frame
+        guard mode == .editor else { return }  // the gallery and the ? screen show no preview
         // In kitty, the frame replaces the preview's pixels in place, and the status line is
         // drawn again; elsewhere (or when the preview is not the one placed) the whole screen.
         if let placed = ownPreview, placed == (frame.picture.width, frame.picture.height), host.isOnTop(self),

@@ -35,7 +35,8 @@ enum KittyPicture {
         repeat {
             let end = payload.index(start, offsetBy: 4096, limitedBy: payload.endIndex) ?? payload.endIndex
             let more = end < payload.endIndex ? 1 : 0
-            text += "\u{1B}_G" + (first ? control + "," : "") + "m=\(more);" + payload[start..<end] + "\u{1B}\\"
+            // q=2 on every chunk: older kitty takes the last chunk's.
+            text += "\u{1B}_G" + (first ? control + "," : "q=2,") + "m=\(more);" + payload[start..<end] + "\u{1B}\\"
             (start, first) = (end, false)
         } while start < payload.endIndex
         return text

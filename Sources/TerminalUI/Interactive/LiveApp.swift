@@ -192,7 +192,8 @@ public final class LiveApp: LiveHost {
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return }
         columns = Int(size.ws_col)
         rows = Int(size.ws_row)
-        if size.ws_xpixel > 0, size.ws_ypixel > 0 {
+        // A terminal that gives fewer pixels than cells says nothing of use.
+        if Int(size.ws_xpixel) >= columns, Int(size.ws_ypixel) >= rows {
             cell = (Int(size.ws_xpixel) / columns, Int(size.ws_ypixel) / rows)
         }
     }

@@ -88,7 +88,7 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
 
     public func showFrame(_ picture: PixelBuffer, index: Int, count: Int) {
         self.picture = picture
-        draw()
+        if !help { draw() }  // the ? screen shows no picture
     }
 
     public func showLoaded(_ result: LoadCatResult) {

@@ -34,7 +34,7 @@ struct ScreenFrame {
     /// (top, left), as many cells as its pixels take at the cell size (8x16 when unknown).
     mutating func ownPicture(_ image: PixelBuffer, id: Int, top: Int, left: Int, width: Int, height: Int) {
         guard width > 0, height > 0 else { return }
-        let size = cell ?? (8, 16)
+        let size = cell.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil } ?? (8, 16)
         let columns = min(width, max(1, (image.width + size.0 - 1) / size.0))
         let rows = min(height, max(1, (image.height + size.1 - 1) / size.1))
         let x = left + (width - columns) / 2, y = top + (height - rows) / 2
