@@ -178,7 +178,12 @@ struct LiveScreenTests {
         #expect(host.screen.contains("catctl load · cat 1"))
         #expect(host.screen.contains("folder cat tabby  60x40, 3 B"))
         #expect(host.screen.contains(LoadCatLiveScreen.keys.footer))
-        await host.press(.char("e"))
+        let footer = LoadCatLiveScreen.keys.footer
+        let edit = try #require(footer.range(of: "e edit"))
+        // A click on "e edit" in the footer, as a key would.
+        await host.press(
+            .mouse(
+                MouseEvent(.press, column: footer.distance(from: footer.startIndex, to: edit.lowerBound) + 2, row: 30)))
         #expect(host.canGoBack)  // the editor is on top, pushed by the router
         #expect(host.screen.contains("catctl edit · folder cat tabby · 60x40 png"))
         #expect(host.screen.contains("Esc back  q quit"))

@@ -128,6 +128,14 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
     ])
 
     public func handle(_ key: Key) {
+        // The mouse: a click on a key named in the footer runs it.
+        if case let .mouse(mouse) = key {
+            guard mouse.action == .press, mouse.button == 0, mouse.row == host.rows, prompt == nil, !help,
+                let action = Self.keys.footerAction(at: mouse.column)
+            else { return }
+            perform(action)
+            return draw()
+        }
         switch Self.keys.route(
             key, prompt: &prompt, helpShown: help, answer: { path in act { await $0.save(to: path) } })
         {
