@@ -33,5 +33,17 @@ func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int, format: ImageFormat)
     if let reader = try? ImageReader(bytes: bytes, name: name, options: options) {
         _ = try? reader.readAnimation()
     }
+    readFrames(bytes, name: name, options: options)
     return 0
+}
+
+/// The live scenes' path (`LiveFrames`): one frame at a time into one canvas, as far as
+/// the frames decode.
+func readFrames(_ bytes: [UInt8], name: String, options: DecodeOptions) {
+    guard let reader = try? ImageReader(bytes: bytes, name: name, options: options),
+        let canvas = try? PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+    else { return }
+    for _ in 0..<reader.frameCount {
+        guard (try? reader.readFrame(into: canvas)) != nil else { return }
+    }
 }

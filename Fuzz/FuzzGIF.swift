@@ -16,5 +16,13 @@ public func fuzzGIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let fd = open("/dev/null", O_WRONLY)
     defer { close(fd) }
     _ = try? ImageEncoder.encode(animation, to: fd, path: "/dev/null", options: EncodeOptions(format: .gif, threads: 2))
+    // The live scenes' path: one frame at a time into one canvas.
+    if let frames = try? ImageReader(bytes: bytes, name: "fuzz.gif", options: options),
+        let canvas = try? PixelBuffer(width: frames.width, height: frames.height, hasAlpha: frames.hasAlpha)
+    {
+        for _ in 0..<frames.frameCount {
+            guard (try? frames.readFrame(into: canvas)) != nil else { break }
+        }
+    }
     return 0
 }

@@ -32,6 +32,7 @@ enum LiveTerminal {
         let status = await app.run()
         app.leave()
         await app.finishWork()  // a save under way completes; a preview ends
+        await presenter.endPlaying()
         return status
     }
 
@@ -54,6 +55,7 @@ enum LiveTerminal {
         app.leave()
         await app.finishWork()  // a save under way completes; a preview ends
         await loading.value
+        await presenter.endPlaying()
         return status
     }
 

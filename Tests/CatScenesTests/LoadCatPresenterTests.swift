@@ -295,6 +295,7 @@ struct LoadCatPresenterTests {
         for _ in 0..<500 where view.frames.count < stopped + 3 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(view.frames.count >= stopped + 3)
         await presenter.nextCat()  // the next cat (the same, here) starts a player of its own
+        await presenter.endPlaying()
     }
 }
 

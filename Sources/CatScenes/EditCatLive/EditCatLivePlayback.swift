@@ -19,37 +19,45 @@ extension EditCatLivePresenter {
     public var played: (shown: Int, late: Int, delays: Int) { live?.player.played ?? (0, 0, 0) }
     public func resetPlayed() { live?.player.played = (0, 0, 0) }
 
-    /// Plays `live`'s animation until it is paused, or another cat is opened.
+    /// Stops the animation for good and waits for the frame in the making (the app is ending).
+    public func endPlaying() async {
+        live?.playing = false
+        await live?.player.end()
+    }
+
+    /// Plays `live`'s animation until it is paused, or another cat is opened. The player's
+    /// closures hold the scene weakly: a player left running holds nothing of it.
     func play(_ live: LiveEdit) {
         let options = DecodeOptions(maxPixels: live.request.maxPixels, maxFrames: live.request.maxFrames)
-        let (interactor, input) = (self.interactor, live.input)
+        let (interactor, input, count, name) = (self.interactor, live.input, live.frames, live.request.input)
         live.player.play(
             open: {
                 let frames = try await interactor.openFrames(input, options: options)
                 // Read again from the file: it must still be the animation opened.
-                if let frames, frames.count != live.frames {
+                if let frames, frames.count != count {
                     throw SceneFailure(
-                        status: .dataError,
-                        message: "\(live.request.input) has \(frames.count) frames now, not \(live.frames) as opened")
+                        status: .dataError, message: "\(name) has \(frames.count) frames now, not \(count) as opened")
                 }
                 return frames
             },
-            make: { [weak self] frames in
-                let chain = (try? FilterChain(specs: self?.shownChain(live) ?? [], subjects: self?.subjects))
-                let (box, fullWidth) = (live.sizes.preview, live.width)
+            make: { [weak self, weak live] frames in
+                let chain = live.flatMap { live in
+                    try? FilterChain(specs: self?.shownChain(live) ?? [], subjects: self?.subjects)
+                }
+                let (box, fullWidth) = (live?.sizes.preview ?? (1, 1), live?.width ?? 1)
                 return Task {
                     guard let chain else { throw CancellationError() }
                     return try await frames.make(fitting: box, chain: chain, fullWidth: fullWidth)
                 }
             },
-            show: { [weak self] frame, count in
-                guard let self, self.live === live else { return live.player.stop() }
+            show: { [weak self, weak live] frame, count in
+                guard let self, let live, self.live === live else { return live?.player.stop() ?? () }
                 if !live.zoomWanted && live.cropShape == nil && !live.showOriginal {
                     view.showFrame(EditCatLiveFrame(picture: frame.picture, index: frame.index, count: count))
                 }
             },
-            failed: { [weak self] error in
-                guard let self, self.live === live else { return }
+            failed: { [weak self, weak live] error in
+                guard let self, let live, self.live === live else { return }
                 live.playing = false
                 view.showError(SceneFailure(error))
                 Task { await self.refresh() }  // the status line says it is paused

@@ -56,6 +56,14 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
         }
     }
 
+    /// Stops the animations of this scene and of the editor it opened, and waits for their
+    /// frames in the making (the app is ending).
+    public func endPlaying() async {
+        await player?.end()
+        player = nil
+        await editor?.endPlaying()
+    }
+
     /// An animated cat plays at its own delays, a frame made at a time at the preview's
     /// size (`LivePlayer`); the next cat stops it.
     func play(_ cat: LoadedCat, _ request: LoadRequest) {

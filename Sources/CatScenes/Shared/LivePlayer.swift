@@ -53,6 +53,13 @@ final class LivePlayer {
         task = nil
     }
 
+    /// Stops, and returns once the frame in the making is done: nothing plays on, holding
+    /// the scene, while the process ends.
+    func end() async {
+        stop()
+        await stopped?.value
+    }
+
     /// Throws the error of a frame that could not be made (not a cancellation).
     private func run(
         _ frames: LiveFrames, make: @MainActor (LiveFrames) -> Task<LiveFrame, any Error>,
