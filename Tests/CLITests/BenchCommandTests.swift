@@ -52,6 +52,25 @@ struct BenchCommandTests {
         #expect(missing.status == 66 && missing.stderr.contains("/nonexistent.jpg"))
     }
 
+    /// `bench --live --play`: an animation played for a while, its frames counted (the
+    /// rate and the lateness are the benchmark's business); a still or no --live is 64.
+    @Test func livePlay() throws {
+        let gif = Fixtures.path("gif/anim-delays-loop.gif")
+        let result = try Catctl.run([
+            "bench", "--live", gif, "--play", "1", "--columns", "40", "--rows", "12", "--json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stdoutLines.last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json["event"] as? String == "bench-live-play" && json["frames"] as? Int == 5)
+        #expect((json["shown"] as? Int ?? 0) > 0 && (json["file_fps"] as? Double ?? 0) > 0)
+        let still = try Catctl.run([
+            "bench", "--live", Fixtures.path("../../Resources/cats/chelsea.jpg"), "--play", "1",
+        ])
+        #expect(still.status == 64 && still.stderr.contains("not an animation"))
+        #expect(try Catctl.run(["bench", "--play", "1"]).status == 64)
+    }
+
     @Test func tableAndErrors() throws {
         let table = try Catctl.run([
             "bench", "--size", "16x16", "--repetitions", "1", "--no-scalar", "--kernels", "baseline",

@@ -23,6 +23,7 @@ extension EditCatLivePresenter {
     public func endPlaying() async {
         live?.playing = false
         await live?.player.end()
+        await LivePlayer.endAll()  // those of cats opened before, too
     }
 
     /// Plays `live`'s animation until it is paused, or another cat is opened. The player's

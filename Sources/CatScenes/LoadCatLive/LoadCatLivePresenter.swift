@@ -62,6 +62,7 @@ public final class LoadCatLivePresenter: LoadCatLiveViewOutput {
         await player?.end()
         player = nil
         await editor?.endPlaying()
+        await LivePlayer.endAll()  // those of cats shown before, too
     }
 
     /// An animated cat plays at its own delays, a frame made at a time at the preview's

@@ -41,6 +41,7 @@ final class LivePlayer {
                 guard let frames else { return }
                 try await run(frames, make: make, show: show)
             } catch {
+                guard !Task.isCancelled else { return }  // stopped meanwhile: another may play now
                 task = nil
                 failed(error)
             }
@@ -49,7 +50,10 @@ final class LivePlayer {
 
     func stop() {
         task?.cancel()
-        if let task { stopped = task }
+        if let task {
+            stopped = task
+            Self.stopping.append(task)
+        }
         task = nil
     }
 
@@ -58,6 +62,14 @@ final class LivePlayer {
     func end() async {
         stop()
         await stopped?.value
+    }
+
+    /// Every player stopped, perhaps still finishing a frame (a cat replaced by the next
+    /// one drops its player): `endAll` waits for them before the process ends.
+    private static var stopping: [Task<Void, Never>] = []
+
+    static func endAll() async {
+        while let task = stopping.popLast() { await task.value }
     }
 
     /// Throws the error of a frame that could not be made (not a cancellation).
@@ -74,6 +86,7 @@ final class LivePlayer {
                 if Task.isCancelled || error is CancellationError { break }
                 throw error
             }
+            guard !Task.isCancelled else { break }  // no frame made for nothing
             making = make(frames)  // the next one, made while this one waits its turn
             if due > now() { try? await Task.sleep(for: due - now()) }
             guard !Task.isCancelled else { break }

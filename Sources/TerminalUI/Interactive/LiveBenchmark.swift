@@ -156,16 +156,16 @@ public enum LiveBenchmark {
             throw SceneFailure(status: .usage, message: "--play: \(input) is not an animation")
         }
         await presenter.togglePlaying()  // paused on the still preview: what it holds without playing
-        try await Task.sleep(for: .milliseconds(300))
+        try? await Task.sleep(for: .milliseconds(300))
         let still = ResidentMemory.bytes
         var peak = still
         view.shown = { if let now = ResidentMemory.bytes { peak = max(peak ?? 0, now) } }
         presenter.resetPlayed()
         let clock = ContinuousClock(), start = clock.now
         await presenter.togglePlaying()
-        try await Task.sleep(for: .seconds(seconds))
+        try? await Task.sleep(for: .seconds(seconds))
         let played = presenter.played, elapsed = clock.now - start
-        await presenter.togglePlaying()
+        await presenter.endPlaying()
         view.shown = nil
         withExtendedLifetime(app) {}
         return PlayReport(
