@@ -188,6 +188,10 @@ public struct EditCatLive: Sendable, Equatable {
     /// The most characters a caption typed with `t` may have (`caption`'s own limit).
     public static var captionLimit: Int { FilterDefinition.captionLimit }
 
+    /// The preview is a still picture (the crop frame, the zoom, the original): an
+    /// animation's frames do not take its place.
+    public var showsStill: Bool { crop != nil || zoom != nil || original }
+
     /// The highlighted filter's spec.
     public var highlightedSpec: String { filters[highlighted] }
 

@@ -78,7 +78,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         // In kitty, the frame replaces the preview's pixels in place, and the status line is
         // drawn again; elsewhere (or when the preview is not the one placed) the whole screen.
         if let placed = ownPreview, placed == (frame.picture.width, frame.picture.height), host.isOnTop(self),
-            mode == .editor, let live, live.found == nil, live.crop == nil, live.zoom == nil, !live.original
+            mode == .editor, let live, live.found == nil, !live.showsStill
         {
             var partial = ScreenFrame(host: host, whole: false)
             partial.replaceOwnPicture(frame.picture, id: KittyPicture.previewID)
@@ -313,11 +313,9 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         case .wheelUp: perform(.up)
         case .wheelDown: perform(.down)
         case .press where mouse.button == 0:
-            if mouse.row == host.rows {
-                if let action = keys.footerAction(at: mouse.column) {
-                    if message != nil && state == .ready { message = nil }
-                    if !perform(action) { return }
-                }
+            if let action = keys.footerAction(for: mouse, rows: host.rows) {
+                if message != nil && state == .ready { message = nil }
+                if !perform(action) { return }
             } else if let index = tile(at: mouse.column, row: mouse.row, live) {
                 act { await $0.highlight(at: index) }
             }
@@ -413,8 +411,7 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             drawTitle(&frame)
             if let live {
                 // A frame of the animation playing, unless the preview shows a still (crop, zoom, original).
-                let still = live.crop != nil || live.zoom != nil || live.original
-                let picture = still ? live.preview : animationFrame?.picture ?? live.preview
+                let picture = live.showsStill ? live.preview : animationFrame?.picture ?? live.preview
                 var preview = live.found.map { CatOutlines.draw($0, on: picture) } ?? picture
                 if let crop = live.crop { preview = CatOutlines.frame(crop.frame, on: preview) }
                 if live.playing != nil, frame.placesOwnPictures {

@@ -65,8 +65,11 @@ struct KeyMap<Action: Equatable>: Equatable {
     /// The footer: each binding's short form, two spaces apart.
     var footer: String { bindings.compactMap(\.footer).joined(separator: "  ") }
 
-    /// The action whose short form is at `column` of the footer (a click on it), if any.
-    func footerAction(at column: Int) -> Action? {
+    /// The action whose short form `mouse` pressed (the left button, on the footer: the
+    /// last of `rows`), if any.
+    func footerAction(for mouse: MouseEvent, rows: Int) -> Action? {
+        guard mouse.action == .press, mouse.button == 0, mouse.row == rows else { return nil }
+        let column = mouse.column
         var start = 1
         for binding in bindings {
             guard let footer = binding.footer else { continue }

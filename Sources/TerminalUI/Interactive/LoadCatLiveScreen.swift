@@ -130,9 +130,7 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
     public func handle(_ key: Key) {
         // The mouse: a click on a key named in the footer runs it.
         if case let .mouse(mouse) = key {
-            guard mouse.action == .press, mouse.button == 0, mouse.row == host.rows, prompt == nil, !help,
-                let action = Self.keys.footerAction(at: mouse.column)
-            else { return }
+            guard prompt == nil, !help, let action = Self.keys.footerAction(for: mouse, rows: host.rows) else { return }
             perform(action)
             return draw()
         }
