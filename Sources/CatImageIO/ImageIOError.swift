@@ -51,13 +51,10 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupported(file, reason): return "cannot decode \(file): \(reason)"
         case let .tooLarge(file, w, h, frames, limit):
             let size = frames == 1 ? "\(w)x\(h)" : "\(w)x\(h) x \(frames) frames"
-            let (pixels, overflow) = w.multipliedReportingOverflow(by: h).partialValue.multipliedReportingOverflow(
-                by: frames)
-            return "cannot decode \(file): \(size) is \(overflow ? "too many pixels" : Self.pixels(pixels)), "
+            return "cannot decode \(file): \(size) is \(Self.pixels(product: [w, h, frames])), "
                 + "over the limit of \(Self.pixels(limit))"
         case let .outputTooLarge(w, h, limit):
-            return
-                "the edit would make a \(w)x\(h) image, \(Self.pixels(w.multipliedReportingOverflow(by: h).partialValue)), "
+            return "the edit would make a \(w)x\(h) image, \(Self.pixels(product: [w, h])), "
                 + "over the limit of \(Self.pixels(limit))"
         case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
         case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"
@@ -71,6 +68,18 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .resourceMissing(what): return "cannot load \(what)"
         case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
         }
+    }
+
+    /// The pixels of sizes multiplied together ("12.2 MP"), every step checked: a product
+    /// past `Int`, or of a negative size, is "too many pixels", never a wrapped number.
+    static func pixels(product factors: [Int]) -> String {
+        var total = 1
+        for factor in factors {
+            let (next, overflow) = total.multipliedReportingOverflow(by: factor)
+            guard !overflow, factor >= 0 else { return "too many pixels" }
+            total = next
+        }
+        return pixels(total)
     }
 
     /// "12.2 MP"; under 0.1 MP, "65536 pixels" (a limit of 255 is not "0.0 MP").

@@ -38,8 +38,9 @@ public enum ObjectStorage {
             return try s3.get(location, maxBytes: maxBytes)
         } catch .noSuchKey {
             throw .inputMissing(path: path)
-        } catch .tooLarge {
-            throw .inputUnreadable(path: path, reason: "larger than \(maxBytes / 1_048_576) MiB, as S3 announces it")
+        } catch let .tooLarge(_, announced, _) {
+            let how = announced == nil ? "it sent more; the download was stopped" : "as S3 announces it"
+            throw .inputUnreadable(path: path, reason: "larger than \(maxBytes / 1_048_576) MiB, \(how)")
         } catch {
             throw .storage(error)
         }

@@ -61,6 +61,9 @@ struct HTTPRequest: Sendable {
     /// Asked about once a second (and with every piece of data): true aborts the transfer
     /// (an interrupt that ends catctl).
     var stop: (@Sendable () -> Bool)? = nil
+    /// Ask for a compressed reply (gzip, deflate, ...): for small bounded replies (the cat
+    /// APIs' JSON), never for S3, whose limit is half a gigabyte of decoded bytes.
+    var acceptEncoding = true
 }
 
 /// GET over libcurl (CCURLShim): timeouts, redirects (http/https only), gzip/deflate,
@@ -190,6 +193,7 @@ public final class HTTPClient: Sendable {
                             timeout_ms: max(1, Int(options.timeout * 1000)),
                             max_redirects: redirects,
                             max_bytes: Int64(transfer.maxBytes), stall_seconds: r.stallSeconds ?? 0,
+                            accept_encoding: r.acceptEncoding ? 1 : 0,
                             body: body.baseAddress, body_length: body.count,
                             aws_sigv4: r.sigv4 == nil ? nil : strings[3],
                             credentials: r.sigv4 == nil ? nil : strings[4],
@@ -232,7 +236,10 @@ public final class HTTPClient: Sendable {
             }
             return .failure(.timedOut(url: shownURL, seconds: options.timeout))
         case Int32(CC_ERR_CONNECT): return .failure(.connectionFailed(url: shownURL, reason: reason))
-        case Int32(CC_ERR_TOO_LARGE): return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes))
+        case Int32(CC_ERR_TOO_LARGE):
+            // Refused on the announced Content-Length, before the body (else it ran past the limit).
+            let announced = result.announced_length >= 0 ? result.announced_length : nil
+            return .failure(.tooLarge(url: shownURL, limit: transfer.maxBytes, announced: announced))
         case Int32(CC_ERR_PROTOCOL): return .failure(.unsupportedScheme(url: shownURL))
         case Int32(CC_ERR_REDIRECTS): return .failure(.tooManyRedirects(url: r.url))
         case Int32(CC_ERR_TLS): return .failure(.tls(url: shownURL, reason: reason))

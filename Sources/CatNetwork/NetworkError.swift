@@ -8,7 +8,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
     case stalled(url: String, seconds: Int)
     case connectionFailed(url: String, reason: String)
     case httpStatus(url: String, status: Int)
-    case tooLarge(url: String, limit: Int)
+    /// `announced`: the size the reply's Content-Length gave, when that was over the limit
+    /// (nil: the body ran past it as it came).
+    case tooLarge(url: String, limit: Int, announced: Int64? = nil)
     case tooManyRedirects(url: String)
     case tls(url: String, reason: String)
     case transfer(url: String, reason: String)
@@ -30,7 +32,9 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .stalled(url, seconds): return "\(url) stalled: no data moved for \(seconds) s"
         case let .connectionFailed(url, reason): return "cannot reach \(url): \(reason)"
         case let .httpStatus(url, status): return "\(url) answered HTTP \(status)"
-        case let .tooLarge(url, limit): return "\(url) is larger than \(Self.size(limit)); refused"
+        case let .tooLarge(url, limit, announced):
+            if let announced { return "\(url) is \(Self.size(Int(clamping: announced))), over the limit of \(Self.size(limit)); refused" }
+            return "\(url) is larger than \(Self.size(limit)); refused"
         case let .tooManyRedirects(url): return "too many redirects fetching \(url)"
         case let .tls(url, reason): return "TLS failure for \(url): \(reason)"
         case let .transfer(url, reason): return "fetching \(url) failed: \(reason)"

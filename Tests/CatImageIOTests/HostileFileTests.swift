@@ -74,3 +74,20 @@ struct HostileFileTests {
         }
     }
 }
+
+@Suite("limit messages")
+struct LimitMessageTests {
+    /// Finding 11: the product of a size is checked at every step ("4294967295x4294967295
+    /// is -8589934591 pixels" before).
+    @Test func aSizeThatOverflowsIsTooManyPixels() {
+        let message = ImageIOError.tooLarge(file: "x", width: 4_294_967_295, height: 4_294_967_295, limit: 100)
+            .description
+        #expect(message.contains("is too many pixels"), "\(message)")
+        #expect(!message.contains("-"), "\(message)")
+        let frames = ImageIOError.tooLarge(file: "x", width: 1 << 31, height: 1 << 31, frames: 3, limit: 1).description
+        #expect(frames.contains("too many pixels"), "\(frames)")
+        let output = ImageIOError.outputTooLarge(width: Int.max, height: 2, limit: 1).description
+        #expect(output.contains("too many pixels"), "\(output)")
+        #expect(ImageIOError.tooLarge(file: "x", width: 4000, height: 3000, limit: 1).description.contains("12.0 MP"))
+    }
+}

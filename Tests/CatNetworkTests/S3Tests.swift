@@ -120,3 +120,24 @@ struct S3Tests {
         #expect(kind(400, "InvalidArgument") == .refused)
     }
 }
+
+@Suite("S3 limits say what happened")
+struct S3LimitWordingTests {
+    @Test func aBodyCutAtTheLimitIsNotSaidToBeAnnounced() {
+        let cut = S3Error.tooLarge(location: "s3://b/k", bytes: nil, limit: 10).description
+        #expect(!cut.contains("announce") && cut.contains("stopped"), "\(cut)")
+        let announced = S3Error.tooLarge(location: "s3://b/k", bytes: 99, limit: 10).description
+        #expect(announced.contains("99 bytes as S3 announces it"), "\(announced)")
+    }
+
+    /// Finding 7: the scanner says when it stopped at its bound, and a listing page then fails.
+    @Test func aPageCutAtTheElementBoundIsRefused() {
+        var xml = "<ListBucketResult><Name>b</Name>"
+        for i in 0..<(S3XML.maxElements + 1) { xml += "<Contents><Key>\(i)</Key></Contents>" }
+        xml += "<IsTruncated>true</IsTruncated><NextContinuationToken>x</NextContinuationToken></ListBucketResult>"
+        let bytes = Array(xml.utf8)
+        #expect(S3XML(bytes).cut)
+        #expect(throws: S3Error.self) { try S3ListPage(reply: bytes, bucket: "b", shown: "s3://b/") }
+        #expect(!S3XML(Array("<a><b>1</b></a>".utf8)).cut)
+    }
+}

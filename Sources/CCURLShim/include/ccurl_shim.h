@@ -23,6 +23,7 @@ typedef struct cc_request {
     long max_redirects;          // 0: redirects are not followed (a 3xx is the reply)
     int64_t max_bytes;           // refuse a larger body (announced or received); 0: no limit
     long stall_seconds;          // abort when under 1 KiB/s for this long; 0: only timeout_ms
+    int accept_encoding;         // ask for gzip/deflate/... (decoded before on_data sees it)
     const uint8_t *body;         // what PUT and POST send (body_length bytes; may be NULL when 0)
     size_t body_length;
     // AWS Signature Version 4 by libcurl (CURLOPT_AWS_SIGV4), e.g. "aws:amz:us-east-1:s3",
@@ -40,6 +41,7 @@ typedef struct cc_result {
     long http_status;
     int64_t retry_after_seconds; // from Retry-After, or -1
     int64_t content_length;      // announced by the reply, or -1
+    int64_t announced_length;    // the Content-Length a reply was refused on (over max_bytes), or -1
     char content_type[128];
     char etag[256];              // the ETag header, as sent
     char effective_url[2048];    // after redirects

@@ -340,7 +340,7 @@ public final class S3Client: Sendable {
                 + headers,
             body: body, maxBytes: maxBytes,
             sigv4: ("aws:amz:\(settings.region):s3", "\(settings.accessKey):\(settings.secretKey)"),
-            stallSeconds: settings.stallSeconds)
+            stallSeconds: settings.stallSeconds, acceptEncoding: false)
         if abortable { request.stop = { Self.stopping.withLockedValue { $0 } } }
         var attempt = 0
         let allowed = min(retries ?? settings.http.retries, HTTPClientOptions.maxRetries)
@@ -353,7 +353,8 @@ public final class S3Client: Sendable {
                 retryAfter = after
             case let .failure(error):
                 switch error {
-                case .tooLarge: throw .tooLarge(location: shown, bytes: nil, limit: maxBytes)  // never retried
+                case let .tooLarge(_, _, announced):  // never retried
+                    throw .tooLarge(location: shown, bytes: announced, limit: maxBytes)
                 case .cancelled: throw .cancelled
                 default: failure = .unavailable(location: shown, reason: Self.reason(error))
                 }

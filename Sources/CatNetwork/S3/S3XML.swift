@@ -21,6 +21,10 @@ struct S3XML {
     /// A page of ListObjectsV2 holds at most 1000 keys of seven elements or so.
     static let maxElements = 100_000
     let elements: [Element]
+    /// The document went on past `maxElements` (or nested deeper than 64): `elements` holds
+    /// only its start, and nothing may be concluded from what is missing (a listing's
+    /// `IsTruncated` comes last).
+    let cut: Bool
 
     init(_ bytes: [UInt8]) {
         var elements: [Element] = []
@@ -33,7 +37,12 @@ struct S3XML {
             let local = raw.lastIndex(of: UInt8(ascii: ":")).map { raw[($0 + 1)...] } ?? raw
             return String(decoding: local, as: UTF8.self)
         }
-        while i < n, elements.count < Self.maxElements {
+        var cut = false
+        while i < n {
+            guard elements.count < Self.maxElements else {
+                cut = true
+                break
+            }
             guard bytes[i] == UInt8(ascii: "<") else {
                 text.append(bytes[i])
                 i += 1
@@ -76,12 +85,16 @@ struct S3XML {
                 starts += 1
                 continue
             }
-            guard stack.count < 64 else { break }
+            guard stack.count < 64 else {
+                cut = true
+                break
+            }
             stack.append((opened, starts))
             starts += 1
             text.removeAll(keepingCapacity: true)
         }
         self.elements = elements
+        self.cut = cut
     }
 
     /// The text of the first element called `name`.
@@ -150,6 +163,13 @@ public struct S3ListPage: Sendable, Equatable {
     /// `shown` names the listing in errors.
     public init(reply: [UInt8], bucket: String, shown: String) throws(S3Error) {
         let xml = S3XML(reply)
+        // A page cut short would be a silent half of the listing: its IsTruncated is last.
+        guard !xml.cut else {
+            throw .badReply(
+                location: shown,
+                reason: "a listing page of over \(S3XML.maxElements) XML elements (or nested over 64 deep), "
+                    + "more than a page of 1000 keys ever holds")
+        }
         guard xml.elements.contains(where: { $0.name == "IsTruncated" || $0.name == "KeyCount" || $0.name == "Name" })
         else {
             throw .badReply(location: shown, reason: "a listing with no ListBucketResult")
