@@ -33,7 +33,10 @@ public enum NetworkError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .connectionFailed(url, reason): return "cannot reach \(url): \(reason)"
         case let .httpStatus(url, status): return "\(url) answered HTTP \(status)"
         case let .tooLarge(url, limit, announced):
-            if let announced { return "\(url) is \(Self.size(Int(clamping: announced))), over the limit of \(Self.size(limit)); refused" }
+            if let announced {
+                return
+                    "\(url) is \(Self.size(Int(clamping: announced))), over the limit of \(Self.size(limit)); refused"
+            }
             return "\(url) is larger than \(Self.size(limit)); refused"
         case let .tooManyRedirects(url): return "too many redirects fetching \(url)"
         case let .tls(url, reason): return "TLS failure for \(url): \(reason)"

@@ -55,7 +55,9 @@ public enum S3Error: Error, Equatable, Sendable, CustomStringConvertible {
         case let .noSuchBucket(location): return "cannot read \(location): the bucket does not exist"
         case let .noSuchKey(location): return "cannot read \(location): no such object"
         case let .tooLarge(location, bytes, limit):
-            guard let bytes else { return "\(location) sent more than the limit of \(limit) bytes; the download was stopped" }
+            guard let bytes else {
+                return "\(location) sent more than the limit of \(limit) bytes; the download was stopped"
+            }
             return "\(location) is \(bytes) bytes as S3 announces it, over the limit of \(limit) bytes; "
                 + "refused before the download"
         case let .alreadyExists(location): return "\(location) was written meanwhile by another task; kept as it is"
