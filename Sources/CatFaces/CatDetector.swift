@@ -22,7 +22,7 @@ public enum CatDetector {
         return Result { () throws(Darknet.ReadError) -> Darknet in
             func read(_ name: String, _ limit: Int) throws(Darknet.ReadError) -> [UInt8] {
                 do {
-                    return try InputFile.read(dir + "/" + name, maxBytes: limit, regularOnly: true)
+                    return try InputFile.read(dir + "/" + name, maxBytes: limit, special: .none)
                 } catch {
                     throw Darknet.ReadError(description: "\(error)")
                 }

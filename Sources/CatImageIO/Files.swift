@@ -6,54 +6,74 @@ public enum InputFile {
     /// Any image file larger than this is refused (a 100 MP PNG is far smaller).
     public static let defaultMaxBytes = 512 * 1024 * 1024
 
-    /// The bytes of `path`, or of standard input when `path` is "-". `regularOnly`: nothing
-    /// but a regular file (no FIFO, device or standard input).
-    public static func read(_ path: String, maxBytes: Int = defaultMaxBytes, regularOnly: Bool = false)
+    /// Which inputs that are no regular file are read. A FIFO is opened without waiting
+    /// for a writer (one with none reads as empty at once, never blocks the command), and
+    /// every such input is read within the file size limit; standard input ("-") is read
+    /// whatever it is.
+    public enum Special: Sendable, Equatable {
+        /// Regular files only (batch, detect): a FIFO or a device is refused at once.
+        case none
+        /// Also FIFOs and pipes (`edit <(curl …) out.png`); devices are refused.
+        case pipes
+        /// Also devices (`batch --allow-special-files`).
+        case all
+    }
+
+    /// The bytes of `path`, or of standard input when `path` is "-".
+    public static func read(_ path: String, maxBytes: Int = defaultMaxBytes, special: Special = .pipes)
         throws(ImageIOError) -> [UInt8]
     {
         if ObjectStorage.names(path) { return try ObjectStorage.read(path, maxBytes: maxBytes) }
-        let (fd, st) = try open(path, maxBytes: maxBytes, regularOnly: regularOnly)
+        let (fd, st) = try open(path, maxBytes: maxBytes, special: special)
         defer { if fd != STDIN_FILENO { close(fd) } }
         return try readAll(
             fd, path: path, sizeHint: (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0, maxBytes: maxBytes)
     }
 
-    /// Opens `path` for reading ("-": standard input) with its status; not a folder, and a
-    /// regular file no larger than `maxBytes`. `regularOnly`: nothing but a regular file (a
-    /// FIFO with no writer would block the command forever); the open itself never waits.
-    static func open(_ path: String, maxBytes: Int, regularOnly: Bool = false) throws(ImageIOError) -> (Int32, stat) {
-        let flags = O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0)
-        let fd: Int32 = path == "-" ? STDIN_FILENO : FileSystem.open(path, flags)
+    /// Opens `path` for reading ("-": standard input) with its status: not a folder, a
+    /// regular file no larger than `maxBytes`, and another kind only as `special` allows.
+    /// The open itself never waits.
+    package static func open(_ path: String, maxBytes: Int, special: Special = .pipes) throws(ImageIOError) -> (
+        Int32, stat
+    ) {
+        let fd: Int32 =
+            path == "-" ? STDIN_FILENO : FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw .inputMissing(path: path) }
             throw .inputUnreadable(path: path, reason: errnoReason(code))
         }
-        if regularOnly, fd != STDIN_FILENO { _ = fcntl(fd, F_SETFL, 0) }  // reads wait as usual again
         var st = stat()
         if fstat(fd, &st) == 0 {
             let kind = st.st_mode & S_IFMT
             var refusal: String?
-            if kind == S_IFDIR { refusal = "it is a directory" }
-            if kind == S_IFREG, st.st_size > Int64(maxBytes) { refusal = tooLarge(maxBytes) }
-            if regularOnly, fd != STDIN_FILENO, kind != S_IFREG, kind != S_IFDIR {
-                refusal = "it is not a regular file (a FIFO or a device; give the image on standard input as '-')"
+            switch kind {
+            case S_IFDIR: refusal = "it is a directory"
+            case S_IFREG: if st.st_size > Int64(maxBytes) { refusal = tooLarge(maxBytes) }
+            case S_IFIFO:
+                if fd != STDIN_FILENO, special == .none { refusal = "it is a FIFO (a pipe), not a regular file" }
+            default:
+                if fd != STDIN_FILENO, special != .all { refusal = "it is a device, not a regular file" }
             }
             if let refusal {
                 if fd != STDIN_FILENO { close(fd) }
                 throw .inputUnreadable(path: path, reason: refusal)
             }
+            // A FIFO stays non-blocking (`readAll` waits for its writer's data with poll);
+            // anything else reads as usual.
+            if fd != STDIN_FILENO, kind != S_IFIFO { _ = fcntl(fd, F_SETFL, 0) }
         }
         return (fd, st)
     }
 
-    /// Everything left to read on `fd`, at most `maxBytes`.
+    /// Everything left to read on `fd`, at most `maxBytes`. A non-blocking descriptor (a
+    /// FIFO) is waited on while it has a writer; with none, it has ended.
     static func readAll(_ fd: Int32, path: String, sizeHint: Int, maxBytes: Int) throws(ImageIOError) -> [UInt8] {
         var bytes: [UInt8] = []
         if sizeHint > 0 { bytes.reserveCapacity(min(maxBytes, sizeHint)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { SystemCalls.read(fd, into: $0) }
+            let n = chunk.withUnsafeMutableBytes { SystemCalls.readWaiting(fd, into: $0) }
             if n == 0 { break }
             if n < 0 { throw .inputUnreadable(path: path, reason: errnoReason(Int32(-n))) }
             guard bytes.count + n <= maxBytes else { throw .inputUnreadable(path: path, reason: tooLarge(maxBytes)) }
@@ -92,13 +112,13 @@ public final class ImageSource: @unchecked Sendable {
     }
 
     /// `path` ("-": standard input) as a source: a regular file stays open (its size is
-    /// checked against `maxBytes` now); standard input, pipes and devices are read whole
-    /// (refused with `regularOnly`, as batch refuses them: see `InputFile.open`).
+    /// checked against `maxBytes` now); standard input, pipes and devices are read whole,
+    /// as `special` allows (see `InputFile.open`).
     public static func open(
-        _ path: String, maxBytes: Int = InputFile.defaultMaxBytes, regularOnly: Bool = false
+        _ path: String, maxBytes: Int = InputFile.defaultMaxBytes, special: InputFile.Special = .pipes
     ) throws(ImageIOError) -> ImageSource {
         if ObjectStorage.names(path) { return ImageSource(bytes: try ObjectStorage.read(path, maxBytes: maxBytes)) }
-        let (fd, st) = try InputFile.open(path, maxBytes: maxBytes, regularOnly: regularOnly)
+        let (fd, st) = try InputFile.open(path, maxBytes: maxBytes, special: special)
         if fd != STDIN_FILENO, (st.st_mode & S_IFMT) == S_IFREG {
             return ImageSource(fd: fd, count: Int(st.st_size), path: path)
         }
@@ -460,17 +480,65 @@ public enum OutputFile {
         }
 
         private func createTemporary(for name: String, shown path: String) throws(ImageIOError) -> (Int32, String) {
+            OutputFile.removeStaleTemporaries(in: folder)
             for _ in 0..<16 {
-                let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-                let temp = ".\(name).catctl-\(suffix).tmp"
+                let temp = OutputFile.temporaryName()
                 OutputFile.pending.add(folderPath + "/" + temp)  // before it exists, so an interrupt can never miss it
                 let fd = FileSystem.openat(folder, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
-                if fd >= 0 { return (fd, temp) }
+                if fd >= 0 {
+                    // Held while it is written: another run's clean-up never takes a live one.
+                    _ = flock(fd, LOCK_EX | LOCK_NB)
+                    return (fd, temp)
+                }
                 let code = errno
                 OutputFile.pending.remove(folderPath + "/" + temp)
                 if code != EEXIST { throw .cannotCreate(path: path, reason: errnoReason(code)) }
             }
             throw .cannotCreate(path: path, reason: "no free temporary name in \(folderPath)")
+        }
+    }
+}
+
+extension OutputFile {
+    /// The temporary file an output is written to before it is renamed into place:
+    /// `.catctl-XXXXXXX.tmp`, 19 bytes whatever the output's name, so that any name a user
+    /// can create can be written (a name of 236-255 bytes made a temporary name past
+    /// NAME_MAX before).
+    static func temporaryName() -> String {
+        let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz")
+        return ".catctl-" + String((0..<7).map { _ in digits[Int.random(in: 0..<36)] }) + ".tmp"
+    }
+
+    /// Whether `name` is catctl's own temporary name.
+    static func isTemporaryName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count == 19, name.hasPrefix(".catctl-"), name.hasSuffix(".tmp") else { return false }
+        return bytes[8..<15].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
+    /// Folders whose stale temporaries were looked for already (by device and inode):
+    /// once a folder a run, however many files it writes there.
+    private static let swept = LockedValue<Set<[UInt64]>>([])
+
+    /// A temporary file a killed run left (SIGKILL, a power cut) is removed by the next run
+    /// that writes into its folder: only catctl's own pattern, only a regular file older
+    /// than a minute, and only when no live writer holds its lock.
+    static func removeStaleTemporaries(in folder: Int32) {
+        var st = stat()
+        guard fstat(folder, &st) == 0 else { return }
+        let key = [UInt64(st.st_dev), UInt64(st.st_ino)]
+        guard swept.withLockedValue({ $0.insert(key).inserted }) else { return }
+        let now = time(nil)
+        for entry in FileSystem.entries(ofDirectory: folder) ?? [] where entry.type == S_IFREG {
+            guard isTemporaryName(entry.name) else { continue }
+            let fd = FileSystem.openat(folder, entry.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { CatSupport.close(fd) }
+            var file = stat()
+            guard fstat(fd, &file) == 0, file.st_mode & S_IFMT == S_IFREG, now - file.st_mtim.tv_sec > 60,
+                flock(fd, LOCK_EX | LOCK_NB) == 0
+            else { continue }
+            _ = FileNames.withPath(entry.name) { unlinkat(folder, $0, 0) }
         }
     }
 }

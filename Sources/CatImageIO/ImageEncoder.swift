@@ -112,7 +112,7 @@ public final class ImageWriter {
     }
 }
 
-func errnoReason(_ code: Int32, fallback: String = "") -> String {
+package func errnoReason(_ code: Int32, fallback: String = "") -> String {
     switch code {
     case ENOSPC: return "no space left on the device"
     case 0: return fallback

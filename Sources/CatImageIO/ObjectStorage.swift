@@ -79,29 +79,34 @@ public enum ObjectStorage {
         }
     }
 
-    /// A listing is held whole (a batch names every output from the whole list); past
-    /// this many objects the inputs are to be given as a manifest.
-    public static let maxListed = 10_000_000
-
     /// The images under the prefix `path` (by extension; keys with a hidden component, as
-    /// `.x/` or `.x.jpg`, left out), in key order: directly below it, or at any depth
-    /// when `recursive`; each with its key below the prefix.
-    public static func images(under path: String, recursive: Bool) throws(ImageIOError) -> [(
-        path: String, relative: String
-    )] {
+    /// `.x/` or `.x.jpg`, left out), in key order: directly below it, or at any depth when
+    /// `recursive`; each given to `found` with its path and where its key below the prefix
+    /// starts in that path's bytes. At most `maxKeys` keys are listed (more is
+    /// `listingTooLarge`). A key the server lists that does not start with the prefix is
+    /// not cut to fit: it goes to `outside`, and is not an input.
+    public static func images(
+        under path: String, recursive: Bool, maxKeys: Int, found: (_ path: String, _ relativeFrom: Int) -> Void,
+        outside: (_ path: String) -> Void
+    ) throws(ImageIOError) {
         let prefix: S3Location
         do { prefix = try S3Location(path) } catch { throw .storage(error) }
         let s3 = try client()
-        var found: [(path: String, relative: String)] = []
+        let start = FileNames.encode(prefix.description).count
         do {
-            try s3.list(prefix, recursive: recursive, maxKeys: maxListed) { (page: [S3Object]) throws(S3Error) in
+            try s3.list(prefix, recursive: recursive, maxKeys: maxKeys) { (page: [S3Object]) throws(S3Error) in
                 for object in page {
-                    let relative = String(object.location.key.unicodeScalars.dropFirst(prefix.key.unicodeScalars.count))
+                    guard prefix.contains(object.location) else {
+                        outside(object.location.description)
+                        continue
+                    }
+                    let relative = FileNames.decode(
+                        FileNames.encode(object.location.key).dropFirst(FileNames.encode(prefix.key).count))
                     let parts = FileNames.components(of: relative)
                     guard !parts.isEmpty, !parts.contains(where: FileNames.isHidden),
                         !relative.hasSuffix("/"), ImageFormat(path: relative) != nil
                     else { continue }
-                    found.append((object.location.description, relative))
+                    found(object.location.description, start)
                 }
             }
         } catch .noSuchBucket {
@@ -109,21 +114,23 @@ public enum ObjectStorage {
         } catch {
             throw .storage(error)
         }
-        return found
     }
 
-    /// Which of `paths` (objects below the prefix `folder`) exist: a HEAD each for a few,
-    /// else one listing of the prefix.
-    public static func existing(_ paths: [String], under folder: String) throws(ImageIOError) -> Set<String> {
+    /// Which of `count` outputs (objects below the prefix `folder`; `path(i)` names the
+    /// i-th) exist: a HEAD each for a few, else one listing of the prefix, matched by a
+    /// hash of each output's path (then by the path itself).
+    public static func existing(count: Int, under folder: String, path: (Int) -> String) throws(ImageIOError)
+        -> [Bool]
+    {
         let s3 = try client()
-        var present: Set<String> = []
-        if paths.count <= 100 {
-            for path in paths {
-                let location = try object(path)
+        var present = [Bool](repeating: false, count: count)
+        if count <= 100 {
+            for i in 0..<count {
+                let location = try object(path(i))
                 do {
-                    if try s3.exists(location) { present.insert(path) }
+                    present[i] = try s3.exists(location)
                 } catch .noSuchBucket {
-                    return []
+                    return present
                 } catch {
                     throw .storage(error)
                 }
@@ -132,15 +139,26 @@ public enum ObjectStorage {
         }
         let prefix: S3Location
         do { prefix = try S3Location(folder) } catch { throw .storage(error) }
-        let wanted = Set(paths)
+        var wanted = (0..<count).map { (hash: FileNames.hash(path($0)), index: $0) }
+        wanted.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
         do {
-            try s3.list(prefix, recursive: true, maxKeys: maxListed) { (page: [S3Object]) throws(S3Error) in
-                for object in page where wanted.contains(object.location.description) {
-                    present.insert(object.location.description)
+            // The output prefix may hold every shard's outputs: bounded as a batch's inputs are.
+            try s3.list(prefix, recursive: true, maxKeys: 10_000_000) { (page: [S3Object]) throws(S3Error) in
+                for object in page {
+                    let name = object.location.description, hash = FileNames.hash(name)
+                    var low = 0, high = wanted.count
+                    while low < high {
+                        let mid = (low + high) / 2
+                        if wanted[mid].hash < hash { low = mid + 1 } else { high = mid }
+                    }
+                    while low < wanted.count, wanted[low].hash == hash {
+                        if path(wanted[low].index) == name { present[wanted[low].index] = true }
+                        low += 1
+                    }
                 }
             }
         } catch .noSuchBucket {
-            return []
+            return present
         } catch {
             throw .storage(error)
         }

@@ -43,6 +43,17 @@ package enum SystemCalls {
         }
     }
 
+    /// `read`, but a non-blocking descriptor with nothing to read yet (a FIFO whose writer
+    /// is slow) is waited on with poll(2) first; one with no writer has ended (0).
+    package static func readWaiting(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let n = read(fd, into: buffer)
+            guard n == -Int(EAGAIN) || n == -Int(EWOULDBLOCK) else { return n }
+            let waited = poll(fd, events: Int16(POLLIN), milliseconds: -1)
+            if waited < 0 { return waited }
+        }
+    }
+
     /// One pread(2) at `offset` into `buffer`: the bytes read (0 at the end), or minus the errno.
     package static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         while true {

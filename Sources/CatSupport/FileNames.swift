@@ -87,9 +87,13 @@ public enum FileNames {
         return bytes
     }
 
-    /// Runs `body` with the NUL-terminated bytes of `path`.
+    /// Runs `body` with the NUL-terminated bytes of `path`. A path holding a NUL byte names
+    /// no file (the call would stop there, at another file): `body` gets the empty path,
+    /// which every system call refuses (ENOENT). Callers refuse such names with a message
+    /// of their own first (`problem(of:)`); this is the floor under them.
     public static func withPath<R>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         var bytes = encode(path)
+        if bytes.contains(0) { bytes = [] }
         bytes.append(0)
         return try bytes.withUnsafeBufferPointer { buffer in
             try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
@@ -112,5 +116,30 @@ public enum FileNames {
             return decode(
                 UnsafeBufferPointer(start: argument, count: strlen(argument)).lazy.map { UInt8(bitPattern: $0) })
         }
+    }
+}
+
+extension FileNames {
+    /// FNV-1a (64 bits) of a name's bytes: what batch shards and plans by, so every machine
+    /// agrees on it (a name that is not UTF-8 hashes its own bytes).
+    public static func hash<C: Collection<UInt8>>(bytes: C) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    public static func hash(_ name: String) -> UInt64 { hash(bytes: encode(name)) }
+
+    /// `hash(bytes:)` over raw memory, with no generic code (millions of manifest lines).
+    public static func hash(raw: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in raw {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 }

@@ -75,6 +75,20 @@ struct Batch: AsyncParsableCommand {
         help: "Write the inputs (this shard's), one a line, and process none: a manifest for --manifest.")
     var list = false
 
+    @Option(
+        name: .customLong("max-inputs"),
+        help: ArgumentHelp(
+            "Refuse the run (64) past this many inputs: files, folder entries, listed objects and the lines of stdin "
+                + "and --manifest together, each path once (identical lines are one input). At most "
+                + "\(BatchInputs.maxLimit).",
+            valueName: "n"))
+    var maxInputs = BatchInputs.defaultLimit
+
+    @Flag(
+        name: .customLong("allow-special-files"),
+        help: "Read FIFOs and devices named as inputs (within the 512 MiB file limit); else each is refused (66).")
+    var allowSpecialFiles = false
+
     @Argument(help: "Files, folders, s3://bucket/key or s3://bucket/prefix/, or - for paths on standard input.")
     var inputs: [String] = []
 
@@ -83,6 +97,9 @@ struct Batch: AsyncParsableCommand {
         if !list, filters.isEmpty { throw ValidationError("give at least one --filter (see `catctl filters`)") }
         if inputs.isEmpty && manifest == nil { throw ValidationError("give at least one INPUT, or --manifest FILE") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        guard (1...BatchInputs.maxLimit).contains(maxInputs) else {
+            throw ValidationError("--max-inputs must be 1-\(BatchInputs.maxLimit)")
+        }
         _ = try shard?.resolved()
     }
 
@@ -94,7 +111,8 @@ struct Batch: AsyncParsableCommand {
             jobs: jobs, encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: try shard?.resolved(),
             recursive: recursive,
-            skipExisting: skipExisting, manifest: manifest, listOnly: list)
+            skipExisting: skipExisting, manifest: manifest, listOnly: list, maxInputs: maxInputs,
+            allowSpecialFiles: allowSpecialFiles)
         let json = self.json
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

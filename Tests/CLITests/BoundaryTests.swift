@@ -63,18 +63,219 @@ struct BoundaryTests {
         #expect(result.stderr.contains("as S3 announces it"), "\(result.stderr)")
     }
 
+    // MARK: Names that cannot collide (finding 6), long names (10), keys outside the prefix (14)
+
+    /// A manifest line with a NUL: the C calls stopped there, and two inputs wrote one file
+    /// (a JPEG named .png over the PNG, "2 ok").
+    @Test func aNulInAManifestLineIsThatInputsOwnFailure() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let png = dir.appendingPathComponent("a.png").path
+        try FileManager.default.copyItem(atPath: Fixtures.path("pngsuite/basn2c08.png"), toPath: png)
+        // What the C calls would cut to a.png (URL would write the NUL as %00: bytes, then).
+        let jpeg = dir.path + "/a.png\u{0}x.jpg"
+        let manifest = dir.appendingPathComponent("list")
+        try Data((png + "\n" + jpeg + "\n").utf8).write(to: manifest)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("jpeg/chelsea-420.jpg"), toPath: dir.appendingPathComponent("a.png-x.jpg").path)
+        let out = dir.appendingPathComponent("out")
+        let result = try Catctl.run([
+            "batch", "--filter", "sepia", "--format", "png", "--output-dir", out.path, "--manifest", manifest.path,
+            "--json",
+        ])
+        #expect(result.status == 65, "\(result.stderr)")
+        let lines = result.stdoutLines
+        #expect(lines.filter { $0.contains("\"ok\":true") }.count == 1, "\(lines)")
+        #expect(lines.contains { $0.contains("NUL byte") && $0.contains("\"ok\":false") }, "\(lines)")
+        #expect(Fixtures.contents(of: out) == ["a.png"])
+    }
+
+    @Test func aListedKeyWithANulOrOutsideThePrefixIsNoInput() throws {
+        let server = try TestHTTPServer(routes: [
+            "/bkt": { _, connection in
+                let xml =
+                    "<ListBucketResult><Name>bkt</Name><IsTruncated>false</IsTruncated>"
+                    + "<Contents><Key>p/ok.jpg</Key></Contents>"
+                    + "<Contents><Key>p/a%00b.jpg</Key></Contents>"
+                    + "<Contents><Key>elsewhere/cat.png</Key></Contents></ListBucketResult>"
+                connection.respond(contentType: "application/xml", body: Array(xml.utf8))
+            }
+        ])
+        let result = try Catctl.run(["batch", "--list", "s3://bkt/p/"], environment: s3.environment(server))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines == ["s3://bkt/p/ok.jpg"])
+        #expect(result.stderr.contains("left out s3://bkt/elsewhere/cat.png"), "\(result.stderr)")
+        #expect(!result.stdoutText.contains("ewhere") && !result.stderr.contains("s3://bkt/p/ewhere"))
+        #expect(result.stderr.contains("a\\000b.jpg"), "the NUL key is named, made visible: \(result.stderr)")
+    }
+
+    /// Finding 10: a name of 255 bytes, the most a file system takes, is written; the
+    /// temporary file beside it has a short name of its own.
+    @Test func theLongestNameAUserCanMakeIsWritten() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let name = String(repeating: "c", count: 251) + ".png"
+        let out = dir.appendingPathComponent(name).path
+        let edit = try Catctl.run(["edit", "--filter", "sepia", Fixtures.path("pngsuite/basn2c08.png"), out])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out))
+        let input = dir.appendingPathComponent(String(repeating: "d", count: 251) + ".png").path
+        try FileManager.default.copyItem(atPath: Fixtures.path("pngsuite/basn2c08.png"), toPath: input)
+        let batch = try Catctl.run([
+            "batch", "--filter", "mono", "--output-dir", dir.appendingPathComponent("o").path, input,
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+    }
+
+    /// A temporary file a killed run left is removed by the next run writing there: only
+    /// catctl's own, only when over a minute old.
+    @Test func aStaleTemporaryIsRemovedByTheNextRun() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let stale = dir.appendingPathComponent(".catctl-abc1234.tmp").path
+        let fresh = dir.appendingPathComponent(".catctl-def5678.tmp").path
+        let other = dir.appendingPathComponent(".catctl-mine.tmp").path
+        for path in [stale, fresh, other] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
+        let old = Date(timeIntervalSinceNow: -3600)
+        for path in [stale, other] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        }
+        let result = try Catctl.run([
+            "edit", "--filter", "sepia", Fixtures.path("pngsuite/basn2c08.png"),
+            dir.appendingPathComponent("x.png").path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: fresh), "under a minute old: it may be a run writing now")
+        #expect(FileManager.default.fileExists(atPath: other), "not catctl's pattern")
+    }
+
+    // MARK: Inputs bounded however they come (finding 9, 13)
+
+    /// A manifest of `count` lines, `line(i)` each (written fast: the big ones are 80 MB).
+    static func manifest(_ url: URL, count: Int, line: (Int) -> [UInt8]) throws {
+        var data = [UInt8]()
+        data.reserveCapacity(count * 9)
+        for i in 0..<count {
+            data += line(i)
+            data.append(0x0A)
+        }
+        try Data(data).write(to: url)
+    }
+
+    /// 10⁷ identical two-byte lines (20 MB) took 2.24 GB and 433 s: they are one input.
+    @Test func tenMillionIdenticalLinesAreOneInput() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("pngsuite/basn2c08.png"), toPath: dir.appendingPathComponent("a").path)
+        let manifest = dir.appendingPathComponent("list")
+        try Self.manifest(manifest, count: 10_000_000) { _ in [UInt8(ascii: "a")] }
+        let clock = ContinuousClock(), began = clock.now
+        let result = try Catctl.runBounded(
+            ["batch", "--filter", "sepia", "--format", "png", "--output-dir", "o", "--manifest", "list"],
+            memory: 1 << 30, seconds: 120, directory: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Fixtures.contents(of: dir.appendingPathComponent("o")) == ["a.png"])
+        #expect(result.stderr.contains("9999999 paths were given again"), "\(result.stderr)")
+        #expect(Catctl.isSanitized || result.maxResidentKiB < 200_000, "\(result.maxResidentKiB) KiB")
+        print("10^7 identical lines: \(clock.now - began), \(result.maxResidentKiB) KiB")
+    }
+
+    /// 10⁷ different lines are refused past the bound on inputs, before any work.
+    @Test func tenMillionDifferentLinesAreRefusedAtTheBound() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let manifest = dir.appendingPathComponent("list")
+        try Self.manifest(manifest, count: 10_000_000) { Array(String($0).utf8) }
+        let clock = ContinuousClock(), began = clock.now
+        let result = try Catctl.runBounded(
+            ["batch", "--filter", "sepia", "--output-dir", "o", "--manifest", "list"],
+            memory: 1 << 30, seconds: 120, directory: dir)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("over 1000000 inputs"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o").path + "/0.png"))
+        #expect(Catctl.isSanitized || result.maxResidentKiB < 1 << 20, "\(result.maxResidentKiB) KiB")
+        print("10^7 different lines: \(clock.now - began), \(result.maxResidentKiB) KiB")
+        // Standard input is bounded the same way.
+        let piped = try Catctl.runBounded(
+            ["batch", "--filter", "sepia", "--output-dir", "o", "-"], memory: 1 << 30, seconds: 120,
+            stdinFile: manifest.path, directory: dir)
+        #expect(piped.status == 64, "\(piped.stderr)")
+    }
+
+    /// Planning half a million inputs costs under 100 bytes each: measured against a run of
+    /// one, both planning every input and (one shard of a million) editing almost none.
+    @Test func planningCostsUnderAHundredBytesAnInput() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let many = dir.appendingPathComponent("many"), one = dir.appendingPathComponent("one")
+        try Self.manifest(many, count: 500_000) { Array("cat-\($0).jpg".utf8) }
+        try Self.manifest(one, count: 1) { _ in Array("cat-0.jpg".utf8) }
+        func rss(_ manifest: URL) throws -> Int {
+            let result = try Catctl.runBounded(
+                [
+                    "batch", "--filter", "sepia", "--output-dir", "o", "--manifest", manifest.lastPathComponent,
+                    "--shard", "999983/1000000",
+                ], memory: 1 << 30, seconds: 240, directory: dir)
+            #expect([0, 65].contains(result.status), "\(result.stderr)")
+            return result.maxResidentKiB
+        }
+        let base = try rss(one), full = try rss(many)
+        let perInput = Double(full - base) * 1024 / 500_000
+        print("planning: \(base) KiB for one input, \(full) KiB for 500000: \(perInput) bytes an input")
+        #expect(Catctl.isSanitized || perInput < 100, "\(perInput) bytes an input")
+    }
+
+    /// Finding 13: a FIFO named in a batch blocked forever; /dev/zero was read to 512 MiB
+    /// (1.08 GB with two jobs). Both are refused at once unless --allow-special-files.
+    @Test func specialFilesInABatchAreRefusedAtOnce() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("cat.png").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let manifest = dir.appendingPathComponent("list")
+        try Data("\(fifo)\n/dev/zero\n".utf8).write(to: manifest)
+        let result = try Catctl.runBounded(
+            [
+                "batch", "--filter", "sepia", "--format", "png", "--jobs", "2", "--output-dir",
+                dir.appendingPathComponent("o").path, "--manifest", manifest.path,
+            ], memory: 1 << 30, seconds: 60)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("it is a FIFO"), "\(result.stderr)")
+        #expect(result.stderr.contains("/dev/zero: it is a device"), "\(result.stderr)")
+        #expect(Catctl.isSanitized || result.maxResidentKiB < 200_000, "\(result.maxResidentKiB) KiB")
+        // Allowed, a FIFO with no writer ends at once (empty) instead of blocking.
+        let allowed = try Catctl.runBounded(
+            [
+                "batch", "--filter", "sepia", "--format", "png", "--allow-special-files", "--output-dir",
+                dir.appendingPathComponent("o").path, fifo,
+            ], memory: 1 << 30, seconds: 60)
+        #expect(allowed.status == 65 && allowed.stderr.contains("empty"), "\(allowed.stderr)")
+    }
+
+    /// `edit` reads a pipe (`<(…)`), bounded by the file limit, and a FIFO with no writer
+    /// ends at once; a device is refused (66).
+    @Test func editReadsPipesButNeverWaitsForAWriterNorReadsADevice() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("cat.png").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let lonely = try Catctl.runBounded(
+            ["edit", "--filter", "sepia", fifo, dir.appendingPathComponent("a.png").path], memory: 1 << 30,
+            seconds: 60)
+        #expect(lonely.status == 65 && lonely.stderr.contains("empty"), "\(lonely.stderr)")
+        let zero = try Catctl.runBounded(
+            ["edit", "--filter", "sepia", "/dev/zero", dir.appendingPathComponent("b.png").path], memory: 1 << 30,
+            seconds: 60)
+        #expect(zero.status == 66 && zero.stderr.contains("it is a device"), "\(zero.stderr)")
+        #expect(Catctl.isSanitized || zero.maxResidentKiB < 100_000, "\(zero.maxResidentKiB) KiB")
+        // A real pipe with a writer: the image comes through.
+        let piped = try Catctl.run(
+            program: URL(fileURLWithPath: "/bin/bash"),
+            [
+                "-c", "\"$0\" edit --filter sepia <(cat \"$1\") \"$2\"", Catctl.executable!.path,
+                Fixtures.path("pngsuite/basn2c08.png"), dir.appendingPathComponent("c.png").path,
+            ])
+        #expect(piped.status == 0, "\(piped.stderr)")
+    }
+
     static func gzipOfZeros(megabytes: Int) throws -> [UInt8] {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = [
-            "python3", "-c",
-            "import gzip, sys; sys.stdout.buffer.write(gzip.compress(bytes(\(megabytes) << 20), 9))",
-        ]
-        let pipe = Pipe()
-        python.standardOutput = pipe
-        try python.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        python.waitUntilExit()
-        return Array(data)
+        let result = try Catctl.run(
+            program: URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.compress(bytes(\(megabytes) << 20), 9))"])
+        return Array(result.stdout)
     }
 }

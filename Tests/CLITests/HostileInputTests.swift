@@ -94,7 +94,7 @@ struct HostileInputTests {
         defer { server.stop() }
         let result = try Catctl.run(["load", "--endpoint", server.baseURL + "/thecatapi", "--max-reply-bytes", "10"])
         #expect(result.status == 69)
-        #expect(result.stderr.contains("larger than"), "\(result.stderr)")
+        #expect(result.stderr.contains("is 58 bytes, over the limit of 10 bytes"), "announced: \(result.stderr)")
     }
 }
 

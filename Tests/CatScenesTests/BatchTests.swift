@@ -90,13 +90,15 @@ final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
         self.files = files
         self.existing = existing
     }
-    func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?) async throws
-        -> [BatchInput]
+    func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?, limit: Int)
+        async throws -> BatchInputs
     {
-        files.map { BatchInput(path: $0) }
+        var list = BatchInputs(limit: limit)
+        for file in files { try list.add(file) }
+        return list
     }
-    func existingFiles(_ paths: [String], in folder: OutputFolder) async throws -> Set<String> {
-        existing.intersection(paths)
+    func existingOutputs(_ outputs: BatchOutputs, of work: [Int32], in folder: OutputFolder) async throws -> [Bool] {
+        work.map { existing.contains(outputs.output(Int($0))) }
     }
     func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder {
         if directory == "/nope" { throw ImageIOError.cannotCreate(path: directory, reason: "cannot create the folder") }
@@ -119,6 +121,8 @@ final class RecordingBatchView: BatchView {
     func showSummary(_ summary: BatchSummary) { summaries.append(summary) }
     func showError(_ failure: SceneFailure) { errors.append(failure) }
     func showListing(_ inputs: [String], leftOut: [String]) { listings.append((inputs, leftOut)) }
+    func showNote(_ note: String) { notes.append(note) }
+    var notes: [String] = []
     var listings: [([String], [String])] = []
 }
 

@@ -48,7 +48,8 @@ public enum Catctl {
     /// and killed after `seconds`: a hostile file that regresses fails loudly (137, or 134
     /// when an allocation fails), not slowly. The result carries the largest resident set.
     public static func runBounded(
-        _ arguments: [String], memory: Int = 1 << 30, seconds: Int = 60, environment: [String: String] = [:]
+        _ arguments: [String], memory: Int = 1 << 30, seconds: Int = 60, environment: [String: String] = [:],
+        stdinFile: String? = nil, directory: URL? = nil
     ) throws -> CommandResult {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let cap = isSanitized ? [] : ["/usr/bin/prlimit", "--as=\(memory)", "--"]
@@ -59,13 +60,14 @@ public enum Catctl {
         let time = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: time) else {
             return try run(
-                program: URL(fileURLWithPath: bounded[0]), Array(bounded.dropFirst()), environment: environment)
+                program: URL(fileURLWithPath: bounded[0]), Array(bounded.dropFirst()), stdinFile: stdinFile,
+                environment: environment, directory: directory)
         }
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("catctl-rss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
         var result = try run(
-            program: URL(fileURLWithPath: time), ["-q", "-f", "%M", "-o", report.path] + bounded,
-            environment: environment)
+            program: URL(fileURLWithPath: time), ["-q", "-f", "%M", "-o", report.path] + bounded, stdinFile: stdinFile,
+            environment: environment, directory: directory)
         let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
         result.maxResidentKiB = text.split(separator: "\n").compactMap { Int($0) }.last ?? result.maxResidentKiB
         return result

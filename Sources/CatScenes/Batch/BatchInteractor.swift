@@ -8,13 +8,15 @@ public protocol BatchInteractorInput: Sendable {
     /// Files, folders (their images, sorted; at any depth when `recursive`, never inside
     /// `skipping`, however it is reached), S3 objects and prefixes (listed as folders are
     /// walked) and "-" (paths on stdin, one a line), in order; then the paths of the
-    /// `manifest` file (a file or an S3 object), one a line, as on stdin.
-    func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?) async throws
-        -> [BatchInput]
+    /// `manifest` file (a file or an S3 object), one a line, as on stdin. Each path once;
+    /// more than `limit` of them is `BatchInputs.Overflow`.
+    func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?, limit: Int)
+        async throws -> BatchInputs
     /// Makes the output folder when missing and resolves it, once for the run.
     func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder
-    /// Which of these outputs (below `folder`) exist already: files, or objects in S3.
-    func existingFiles(_ paths: [String], in folder: OutputFolder) async throws -> Set<String>
+    /// Which of the outputs of `work` (indices of `outputs`, below `folder`) exist
+    /// already: files, or objects in S3; one flag for each.
+    func existingOutputs(_ outputs: BatchOutputs, of work: [Int32], in folder: OutputFolder) async throws -> [Bool]
     /// Edits one file (the Edit Cat use case) into `options.outputFolder`, making the
     /// output's folders below it first; returns its megapixels.
     func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double
@@ -22,88 +24,100 @@ public protocol BatchInteractorInput: Sendable {
 
 public struct BatchInteractor: BatchInteractorInput {
     let edit: EditCatInteractor
-    let readStandardInput: @Sendable () -> [String]
 
     /// `threads`: for the filters of one file (cores / jobs).
-    public init(
-        threads: Int, readStandardInput: @escaping @Sendable () -> [String] = BatchInteractor.standardInputLines
-    ) {
+    public init(threads: Int) {
         edit = EditCatInteractor(threads: threads)
-        self.readStandardInput = readStandardInput
-    }
-
-    /// Paths on standard input, one a line (`paths(in:)`).
-    public static func standardInputLines() -> [String] {
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { SystemCalls.read(STDIN_FILENO, into: $0) }
-            if n <= 0 { break }
-            data += chunk[0..<n]
-        }
-        return paths(in: data)
-    }
-
-    /// Paths one a line, as bytes (a name need not be UTF-8): blanks around a path and empty
-    /// lines are left out. What standard input with "-" and a manifest hold.
-    static func paths(in data: [UInt8]) -> [String] {
-        data.split(separator: UInt8(ascii: "\n")).compactMap { line in
-            let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop {
-                $0 == 0x20 || $0 == 0x09 || $0 == 0x0D
-            }
-            return trimmed.isEmpty ? nil : FileNames.decode(trimmed.reversed())
-        }
     }
 
     @concurrent
-    public func expandInputs(_ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?)
-        async throws -> [BatchInput]
-    {
-        var out: [BatchInput] = []
-        for input in inputs {
-            if input == "-" {
-                out += readStandardInput().map { BatchInput(path: $0) }
-                continue
-            }
-            if ObjectStorage.names(input) {
-                // A prefix is listed (as a folder is walked); an object is one input.
-                let location: S3Location
-                do { location = try S3Location(input) } catch { throw ImageIOError.storage(error) }
-                guard location.isPrefix else {
-                    out.append(BatchInput(path: input))
+    public func expandInputs(
+        _ inputs: [String], manifest: String?, recursive: Bool, skipping: OutputFolder?, limit: Int
+    ) async throws -> BatchInputs {
+        var out = BatchInputs(limit: limit)
+        do {
+            for input in inputs {
+                if input == "-" {
+                    try Self.addLines(reading: STDIN_FILENO, name: "(stdin)", to: &out)
                     continue
                 }
-                out += try ObjectStorage.images(under: input, recursive: recursive).map {
-                    BatchInput(path: $0.path, relativePath: $0.relative)
+                if ObjectStorage.names(input) {
+                    // A prefix is listed (as a folder is walked); an object is one input.
+                    let location: S3Location
+                    do { location = try S3Location(input) } catch { throw ImageIOError.storage(error) }
+                    guard location.isPrefix else {
+                        try out.add(input)
+                        continue
+                    }
+                    // At most the inputs still allowed (every listed key counts, so none is dropped here).
+                    try ObjectStorage.images(
+                        under: input, recursive: recursive, maxKeys: out.limit - out.count,
+                        found: { path, start in _ = try? out.add(path, relativeFrom: start) },
+                        outside: { path in
+                            out.note(
+                                "left out \(path): the server listed it under \(input), but its key does not start "
+                                    + "with that prefix")
+                        })
+                    continue
                 }
-                continue
+                guard FileSystem.isDirectory(input) else {
+                    try out.add(input)  // a missing file fails on its own, the others go on
+                    continue
+                }
+                let folder = input.hasSuffix("/") ? input : input + "/"
+                let start = FileNames.encode(folder).count
+                for name in try Self.images(
+                    in: folder, recursive: recursive, skipping: skipping, limit: out.limit - out.count)
+                {
+                    try out.add(folder + name, relativeFrom: start)
+                }
             }
-            guard FileSystem.isDirectory(input) else {
-                out.append(BatchInput(path: input))  // a missing file fails on its own, the others go on
-                continue
+            // A manifest: the list of a bucket or a tree made once, so that N tasks do not each
+            // list it. Read as it comes, within InputFile's size limit (512 MiB).
+            if let manifest {
+                if ObjectStorage.names(manifest) {
+                    try out.addLines(try InputFile.read(manifest))
+                } else {
+                    let (fd, _) = try InputFile.open(manifest, maxBytes: InputFile.defaultMaxBytes)
+                    defer { if fd != STDIN_FILENO { close(fd) } }
+                    try Self.addLines(reading: fd, name: manifest, to: &out)
+                }
             }
-            let folder = input.hasSuffix("/") ? input : input + "/"
-            out += Self.images(in: folder, recursive: recursive, skipping: skipping).map {
-                BatchInput(path: folder + $0, relativePath: $0)
+        } catch let overflow as BatchInputs.Overflow {
+            throw SceneFailure(
+                status: .usage,
+                message: "over \(overflow.limit) inputs (files, listed objects and the lines of stdin and the "
+                    + "manifest together, each path once): split the list, or raise --max-inputs (at most "
+                    + "\(BatchInputs.maxLimit))")
+        }
+        return out
+    }
+
+    private static func addLines(reading fd: Int32, name: String, to out: inout BatchInputs) throws {
+        do {
+            try out.addLines(reading: fd, name: name)
+        } catch {
+            switch error {
+            case let .unreadable(error): throw error
+            case let .overflow(overflow): throw overflow
             }
         }
-        // A manifest: the list of a bucket or a tree made once, so that N tasks do not each
-        // list it. Read whole, within InputFile's size limit (512 MiB: millions of paths).
-        if let manifest { out += Self.paths(in: try InputFile.read(manifest)).map { BatchInput(path: $0) } }
-        return out
     }
 
     /// The images in `folder` (paths relative to it, sorted), hidden files and folders
     /// left out; symbolic links to folders are not followed, so a walk always ends, and
     /// the output folder is never entered.
-    static func images(in folder: String, recursive: Bool, skipping: OutputFolder?) -> [String] {
+    static func images(in folder: String, recursive: Bool, skipping: OutputFolder?, limit: Int = .max)
+        throws(BatchInputs.Overflow) -> [String]
+    {
         var found: [String] = []
+        var over = false
         func walk(_ fd: Int32, _ prefix: String, depth: Int) {
             defer { close(fd) }
             var st = stat()
             // The output folder is never walked into (the folder given may be it: then its own images count).
             if depth > 0, let skipping, fstat(fd, &st) == 0, skipping.isFolder(st) { return }
-            for entry in FileSystem.entries(ofDirectory: fd) ?? [] where !FileNames.isHidden(entry.name) {
+            for entry in FileSystem.entries(ofDirectory: fd) ?? [] where !FileNames.isHidden(entry.name) && !over {
                 switch entry.type {
                 case S_IFDIR:
                     guard recursive, depth < 256 else { continue }
@@ -114,6 +128,10 @@ public struct BatchInteractor: BatchInteractorInput {
                     if ImageFormat(path: entry.name) != nil,
                         entry.type == S_IFREG || FileSystem.type(of: entry.name, in: fd, follow: true) == S_IFREG
                     {
+                        guard found.count < limit else {
+                            over = true
+                            return
+                        }
                         found.append(prefix + entry.name)
                     }
                 default: continue
@@ -122,6 +140,7 @@ public struct BatchInteractor: BatchInteractorInput {
         }
         let top = FileSystem.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if top >= 0 { walk(top, "", depth: 0) }
+        if over { throw BatchInputs.Overflow(limit: limit) }
         return found.sorted()
     }
 
@@ -131,9 +150,13 @@ public struct BatchInteractor: BatchInteractorInput {
     }
 
     @concurrent
-    public func existingFiles(_ paths: [String], in folder: OutputFolder) async throws -> Set<String> {
-        if ObjectStorage.names(folder.path) { return try ObjectStorage.existing(paths, under: folder.path) }
-        return Set(paths.filter { FileSystem.exists($0, follow: false) })
+    public func existingOutputs(_ outputs: BatchOutputs, of work: [Int32], in folder: OutputFolder) async throws
+        -> [Bool]
+    {
+        if ObjectStorage.names(folder.path) {
+            return try ObjectStorage.existing(count: work.count, under: folder.path) { outputs.output(Int(work[$0])) }
+        }
+        return work.map { FileSystem.exists(outputs.output(Int($0)), follow: false) }
     }
 
     @concurrent

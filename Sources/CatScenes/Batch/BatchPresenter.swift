@@ -43,9 +43,11 @@ public final class BatchPresenter {
         if request.listOnly { return await list(request) }
         let start = now()
         let chain: FilterChain
-        var work: [(input: String, output: String)]
+        let outputs: BatchOutputs
+        /// This run's inputs (indices into `outputs.inputs`): four bytes each.
+        var work: [Int32] = []
         var otherShards = 0
-        var existing: [(input: String, output: String)] = []
+        var existing: [Int32] = []
         var folder: OutputFolder
         do {
             chain = try FilterChain(catSpecs: request.filters)
@@ -53,20 +55,23 @@ public final class BatchPresenter {
             folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
             folder.keepExisting = request.skipExisting
             // Names come from the whole list, before sharding: every shard agrees on them.
-            let all = try await interactor.expandInputs(
-                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder)
-            let outputs = BatchPlanning.outputs(for: all, directory: request.outputDirectory, format: request.format)
+            let inputs = try await interactor.expandInputs(
+                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder,
+                limit: request.maxInputs)
+            showNotes(of: inputs)
+            outputs = BatchOutputs(inputs, directory: request.outputDirectory, format: request.format)
             try Self.checkOutputsOutsideInputs(request.inputs, outputs: outputs)
-            work = zip(all.map(\.path), outputs).map { (input: $0, output: $1) }
-            if let shard = request.shard {
-                let mine = work.filter { shard.contains($0.input) }
-                otherShards = work.count - mine.count
-                work = mine
+            work.reserveCapacity(request.shard == nil ? inputs.count : inputs.count / request.shard!.count + 16)
+            for i in 0..<inputs.count where request.shard?.contains(bytes: inputs.pathBytes(i)) ?? true {
+                work.append(Int32(i))
             }
+            otherShards = inputs.count - work.count
             if request.skipExisting {
-                let present = try await interactor.existingFiles(work.map(\.output), in: folder)
-                existing = work.filter { present.contains($0.output) }
-                work = work.filter { !present.contains($0.output) }
+                let checked = work.filter { inputs.refusal(Int($0)) == nil }
+                let present = try await interactor.existingOutputs(outputs, of: checked, in: folder)
+                let done = Set(zip(checked, present).filter(\.1).map(\.0))
+                existing = work.filter { done.contains($0) }
+                work = work.filter { !done.contains($0) }
             }
         } catch {
             let failure = SceneFailure(error)
@@ -77,45 +82,51 @@ public final class BatchPresenter {
             encode: EncodeOptions(
                 format: .png, settings: request.encoding,
                 threads: max(1, CPUs.available / max(1, request.jobs))),
-            maxPixels: request.maxPixels, maxFrames: request.maxFrames, outputFolder: folder)
+            maxPixels: request.maxPixels, maxFrames: request.maxFrames, outputFolder: folder,
+            specialFiles: request.allowSpecialFiles ? .all : .none)
 
         view.showPlan(BatchPlan(files: work.count, otherShards: otherShards, existing: existing.count))
-        for file in existing {
+        for i in existing {
             view.showFileResult(
                 BatchFileResult(
-                    input: file.input, output: file.output, error: nil, milliseconds: 0,
+                    input: outputs.inputs.path(Int(i)), output: outputs.output(Int(i)), error: nil, milliseconds: 0,
                     skipped: true))
         }
         var ok = 0, failed = 0, skipped = existing.count, megapixels = 0.0
         /// The gravest failure that stops the run (75, 77), once one is seen.
         var stop: ExitStatus?
         let interactor = self.interactor
-        await withTaskGroup(of: (Int, FileOutcome, Int).self) { group in
+        await withTaskGroup(of: (input: String, output: String, FileOutcome, Int).self) { group in
             var next = 0
             func launch() {
                 guard next < work.count, !Task.isCancelled, stop == nil else { return }
-                let i = next
+                let index = Int(work[next])
                 next += 1
-                let (input, output) = work[i]
+                let input = outputs.inputs.path(index), output = outputs.output(index)
+                // Refused before planning (a NUL in the name): a failed file of its own.
+                let refusal = outputs.inputs.refusal(index)
                 var fileOptions = options
                 fileOptions.encode.format = request.format ?? ImageFormat(path: output) ?? .png
                 group.addTask {
                     let clock = ContinuousClock(), began = clock.now
                     let outcome: FileOutcome
                     do {
+                        if let refusal { throw ImageIOError.inputUnreadable(path: input, reason: refusal) }
                         outcome = .written(
                             megapixels: try await interactor.process(
                                 input, to: output, chain: chain, options: fileOptions))
+                    } catch ImageIOError.inputUnreadable(let path, let reason) where refusal != nil {
+                        outcome = .failed(SceneFailure(status: .dataError, message: "cannot read \(path): \(reason)"))
                     } catch ImageIOError.storage(.alreadyExists) {
                         outcome = .writtenMeanwhile  // by another task of the array (If-None-Match)
                     } catch {
                         outcome = .failed(SceneFailure(error))
                     }
-                    return (i, outcome, Self.ms(clock.now - began))
+                    return (input, output, outcome, Self.ms(clock.now - began))
                 }
             }
-            for _ in 0..<request.jobs { launch() }
-            while let (i, outcome, ms) = await group.next() {
+            for _ in 0..<min(request.jobs, work.count) { launch() }
+            while let (input, output, outcome, ms) = await group.next() {
                 var error: String?
                 switch outcome {
                 case let .written(mp):
@@ -132,7 +143,7 @@ public final class BatchPresenter {
                 }
                 view.showFileResult(
                     BatchFileResult(
-                        input: work[i].input, output: work[i].output, error: error, milliseconds: ms,
+                        input: input, output: output, error: error, milliseconds: ms,
                         skipped: outcome == .writtenMeanwhile))
                 let elapsed = Self.seconds(now() - start), done = ok + failed + skipped - existing.count
                 view.updateProgress(
@@ -153,19 +164,42 @@ public final class BatchPresenter {
         return failed > 0 ? .dataError : .ok
     }
 
+    /// What the inputs' reading noted (keys listed outside their prefix, paths given again).
+    private func showNotes(of inputs: BatchInputs) {
+        for note in inputs.notes { view.showNote(note) }
+        if inputs.notesLeftOut > 0 { view.showNote("\(inputs.notesLeftOut) more like that") }
+        if inputs.duplicates > 0 {
+            view.showNote(
+                "\(inputs.duplicates) path\(inputs.duplicates == 1 ? " was" : "s were") given again: each is one input")
+        }
+    }
+
     /// `--list`: the inputs a run would take (this shard's), one a line: a manifest. A
     /// path with a control character cannot be a manifest's line (a line break would split
     /// it, and a terminal would run the rest), nor one with an invisible format character
-    /// (a bidi override reorders what a person reads): it is left out, and named.
+    /// (a bidi override reorders what a person reads): it is left out, and named. Shown a
+    /// thousand at a time, never all at once.
     private func list(_ request: BatchRequest) async -> ExitStatus {
         do {
-            var inputs = try await interactor.expandInputs(
-                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: nil
-            ).map(\.path)
-            if let shard = request.shard { inputs = inputs.filter(shard.contains) }
-            let unsafe = inputs.filter { $0.unicodeScalars.contains(where: Self.isControl) }
-            let leftOut = Set(unsafe)
-            view.showListing(inputs.filter { !leftOut.contains($0) }, leftOut: unsafe)
+            let inputs = try await interactor.expandInputs(
+                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: nil,
+                limit: request.maxInputs)
+            showNotes(of: inputs)
+            var listed: [String] = [], leftOut: [String] = []
+            for i in 0..<inputs.count where request.shard?.contains(bytes: inputs.pathBytes(i)) ?? true {
+                let path = inputs.path(i)
+                if path.unicodeScalars.contains(where: Self.isControl) || inputs.refusal(i) != nil {
+                    leftOut.append(path)
+                } else {
+                    listed.append(path)
+                }
+                if listed.count + leftOut.count >= 1000 {
+                    view.showListing(listed, leftOut: leftOut)
+                    listed.removeAll(keepingCapacity: true)
+                    leftOut.removeAll(keepingCapacity: true)
+                }
+            }
+            if !listed.isEmpty || !leftOut.isEmpty { view.showListing(listed, leftOut: leftOut) }
             return .ok
         } catch {
             let failure = SceneFailure(error)
@@ -189,22 +223,26 @@ public final class BatchPresenter {
     /// listing, and on every output path once the names are known. Folders need no check:
     /// their walk never enters the output folder.
     static func checkOutputsOutsideInputs(
-        _ inputs: [String], directory: String? = nil, outputs: [String] = []
+        _ inputs: [String], directory: String? = nil, outputs: BatchOutputs? = nil
     ) throws(SceneFailure) {
         let prefixes = inputs.compactMap { try? S3Location($0) }.filter(\.isPrefix)
         guard !prefixes.isEmpty else { return }
-        var targets = outputs
+        var targets: [String] = []
         if let directory, let folder = try? S3Location(directory) {
             targets.append(folder.isPrefix ? folder.description : folder.description + "/")
         }
-        for target in targets {
+        func check(_ target: String) throws(SceneFailure) {
             guard let location = try? S3Location(target),
                 let prefix = prefixes.first(where: { $0.contains(location) })
-            else { continue }
+            else { return }
             throw SceneFailure(
                 status: .usage,
                 message: "\(target) would land under the input prefix \(prefix): outputs there would be taken "
                     + "as inputs by the next run; choose --output-dir outside it")
+        }
+        for target in targets { try check(target) }
+        if let outputs {
+            for i in 0..<outputs.inputs.count where outputs.inputs.refusal(i) == nil { try check(outputs.output(i)) }
         }
     }
 

@@ -24,14 +24,22 @@ public struct BatchRequest: Sendable, Equatable {
     public var skipExisting: Bool
     /// List the inputs (a manifest) and process none (`--list`).
     public var listOnly = false
+    /// Inputs at most, however they come (`--max-inputs`; `BatchInputs.defaultLimit`).
+    public var maxInputs = BatchInputs.defaultLimit
+    /// FIFOs and devices named as inputs are read (`--allow-special-files`), within the
+    /// file size limit; else each is refused at once (66).
+    public var allowSpecialFiles = false
 
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,
         encoding: EncodeSettings = [:], maxPixels: Int = DecodeOptions.defaultMaxPixels,
         maxFrames: Int = DecodeOptions.defaultMaxFrames,
         shard: Shard? = nil, recursive: Bool = false,
-        skipExisting: Bool = false, manifest: String? = nil, listOnly: Bool = false
+        skipExisting: Bool = false, manifest: String? = nil, listOnly: Bool = false,
+        maxInputs: Int = BatchInputs.defaultLimit, allowSpecialFiles: Bool = false
     ) {
+        self.maxInputs = maxInputs
+        self.allowSpecialFiles = allowSpecialFiles
         self.listOnly = listOnly
         self.inputs = inputs
         self.manifest = manifest
@@ -104,4 +112,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `input` is this shard's to process.
     public func contains(_ input: String) -> Bool { BatchPlanning.shard(of: input, count: count) == index - 1 }
+
+    /// Whether the input with these path bytes is this shard's to process.
+    public func contains<C: Collection<UInt8>>(bytes path: C) -> Bool {
+        BatchPlanning.shard(ofBytes: path, count: count) == index - 1
+    }
 }

@@ -11,8 +11,12 @@ public protocol BatchView: AnyObject {
     func showSummary(_ summary: BatchSummary)
     /// The batch could not run at all (usage, output folder).
     func showError(_ failure: SceneFailure)
-    /// `--list`: the inputs, and those left out (a control character in the path).
+    /// `--list`: the inputs, and those left out (a control character in the path); called
+    /// once for each thousand or so.
     func showListing(_ inputs: [String], leftOut: [String])
+    /// Something the user should know that is no failure (a key listed outside its prefix,
+    /// paths given twice).
+    func showNote(_ note: String)
 }
 
 extension BatchView {

@@ -21,7 +21,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
             DecodeOptions.denominator(longSide: max(width, height), keeping: CatFinder.side)
         }
         // Like batch, detect reads files: a FIFO would wait for a writer forever.
-        let source = try ImageSource.open(path, regularOnly: true)
+        let source = try ImageSource.open(path, special: .none)
         let reader = try ImageReader(source: source, name: path, options: options)
         let swaps = reader.orientation >= 5
         let (width, height) = swaps ? (reader.fullHeight, reader.fullWidth) : (reader.fullWidth, reader.fullHeight)

@@ -23,16 +23,21 @@ public struct EditOptions: Sendable, Equatable {
     public var force: Bool
     /// Batch: outputs go only below this folder, through no link below it.
     public var outputFolder: OutputFolder?
+    /// Which inputs that are no regular file are read: edit reads FIFOs and pipes (`<(…)`),
+    /// batch none unless `--allow-special-files` (see `InputFile.Special`).
+    public var specialFiles: InputFile.Special
 
     public init(
         encode: EncodeOptions, maxPixels: Int = DecodeOptions.defaultMaxPixels,
-        maxFrames: Int = DecodeOptions.defaultMaxFrames, force: Bool = false, outputFolder: OutputFolder? = nil
+        maxFrames: Int = DecodeOptions.defaultMaxFrames, force: Bool = false, outputFolder: OutputFolder? = nil,
+        specialFiles: InputFile.Special = .pipes
     ) {
         self.encode = encode
         self.maxPixels = maxPixels
         self.maxFrames = maxFrames
         self.force = force
         self.outputFolder = outputFolder
+        self.specialFiles = specialFiles
     }
 }
 
@@ -139,7 +144,9 @@ public struct EditCatInteractor: EditCatInteractorInput {
             switch input {
             case let .file(path):
                 try OutputFile.checkCreatable(output, input: path, force: options.force, within: options.outputFolder)
-                (source, name) = (try ImageSource.open(path), path == "-" ? "(stdin)" : path)
+                (source, name) = (
+                    try ImageSource.open(path, special: options.specialFiles), path == "-" ? "(stdin)" : path
+                )
             case let .bytes(data, label):
                 try OutputFile.checkCreatable(output, within: options.outputFolder)
                 (source, name) = (ImageSource(bytes: data), label)

@@ -38,7 +38,7 @@ extension EditCatLiveInteractorInput {
         case let .file(path):
             // A regular file only: a pipe read at the opening cannot be read again.
             return try await LiveFrames.open(
-                bytes: try InputFile.read(path, regularOnly: true), name: path, options: options)
+                bytes: try InputFile.read(path, special: .none), name: path, options: options)
         case let .bytes(data, label): return try await LiveFrames.open(bytes: data, name: label, options: options)
         }
     }

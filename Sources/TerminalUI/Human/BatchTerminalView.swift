@@ -72,6 +72,11 @@ public final class BatchTerminalView: BatchView {
         }
     }
 
+    public func showNote(_ note: String) {
+        status.clear()
+        console.stderr.write("note: \(ForeignText.visible(note))\n")
+    }
+
     public func showError(_ failure: SceneFailure) {
         status.clear()
         console.stderr.write(wording.errorLine(failure, color: console.color))

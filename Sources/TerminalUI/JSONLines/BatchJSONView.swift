@@ -37,6 +37,10 @@ public final class BatchJSONView: BatchView {
         }
     }
 
+    public func showNote(_ note: String) {
+        json.note(note)
+    }
+
     public func showError(_ failure: SceneFailure) {
         json.emitFailure(failure)
     }
