@@ -49,11 +49,13 @@ let package = Package(
             name: "CLibJXL", pkgConfig: "libjxl libjxl_threads",
             providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
         // libheif reads and writes HEIC and AVIF; libavif reads AVIF sequences (libheif 1.15 reads none);
-        // libde265 decodes HEVC for libheif on several threads (CHEIFShim/hevc_decoder.c).
+        // libde265 and dav1d decode HEVC and AV1 for libheif, bounded by what the pre-scan checked
+        // (CHEIFShim/hevc_decoder.c, av1_decoder.c).
         .systemLibrary(
-            name: "CLibHEIF", pkgConfig: "libheif libavif libde265",
+            name: "CLibHEIF", pkgConfig: "libheif libavif libde265 dav1d",
             providers: [
-                .apt(["libheif-dev", "libavif-dev", "libde265-dev"]), .brew(["libheif", "libavif", "libde265"]),
+                .apt(["libheif-dev", "libavif-dev", "libde265-dev", "libdav1d-dev"]),
+                .brew(["libheif", "libavif", "libde265", "dav1d"]),
             ]),
         .systemLibrary(
             name: "CLibTIFF", pkgConfig: "libtiff-4",

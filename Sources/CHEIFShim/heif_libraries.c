@@ -8,10 +8,12 @@
 struct ch_libheif ch_libheif;
 struct ch_libavif ch_libavif;
 struct ch_libde265 ch_libde265;
+struct ch_libdav1d ch_libdav1d;
 
 static const char *const ch_libheif_symbols[] = {CH_LIBHEIF_FUNCTIONS(CS_LIBRARY_NAME) NULL};
 static const char *const ch_libavif_symbols[] = {CH_LIBAVIF_FUNCTIONS(CS_LIBRARY_NAME) NULL};
 static const char *const ch_libde265_symbols[] = {CH_LIBDE265_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const ch_libdav1d_symbols[] = {CH_LIBDAV1D_FUNCTIONS(CS_LIBRARY_NAME) NULL};
 
 // The file each was built against first (its ABI: libavif's structs are used directly),
 // then the development link, which names the same version on the machine that built it.
@@ -27,11 +29,17 @@ static const char *const ch_libheif_names[] = {"libheif.so.1", "libheif.so", NUL
 #endif
 static const char *const ch_libavif_names[] = {CH_AVIF_SONAME, "libavif.so", NULL};
 static const char *const ch_libde265_names[] = {"libde265.so.0", "libde265.so", NULL};
+#if DAV1D_API_VERSION_MAJOR == 6
+static const char *const ch_libdav1d_names[] = {"libdav1d.so.6", "libdav1d.so", NULL};
+#else
+static const char *const ch_libdav1d_names[] = {"libdav1d.so.7", "libdav1d.so", NULL};
+#endif
 
 static cs_library ch_libraries[] = {
     {ch_libheif_names, ch_libheif_symbols, (void **)&ch_libheif, 0, ""},
     {ch_libavif_names, ch_libavif_symbols, (void **)&ch_libavif, 0, ""},
     {ch_libde265_names, ch_libde265_symbols, (void **)&ch_libde265, 0, ""},
+    {ch_libdav1d_names, ch_libdav1d_symbols, (void **)&ch_libdav1d, 0, ""},
 };
 
 int ch_available(char *why, size_t size) {

@@ -1,4 +1,4 @@
-// libheif, libavif and libde265, loaded when a HEIC or AVIF file is first read or written
+// libheif, libavif, libde265 and dav1d, loaded when a HEIC or AVIF file is first read or written
 // (CShimSupport's cs_library): catctl starts about 11 ms sooner without them and their
 // AV1 and HEVC codecs. The lists are every function this shim calls; a call goes through
 // HEIF(name), AVIF(name) or DE265(name). On Apple's systems they are linked as usual.
@@ -6,6 +6,7 @@
 #include "cshim_support.h"
 
 #include <avif/avif.h>
+#include <dav1d/dav1d.h>
 #include <libde265/de265.h>
 #include <libheif/heif.h>
 #include <libheif/heif_plugin.h>
@@ -48,7 +49,14 @@
     X(de265_get_next_picture) X(de265_isOK) X(de265_new_decoder) X(de265_push_NAL) X(de265_push_end_of_frame) \
     X(de265_release_next_picture) X(de265_start_worker_threads)
 
+#define CH_LIBDAV1D_FUNCTIONS(X) \
+    X(dav1d_close) X(dav1d_data_create) X(dav1d_data_unref) X(dav1d_default_settings) X(dav1d_get_picture) \
+    X(dav1d_open) X(dav1d_picture_unref) X(dav1d_send_data)
+
 #if defined(__linux__)
+struct ch_libdav1d { CH_LIBDAV1D_FUNCTIONS(CS_LIBRARY_SLOT) };
+extern struct ch_libdav1d ch_libdav1d;
+#define DAV1D(name) (*ch_libdav1d.name)
 struct ch_libheif { CH_LIBHEIF_FUNCTIONS(CS_LIBRARY_SLOT) };
 struct ch_libavif { CH_LIBAVIF_FUNCTIONS(CS_LIBRARY_SLOT) };
 struct ch_libde265 { CH_LIBDE265_FUNCTIONS(CS_LIBRARY_SLOT) };
@@ -59,6 +67,7 @@ extern struct ch_libde265 ch_libde265;
 #define AVIF(name) (*ch_libavif.name)
 #define DE265(name) (*ch_libde265.name)
 #else
+#define DAV1D(name) name
 #define HEIF(name) name
 #define AVIF(name) name
 #define DE265(name) name

@@ -13,6 +13,53 @@
 
 #define FOURCC CS_FOURCC
 
+// ---------------------------------------------------------------- boxes, as the libraries read them
+
+// The next box in `in` at *at, read as libheif 1.15 (BoxHeader::parse, Box::read) and
+// libavif 0.11 (avifROStreamReadBoxHeader) read one: a 32-bit size, or 1 and a 64-bit
+// one; a 'uuid' box has 16 bytes of extended type before its body; a size of 0 (to the
+// end, in ISO's words) is refused by both, and so here. 1 with *box, 0 at the end, -1 for
+// a malformed box.
+static int ch_box_next(cs_span in, size_t *at, cs_box *box) {
+    if (*at >= in.n) return 0;
+    size_t left = in.n - *at;
+    if (left < 8) return -1;
+    const uint8_t *p = in.p + *at;
+    uint64_t size = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+    size_t header = 8;
+    if (size == 1) {
+        if (left < 16) return -1;
+        size = 0;
+        for (int i = 8; i < 16; i++) size = size << 8 | p[i];
+        header = 16;
+    }
+    box->type = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+    if (box->type == FOURCC('u', 'u', 'i', 'd')) header += 16;
+    if (size < header || size > left) return -1;
+    box->body = (cs_span){p + header, (size_t)size - header};
+    *at += (size_t)size;
+    return 1;
+}
+
+// How many children of `type` `in` has (from `skip`), the first of them in *first: -1
+// when a child is malformed (the libraries fail on it too).
+static long ch_children(cs_span in, size_t skip, uint32_t type, cs_span *first) {
+    size_t at = skip;
+    cs_box box;
+    long found = 0;
+    int got;
+    while ((got = ch_box_next(in, &at, &box)) == 1)
+        if (box.type == type && found++ == 0 && first) *first = box.body;
+    return got < 0 ? -1 : found;
+}
+
+// The only child of `type`: 1 with *out, 0 when there is none, -1 when there are several
+// or a child is malformed (which of several a library takes, the scan cannot know).
+static int ch_only_child(cs_span in, size_t skip, uint32_t type, cs_span *out) {
+    long n = ch_children(in, skip, type, out);
+    return n < 0 || n > 1 ? -1 : (int)n;
+}
+
 // ---------------------------------------------------------------- bits
 
 // Reads bits MSB first; with `epb`, H.265's emulation-prevention bytes (00 00 03) are
@@ -301,6 +348,10 @@ typedef struct ch_item {
     int alpha;                 // an auxC of the alpha kind
     int layered;               // a1op, a1lx or lsel: a layered AV1 picture (see ch_charge)
     int associated;            // it has an ipma entry
+    unsigned transforms;       // irot 1, imir 2, clap 4: one of each
+    uint32_t uses;             // how often the picture checked decodes it (a tile named twice: 2)
+    int charging;              // ch_charge is under way for it (a cycle through alpha planes)
+    uint32_t in_grid;          // how often the derived image being charged names it
     uint32_t first_ref, refs;  // its 'dimg' references (into refs)
     int state;                 // cycle search: 0 new, 1 on the path, 2 done
     uint64_t own;              // pixels of its own picture or canvas
@@ -324,6 +375,9 @@ typedef struct ch_meta {
     uint32_t ref_count;
     uint32_t *dimg;            // each item's dimg targets, in order
     uint32_t dimg_count;
+    // Each item's alpha images (auxl sources with an alpha auxC): alpha[alpha_start[i] ..
+    // alpha_start[i + 1]). libheif decodes the alpha of every image it decodes.
+    uint32_t *alpha, *alpha_start;
     cs_span idat;
     uint64_t max_pixels;
     unsigned codecs;
@@ -358,7 +412,9 @@ static long ch_find(const ch_meta *m, uint32_t id) {
 static int ch_read_iinf(ch_meta *m, cs_span iinf) {
     cs_span body;
     int version;
-    if (!cs_full_box(iinf, &body, &version, NULL)) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iinf'");
+    // libheif reads a 16-bit count for version 0, else 32 bits; libavif takes 0 and 1 only.
+    if (!cs_full_box(iinf, &body, &version, NULL) || version > 1)
+        return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iinf'");
     size_t skip = version == 0 ? 2 : 4;
     cs_reader r = {body, 0, 0};
     uint64_t declared = cs_read(&r, skip);
@@ -373,7 +429,7 @@ static int ch_read_iinf(ch_meta *m, cs_span iinf) {
     size_t at = skip, entries = 0;
     cs_box box;
     int got;
-    while ((got = cs_box_next(body, &at, &box)) == 1)
+    while ((got = ch_box_next(body, &at, &box)) == 1)
         if (box.type == FOURCC('i', 'n', 'f', 'e') && ++entries > CH_SCAN_MAX_ITEMS) {
             cs_format(m->why, m->size, "the file has more than %d items", CH_SCAN_MAX_ITEMS);
             return CS_ERR_LIMIT;
@@ -382,14 +438,18 @@ static int ch_read_iinf(ch_meta *m, cs_span iinf) {
     m->items = calloc(entries ? entries : 1, sizeof *m->items);
     if (!m->items) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
     at = skip;
-    while (cs_box_next(body, &at, &box) == 1) {
+    while (ch_box_next(body, &at, &box) == 1) {
         if (box.type != FOURCC('i', 'n', 'f', 'e')) continue;
         cs_span infe;
         int v;
-        if (!cs_full_box(box.body, &infe, &v, NULL)) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe'");
+        // The item ID is 16 bits up to version 2 and 32 bits from 3 on in libheif (any
+        // version), 2 and 3 only in libavif: a later version is refused (the third attack's
+        // version 4, read with 16 bits here and 32 there, hid the primary).
+        if (!cs_full_box(box.body, &infe, &v, NULL) || v > 3)
+            return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe' (a version past 3)");
         cs_reader e = {infe, 0, 0};
         ch_item item = {0};
-        item.id = (uint32_t)cs_read(&e, v == 3 ? 4 : 2);
+        item.id = (uint32_t)cs_read(&e, v >= 3 ? 4 : 2);
         cs_skip(&e, 2);  // item_protection_index
         if (v >= 2) item.type = (uint32_t)cs_read(&e, 4);
         if (e.bad) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'infe'");
@@ -428,10 +488,16 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
     cs_reader r = {body, 0, 0};
     unsigned sizes = (unsigned)cs_read(&r, 1), more = (unsigned)cs_read(&r, 1);
     size_t offset_size = sizes >> 4, length_size = sizes & 15, base_size = more >> 4;
-    size_t index_size = version >= 1 ? (more & 15) : 0;
     uint64_t count = cs_read(&r, version < 2 ? 2 : 4);
-    if (r.bad || offset_size > 8 || length_size > 8 || base_size > 8 || index_size > 8)
-        return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iloc'");
+    if (r.bad) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iloc'");
+    // libheif 1.15 reads a field only when its size is 4 or 8 (another size reads nothing
+    // and gives 0) and an extent's index only in version 2; libavif takes sizes 0, 1, 2, 4
+    // and 8 and no index at all. Where they differ, the file is refused: the same bytes
+    // would be two extent tables (the third attack's iloc).
+    if (offset_size % 4 || length_size % 4 || base_size % 4 || offset_size > 8 || length_size > 8 || base_size > 8)
+        return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "'iloc' field sizes other than 0, 4 or 8");
+    if (version >= 1 && (more & 15) != 0)
+        return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "an 'iloc' with extent indices");
     if (count > CH_SCAN_MAX_ITEMS) {
         cs_format(m->why, m->size, "'iloc' places %llu items, more than %d", (unsigned long long)count,
                   CH_SCAN_MAX_ITEMS);
@@ -470,7 +536,6 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
             item->first_extent = m->extent_count;
         }
         for (uint64_t k = 0; k < extents; k++) {
-            cs_skip(&r, index_size);
             uint64_t offset = cs_read(&r, offset_size), length = cs_read(&r, length_size);
             if (r.bad) return ch_fail_why(m->why, m->size, CS_ERR_TRUNCATED, "'iloc' ends early");
             // Where the extent lies in the file: idat's offset plus the offset, for method 1.
@@ -484,7 +549,12 @@ static int ch_read_iloc(ch_meta *m, cs_span iloc) {
                 return CS_ERR_TRUNCATED;
             }
             uint64_t start = base + offset;
-            if (length == 0) length = area_length - start;  // to the end
+            // ISO's "the whole of the data" is 0 bytes to both libraries (and was the whole
+            // file here: a canvas read past the data libheif reads).
+            if (length == 0) {
+                cs_format(m->why, m->size, "item %u has an extent of length 0", id);
+                return CS_ERR_CORRUPT;
+            }
             if (length > area_length - start) {
                 cs_format(m->why, m->size, "item %u's data runs past the end of the %s (truncated)", id,
                           construction == 1 ? "'idat' box" : "file");
@@ -540,11 +610,19 @@ static int ch_read_iref(ch_meta *m, cs_span iref, uint32_t *ref_capacity) {
     size_t at = 0;
     cs_box box;
     int got;
-    while ((got = cs_box_next(body, &at, &box)) == 1) {
+    while ((got = ch_box_next(body, &at, &box)) == 1) {
+        // libheif 1.15 and libavif 0.11 read the references one after another and never
+        // use a reference box's size: a box longer than its list could hide another box
+        // in its tail from the scan. So each box is exactly its list, with a plain header.
+        const uint8_t *head = box.body.p - 8;
+        uint32_t size = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+        if (size < 8 || box.type == FOURCC('u', 'u', 'i', 'd') || size != box.body.n + 8)
+            return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "an 'iref' reference box with an unusual header");
         cs_reader r = {box.body, 0, 0};
         uint32_t from_id = (uint32_t)cs_read(&r, id_size);
         uint32_t count = (uint32_t)cs_read(&r, 2);
-        if (r.bad || cs_left(&r) / id_size < count) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a bad 'iref'");
+        if (r.bad || cs_left(&r) != (size_t)count * id_size)
+            return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "an 'iref' reference box whose size is not its list's");
         long from = ch_find(m, from_id);
         if (from < 0) {
             cs_format(m->why, m->size, "a reference from item %u, which does not exist", from_id);
@@ -580,23 +658,25 @@ static int ch_read_iref(ch_meta *m, cs_span iref, uint32_t *ref_capacity) {
 // iprp: each item's ispe, codec configuration and auxC, through ipma's associations.
 static int ch_read_iprp(ch_meta *m, cs_span iprp) {
     cs_span ipco;
-    if (!cs_box_child(iprp, 0, FOURCC('i', 'p', 'c', 'o'), &ipco)) return CS_OK;
+    int ipcos = ch_only_child(iprp, 0, FOURCC('i', 'p', 'c', 'o'), &ipco);
+    if (ipcos < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "two 'ipco' boxes (or a bad box in 'iprp')");
+    if (ipcos == 0) return CS_OK;
     // The properties in order (1-based indices in ipma).
     enum { MAX_PROPERTIES = 65535 };
     size_t count = 0, at = 0;
     cs_box box;
     int got;
-    while ((got = cs_box_next(ipco, &at, &box)) == 1) count++;
+    while ((got = ch_box_next(ipco, &at, &box)) == 1) count++;
     if (got < 0) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "a property box runs past 'ipco'");
     if (count > MAX_PROPERTIES) return ch_fail_why(m->why, m->size, CS_ERR_LIMIT, "too many properties");
     cs_box *properties = malloc((count ? count : 1) * sizeof *properties);
     if (!properties) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
     at = 0;
-    for (size_t i = 0; i < count; i++) cs_box_next(ipco, &at, &properties[i]);
+    for (size_t i = 0; i < count; i++) ch_box_next(ipco, &at, &properties[i]);
 
     int rc = CS_OK, ipmas = 0;
     at = 0;
-    while (rc == CS_OK && (got = cs_box_next(iprp, &at, &box)) == 1) {
+    while (rc == CS_OK && (got = ch_box_next(iprp, &at, &box)) == 1) {
         if (box.type != FOURCC('i', 'p', 'm', 'a')) continue;
         // libheif 1.15 reads one; so must the scan (a second could hide the first's hvcC).
         if (ipmas++) {
@@ -616,7 +696,15 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
             uint32_t id = (uint32_t)cs_read(&r, version < 1 ? 2 : 4);
             unsigned associations = (unsigned)cs_read(&r, 1);
             long index = ch_find(m, id);
-            if (index >= 0 && m->items[index].associated++) {
+            if (r.bad) break;
+            // libavif makes an item of every ID it meets (a linear search each: entries for
+            // items no infe declares were a quadratic cost); libheif ignores them.
+            if (index < 0) {
+                cs_format(m->why, m->size, "'ipma' lists properties of item %u, which 'iinf' does not declare", id);
+                rc = CS_ERR_CORRUPT;
+                break;
+            }
+            if (m->items[index].associated++) {
                 cs_format(m->why, m->size, "item %u's properties are listed twice in 'ipma'", id);
                 rc = CS_ERR_CORRUPT;
                 break;
@@ -636,9 +724,17 @@ static int ch_read_iprp(ch_meta *m, cs_span iprp) {
                 int twice = (prop->type == FOURCC('i', 's', 'p', 'e') && item->has_ispe) ||
                             (prop->type == FOURCC('h', 'v', 'c', 'C') && item->hvcc.p) ||
                             (prop->type == FOURCC('a', 'v', '1', 'C') && item->av1c.p);
+                // libheif applies every rotation, mirror and crop associated, each a copy of
+                // the picture (255 of them on each of 4096 tiles): one of each, as ISO says.
+                unsigned transform = prop->type == FOURCC('i', 'r', 'o', 't')   ? 1
+                                     : prop->type == FOURCC('i', 'm', 'i', 'r') ? 2
+                                     : prop->type == FOURCC('c', 'l', 'a', 'p') ? 4
+                                                                                : 0;
+                if (transform && (item->transforms & transform)) twice = 1;
+                item->transforms |= transform;
                 if (twice) {
-                    cs_format(m->why, m->size, "item %u has two properties of one kind (size or codec configuration)",
-                              id);
+                    cs_format(m->why, m->size,
+                              "item %u has two properties of one kind (size, codec configuration or transform)", id);
                     rc = CS_ERR_CORRUPT;
                     break;
                 }
@@ -738,10 +834,15 @@ static uint64_t ch_add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ?
 // picture larger than declared: CS_OK with *out, or a CH_ERR_* with m->why.
 static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
     ch_item *item = &m->items[index];
+    item->uses++;
     if (item->charge) {
         *out = item->charge;
         m->decodes = ch_add_sat(m->decodes, item->decodes);
         return CS_OK;
+    }
+    if (item->charging) {
+        cs_format(m->why, m->size, "item %u's picture needs itself (through alpha planes and derived images)", item->id);
+        return CS_ERR_CORRUPT;
     }
     uint64_t decodes_before = m->decodes;
     if (depth > 64) return ch_fail_why(m->why, m->size, CS_ERR_CORRUPT, "derived images nest too deeply");
@@ -775,8 +876,9 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
                 cs_format(m->why, m->size, "HEVC item %u has no 'hvcC'", item->id);
                 return CS_ERR_CORRUPT;
             }
-            ok = ch_check_hvcc(&c, item->hvcc, &nal_length) && (c.code != CS_OK || nal_length != 3) &&
-                 (c.code != CS_OK || ch_check_hevc_data(&c, &data, nal_length));
+            // An item's NAL units have 4-byte lengths whatever its hvcC says: so libheif
+            // and catctl's plugin read them (with 1-byte ones, the scan read other units).
+            ok = ch_check_hvcc(&c, item->hvcc, &nal_length) && (c.code != CS_OK || ch_check_hevc_data(&c, &data, 4));
         } else {
             ok = (!item->av1c.p || ch_check_av1c(&c, item->av1c)) && (c.code != CS_OK || ch_check_av1_data(&c, &data));
         }
@@ -817,6 +919,28 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
             }
             if ((uint64_t)w * h > own) own = (uint64_t)w * h;
         }
+        // A grid's tiles share one size (libheif places them by the first's), and none is
+        // named more than CH_SCAN_MAX_REPEATS times: libheif decodes a tile as often as it
+        // is named (one 152x152 tile named 4,096 times made a 9728x9728 canvas).
+        int repeated = 0, unequal = 0;
+        const ch_item *first_tile = NULL;
+        for (uint32_t k = item->first_ref; k < item->first_ref + item->refs; k++) {
+            if (m->refs[k].type != FOURCC('d', 'i', 'm', 'g')) continue;
+            ch_item *tile = &m->items[m->refs[k].to];
+            if (++tile->in_grid > CH_SCAN_MAX_REPEATS) repeated = 1;
+            if (!first_tile) first_tile = tile;
+            else if (tile->ispe_w != first_tile->ispe_w || tile->ispe_h != first_tile->ispe_h) unequal = 1;
+        }
+        for (uint32_t k = item->first_ref; k < item->first_ref + item->refs; k++) m->items[m->refs[k].to].in_grid = 0;
+        if (repeated) {
+            cs_format(m->why, m->size, "derived image item %u names one input more than %d times", item->id,
+                      CH_SCAN_MAX_REPEATS);
+            return CS_ERR_LIMIT;
+        }
+        if (unequal && item->type == FOURCC('g', 'r', 'i', 'd')) {
+            cs_format(m->why, m->size, "grid item %u's tiles are not all of one size", item->id);
+            return CS_ERR_CORRUPT;
+        }
         for (uint32_t k = item->first_ref; k < item->first_ref + item->refs; k++) {
             if (m->refs[k].type != FOURCC('d', 'i', 'm', 'g')) continue;
             uint64_t input = 0;
@@ -830,10 +954,40 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
             }
         }
     }
+    // Its alpha planes, decoded with it (a tile's too: libheif does it for every image),
+    // each checked on its own as the image is (not counted among a grid's tiles).
+    item->charging = 1;
+    for (uint32_t k = m->alpha_start[index]; k < m->alpha_start[index + 1]; k++) {
+        uint64_t alpha = 0;
+        int rc = ch_charge(m, m->alpha[k], &alpha, depth + 1);
+        if (rc != CS_OK) return rc;
+    }
+    item = &m->items[index];
+    item->charging = 0;
     item->own = own;
     item->decodes = m->decodes - decodes_before;
     item->charge = ch_add_sat(own, inputs);
     *out = item->charge;
+    return CS_OK;
+}
+
+// The alpha images of every item (see ch_meta.alpha), from the auxl references.
+static int ch_index_alpha(ch_meta *m) {
+    m->alpha_start = calloc((size_t)m->item_count + 1, sizeof *m->alpha_start);
+    m->alpha = malloc(((size_t)m->ref_count + 1) * sizeof *m->alpha);
+    if (!m->alpha_start || !m->alpha) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < m->ref_count; k++)
+        if (m->refs[k].type == FOURCC('a', 'u', 'x', 'l') && m->items[m->refs[k].from].alpha)
+            m->alpha_start[m->refs[k].to + 1]++;
+    for (uint32_t i = 0; i < m->item_count; i++) m->alpha_start[i + 1] += m->alpha_start[i];
+    uint32_t *fill = calloc((size_t)m->item_count + 1, sizeof *fill);
+    if (!fill) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < m->ref_count; k++)
+        if (m->refs[k].type == FOURCC('a', 'u', 'x', 'l') && m->items[m->refs[k].from].alpha) {
+            uint32_t to = m->refs[k].to;
+            m->alpha[m->alpha_start[to] + fill[to]++] = m->refs[k].from;
+        }
+    free(fill);
     return CS_OK;
 }
 
@@ -846,6 +1000,7 @@ static int ch_check_decoded(ch_meta *m, uint32_t primary) {
         if (k < m->ref_count) {
             if (m->refs[k].to != primary || m->refs[k].type != FOURCC('a', 'u', 'x', 'l')) continue;
             image = m->refs[k].from;
+            if (m->items[image].alpha) continue;  // charged with the primary
             if (!ch_is_coded(m->items[image].type) && !ch_is_derived(m->items[image].type)) continue;
         }
         uint64_t charge = 0;
@@ -865,6 +1020,67 @@ static int ch_check_decoded(ch_meta *m, uint32_t primary) {
     return CS_OK;
 }
 
+// What libheif 1.15 pushes to a decoder plugin for a coded item (heif_expect.h): the
+// hvcC's NAL units (empty ones left out) each with a 4-byte length, or the av1C's OBUs;
+// then the item's extents in iloc order. Its hash and length into *e.
+static void ch_push_hash(const ch_meta *m, const ch_item *item, ch_expect *e) {
+    ch_hash h;
+    ch_hash_begin(&h);
+    if (item->type == FOURCC('h', 'v', 'c', '1') && item->hvcc.n >= 23) {
+        cs_reader r = {item->hvcc, 22, 0};
+        unsigned arrays = (unsigned)cs_read(&r, 1);
+        for (unsigned a = 0; a < arrays && !r.bad; a++) {
+            cs_skip(&r, 1);
+            unsigned count = (unsigned)cs_read(&r, 2);
+            for (unsigned k = 0; k < count && !r.bad; k++) {
+                size_t n = (size_t)cs_read(&r, 2);
+                if (r.bad || n == 0 || cs_left(&r) < n) continue;
+                const uint8_t size[4] = {0, 0, (uint8_t)(n >> 8), (uint8_t)n};
+                ch_hash_add(&h, size, 4);
+                ch_hash_add(&h, item->hvcc.p + r.at, n);
+                r.at += n;
+            }
+        }
+    } else if (item->type == FOURCC('a', 'v', '0', '1') && item->av1c.n >= 4) {
+        ch_hash_add(&h, item->av1c.p + 4, item->av1c.n - 4);
+    }
+    for (uint32_t k = 0; k < item->extents; k++) {
+        const ch_extent *x = &m->extents[item->first_extent + k];
+        ch_hash_add(&h, m->file + x->start, (size_t)x->length);
+    }
+    e->length = h.total;
+    e->hash = ch_hash_end(&h);
+}
+
+// The expectations of the coded items the picture checked (each as often as it is used).
+static int ch_list_expectations(ch_meta *m, ch_scan_result *result) {
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < m->item_count; i++) count += m->items[i].uses > 0 && ch_is_coded(m->items[i].type);
+    if (count == 0) return CS_OK;
+    result->expect = calloc(count, sizeof *result->expect);
+    if (!result->expect) return ch_fail_why(m->why, m->size, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < m->item_count; i++) {
+        const ch_item *item = &m->items[i];
+        if (!item->uses || !ch_is_coded(item->type)) continue;
+        ch_expect *e = &result->expect[result->expect_count++];
+        ch_push_hash(m, item, e);
+        e->codec = item->type == FOURCC('h', 'v', 'c', '1') ? CH_EXPECT_HEVC : CH_EXPECT_AV1;
+        e->item = item->id;
+        e->width = item->layered ? UINT32_MAX : item->ispe_w;
+        e->height = item->layered ? UINT32_MAX : item->ispe_h;
+        e->uses = item->uses;
+        e->max_pixels = m->max_pixels;
+    }
+    return CS_OK;
+}
+
+void ch_scan_result_free(ch_scan_result *result) {
+    if (!result) return;
+    free(result->expect);
+    result->expect = NULL;
+    result->expect_count = 0;
+}
+
 // Metadata items over the budget (their data is read by libheif while parsing, bounded
 // by the file since no extents overlap; they are then left out).
 static void ch_check_metadata(ch_meta *m, ch_scan_result *result) {
@@ -876,8 +1092,12 @@ static void ch_check_metadata(ch_meta *m, ch_scan_result *result) {
     }
 }
 
+// A 'meta' box: its items, extents, references and properties read as the libraries read
+// them, every bound checked; then, unless `in_track`, the primary's picture (ch_check_decoded)
+// and its expectations. A track's own 'meta' (libavif 0.11 parses every one, making items
+// of every ID it meets and merging the Exif and XMP ones) is held to the same bounds.
 static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64_t max_pixels, unsigned codecs,
-                        ch_scan_result *result, char *why, size_t size) {
+                        ch_scan_result *result, char *why, size_t size, int in_track) {
     cs_span body;
     if (!cs_full_box(meta, &body, NULL, NULL)) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad 'meta' box");
     ch_meta m = {0};
@@ -894,7 +1114,7 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
     // Each of these at most once: libheif reads the first, and a scan that read another
     // would check what is not decoded (a harmless second 'iref' hid a grid naming itself).
     int has_idat = 0, *seen = NULL;
-    while ((got = cs_box_next(body, &at, &box)) == 1) {
+    while ((got = ch_box_next(body, &at, &box)) == 1) {
         switch (box.type) {
         case FOURCC('p', 'i', 't', 'm'): pitm = box.body, seen = &has_pitm; break;
         case FOURCC('i', 'l', 'o', 'c'): iloc = box.body, seen = &has_iloc; break;
@@ -911,11 +1131,11 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         }
     }
     if (got < 0) return ch_fail_why(why, size, CS_ERR_TRUNCATED, "a box inside 'meta' runs past its end (truncated)");
-    if (!has_iinf || !has_iloc || !has_pitm) return CS_OK;  // libheif names what is missing
+    if (!in_track && (!has_iinf || !has_iloc || !has_pitm)) return CS_OK;  // libheif names what is missing
 
     uint32_t ref_capacity = 0;
-    int rc = ch_read_iinf(&m, iinf);
-    if (rc == CS_OK) rc = ch_read_iloc(&m, iloc);
+    int rc = has_iinf ? ch_read_iinf(&m, iinf) : CS_OK;
+    if (rc == CS_OK && has_iloc) rc = ch_read_iloc(&m, iloc);
     if (rc == CS_OK && has_iref) rc = ch_read_iref(&m, iref, &ref_capacity);
     if (rc == CS_OK && has_iprp) rc = ch_read_iprp(&m, iprp);
     if (rc == CS_OK && m.ref_count > 0) {
@@ -926,6 +1146,7 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
             if (from->refs++ == 0) from->first_ref = k;
         }
     }
+    if (rc == CS_OK) rc = ch_index_alpha(&m);
     uint32_t *stack = NULL, *next_ref = NULL;
     if (rc == CS_OK) {
         stack = malloc((m.item_count + 1) * sizeof *stack);
@@ -936,7 +1157,7 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         if (m.items[i].state == 0) rc = ch_find_cycle(&m, i, stack, next_ref);
     free(stack);
     free(next_ref);
-    if (rc == CS_OK) {
+    if (rc == CS_OK && !in_track) {
         int version = 0;
         cs_span p;
         cs_full_box(pitm, &p, &version, NULL);
@@ -947,11 +1168,14 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         // A missing primary item is libheif's to name.
         if (!r.bad && primary >= 0 && (ch_is_coded(m.items[primary].type) || ch_is_derived(m.items[primary].type)))
             rc = ch_check_decoded(&m, (uint32_t)primary);
+        if (rc == CS_OK) rc = ch_list_expectations(&m, result);
     }
-    if (rc == CS_OK) ch_check_metadata(&m, result);
+    if (rc == CS_OK && !in_track) ch_check_metadata(&m, result);
     free(m.items);
     free(m.extents);
     free(m.refs);
+    free(m.alpha);
+    free(m.alpha_start);
     return rc;
 }
 
@@ -962,66 +1186,112 @@ static int ch_sample_cmp(const void *a, const void *b) {
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-// The sample tables of one track's 'stbl' (see ch_track).
+// One full box of version 0, the only child of its type in `stbl`: 1 with *body, 0 when
+// there is none, or a CH_ERR_* (a second one, another version: libavif 0.11 appends the
+// entries of every one of them, the scan could then check other samples than it decodes).
+static int ch_table(cs_span stbl, uint32_t type, cs_span *body, const char *name, char *why, size_t size) {
+    cs_span box;
+    int n = ch_only_child(stbl, 0, type, &box), version = 0;
+    if (n < 0) {
+        cs_format(why, size, "a track has two '%s' boxes (or a bad box beside it)", name);
+        return CS_ERR_CORRUPT;
+    }
+    if (n == 0) return 0;
+    if (!cs_full_box(box, body, &version, NULL) || version != 0) {
+        cs_format(why, size, "a bad '%s' box", name);
+        return CS_ERR_CORRUPT;
+    }
+    return 1;
+}
+
+// The sample tables of one track's 'stbl' (see ch_track), made as libavif 0.11 makes them
+// (avifCodecDecodeInputFillFromSampleTable): for every chunk of the chunk offsets, as many
+// samples as the last sample-to-chunk entry at or before it says, each the fixed size or
+// the next listed one. Where libavif would read the tables otherwise than their own words
+// say, the file is refused: a sample count other than the chunks', several tables of one
+// kind (libavif appends them), a version other than 0.
 static int ch_tables(ch_track *t, const uint8_t *data, size_t length, cs_span stbl, uint32_t max_frames, char *why,
                      size_t size) {
-    cs_span box, body;
-    int version;
-    if (!cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'z'), &box) || !cs_full_box(box, &body, &version, NULL) ||
-        body.n < 8)
-        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no sample sizes ('stsz')");
-    cs_reader r = {body, 0, 0};
-    uint32_t fixed = (uint32_t)cs_read(&r, 4), count = (uint32_t)cs_read(&r, 4);
-    if (count == 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no samples");
-    if (count > max_frames) {
-        cs_format(why, size, "a track has %u frames, over the limit of %u", count, max_frames);
-        t->count = count;
+    cs_span stsz, stco, co64, stsc, stts;
+    int rc, has_stco, has_co64, has_stts;
+    if ((rc = ch_table(stbl, FOURCC('s', 't', 's', 'z'), &stsz, "stsz", why, size)) < 0) return rc;
+    if (rc == 0 || stsz.n < 8) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no sample sizes ('stsz')");
+    if ((has_stco = ch_table(stbl, FOURCC('s', 't', 'c', 'o'), &stco, "stco", why, size)) < 0) return has_stco;
+    if ((has_co64 = ch_table(stbl, FOURCC('c', 'o', '6', '4'), &co64, "co64", why, size)) < 0) return has_co64;
+    if (has_stco && has_co64) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has both 'stco' and 'co64'");
+    if (!has_stco && !has_co64) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no chunk offsets");
+    if ((rc = ch_table(stbl, FOURCC('s', 't', 's', 'c'), &stsc, "stsc", why, size)) < 0) return rc;
+    if (rc == 0 || stsc.n < 4)
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no sample-to-chunk table ('stsc')");
+    if ((has_stts = ch_table(stbl, FOURCC('s', 't', 't', 's'), &stts, "stts", why, size)) < 0) return has_stts;
+    cs_span ignored;
+    if ((rc = ch_table(stbl, FOURCC('s', 't', 's', 's'), &ignored, "stss", why, size)) < 0) return rc;
+
+    int wide = has_co64;
+    cs_span offsets_box = wide ? co64 : stco;
+    cs_reader chunks_reader = {offsets_box, 0, 0};
+    uint32_t chunks = (uint32_t)cs_read(&chunks_reader, 4);
+    if (chunks_reader.bad || chunks == 0 || (offsets_box.n - 4) / (wide ? 8 : 4) < chunks)
+        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the chunk offsets end early");
+    cs_reader runs_reader = {stsc, 0, 0};
+    uint32_t runs = (uint32_t)cs_read(&runs_reader, 4);
+    if (runs == 0 || (stsc.n - 4) / 12 < runs)
+        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the sample-to-chunk table ends early");
+    // Entries start at chunk 1 and go up (libavif checks it too); each chunk then takes
+    // the last entry at or before it, which is the run it is in.
+    uint64_t total = 0;
+    for (uint32_t run = 0; run < runs; run++) {
+        cs_reader e = {stsc, 4 + 12 * (size_t)run, 0};
+        uint32_t first = (uint32_t)cs_read(&e, 4), per = (uint32_t)cs_read(&e, 4);
+        uint32_t next_first = chunks + 1;
+        if (run + 1 < runs) {
+            cs_reader n = {stsc, 4 + 12 * (size_t)(run + 1), 0};
+            next_first = (uint32_t)cs_read(&n, 4);
+        }
+        if ((run == 0 && first != 1) || next_first <= first || per == 0)
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample-to-chunk entry");
+        if (first > chunks) break;  // entries past the last chunk name no chunk
+        uint64_t last = next_first - 1 < chunks ? next_first - 1 : chunks;
+        total += (last - first + 1) * (uint64_t)per;
+        if (total > max_frames) break;
+    }
+    cs_reader sizes_reader = {stsz, 0, 0};
+    uint32_t fixed = (uint32_t)cs_read(&sizes_reader, 4), count = (uint32_t)cs_read(&sizes_reader, 4);
+    if (total > max_frames || count > max_frames) {
+        uint64_t n = total > count ? total : count;
+        cs_format(why, size, "a track has %llu frames, over the limit of %u", (unsigned long long)n, max_frames);
+        t->count = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
         return CS_ERR_LIMIT;
     }
-    if (fixed == 0 && (body.n - 8) / 4 < count)
+    if (count == 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no samples");
+    // libavif makes the chunks' samples and reads sample_count only to list the sizes.
+    if (total != count) {
+        cs_format(why, size, "a track's chunks hold %llu samples, its sample sizes %u", (unsigned long long)total,
+                  count);
+        return CS_ERR_CORRUPT;
+    }
+    if (fixed == 0 && (stsz.n - 8) / 4 < count)
         return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the sample sizes end early ('stsz')");
     t->count = count;
     t->sizes = calloc(count, sizeof *t->sizes);
     t->offsets = calloc(count, sizeof *t->offsets);
     t->durations = calloc(count, sizeof *t->durations);
     if (!t->sizes || !t->offsets || !t->durations) return ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < count; i++) t->sizes[i] = fixed ? fixed : (uint32_t)cs_read(&r, 4);
-
-    int wide = 0;
-    if (!cs_box_child(stbl, 0, FOURCC('s', 't', 'c', 'o'), &box)) {
-        if (!cs_box_child(stbl, 0, FOURCC('c', 'o', '6', '4'), &box))
-            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no chunk offsets");
-        wide = 1;
+    for (uint32_t i = 0; i < count; i++) {
+        t->sizes[i] = fixed ? fixed : (uint32_t)cs_read(&sizes_reader, 4);
+        if (t->sizes[i] == 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a sample of size 0");  // libavif too
     }
-    if (!cs_full_box(box, &body, &version, NULL) || body.n < 4)
-        return ch_fail_why(why, size, CS_ERR_CORRUPT, "bad chunk offsets");
-    cs_reader chunks_reader = {body, 0, 0};
-    uint32_t chunks = (uint32_t)cs_read(&chunks_reader, 4);
-    if (chunks == 0 || (body.n - 4) / (wide ? 8 : 4) < chunks)
-        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the chunk offsets end early");
-    const uint8_t *offsets = body.p + 4;
-
-    cs_span stsc;
-    if (!cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'c'), &box) || !cs_full_box(box, &stsc, &version, NULL) ||
-        stsc.n < 4)
-        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has no sample-to-chunk table ('stsc')");
-    cs_reader runs_reader = {stsc, 0, 0};
-    uint32_t runs = (uint32_t)cs_read(&runs_reader, 4);
-    if (runs == 0 || (stsc.n - 4) / 12 < runs)
-        return ch_fail_why(why, size, CS_ERR_TRUNCATED, "the sample-to-chunk table ends early");
+    const uint8_t *offsets = offsets_box.p + 4;
     uint32_t sample = 0;
-    // Every chunk with samples yields at least one: the loops end after at most `count`
-    // samples, however large the chunk counts and runs say they are.
     for (uint32_t run = 0; run < runs && sample < count; run++) {
         cs_reader e = {stsc, 4 + 12 * (size_t)run, 0};
         uint32_t first = (uint32_t)cs_read(&e, 4), per = (uint32_t)cs_read(&e, 4);
         uint32_t last = chunks;
         if (run + 1 < runs) {
             cs_reader n = {stsc, 4 + 12 * (size_t)(run + 1), 0};
-            last = (uint32_t)cs_read(&n, 4) - 1;  // chunks are numbered from 1
+            uint32_t next = (uint32_t)cs_read(&n, 4) - 1;
+            if (next < last) last = next;
         }
-        if (first == 0 || last < first || last > chunks || per == 0)
-            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample-to-chunk entry");
         for (uint32_t c = first; c <= last && sample < count; c++) {
             cs_reader o = {{offsets, (size_t)chunks * (wide ? 8 : 4)}, (size_t)(c - 1) * (wide ? 8 : 4), 0};
             uint64_t at = cs_read(&o, wide ? 8 : 4);
@@ -1035,27 +1305,32 @@ static int ch_tables(ch_track *t, const uint8_t *data, size_t length, cs_span st
             }
         }
     }
-    if (sample < count) return ch_fail_why(why, size, CS_ERR_CORRUPT, "the chunks hold fewer samples than 'stsz'");
 
     // No byte in two samples: the samples then hold at most the file, whatever the tables say.
     uint64_t *pairs = malloc((size_t)count * 2 * sizeof *pairs);
     if (!pairs) return ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < count; i++) pairs[2 * i] = t->offsets[i], pairs[2 * i + 1] = t->sizes[i];
     qsort(pairs, count, 2 * sizeof *pairs, ch_sample_cmp);
-    int rc = CS_OK;
+    rc = CS_OK;
     for (uint32_t i = 1; i < count && rc == CS_OK; i++)
         if (pairs[2 * i - 1] > pairs[2 * i] - pairs[2 * i - 2])
             rc = ch_fail_why(why, size, CS_ERR_CORRUPT, "two samples of a track overlap (its sample tables are bad)");
     free(pairs);
     if (rc != CS_OK) return rc;
 
-    if (cs_box_child(stbl, 0, FOURCC('s', 't', 't', 's'), &box) && cs_full_box(box, &body, &version, NULL) &&
-        body.n >= 4) {
-        cs_reader d = {body, 0, 0};
+    // Durations: libavif finds a frame's by walking the entries from the start, for every
+    // frame before it (entries times frames squared): no empty entry, no more entries or
+    // samples than the track has.
+    if (has_stts && stts.n >= 4) {
+        cs_reader d = {stts, 0, 0};
         uint32_t entries = (uint32_t)cs_read(&d, 4), i = 0;
-        for (uint32_t run = 0; run < entries && !d.bad && i < count; run++) {
+        if (entries > count || (stts.n - 4) / 8 < entries)
+            return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad time-to-sample table ('stts')");
+        for (uint32_t run = 0; run < entries; run++) {
             uint32_t n = (uint32_t)cs_read(&d, 4), delta = (uint32_t)cs_read(&d, 4);
-            for (uint32_t k = 0; k < n && i < count && !d.bad; k++) t->durations[i++] = delta;
+            if (n == 0 || n > count - i)
+                return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad time-to-sample table ('stts')");
+            for (uint32_t k = 0; k < n; k++) t->durations[i++] = delta;
         }
     }
     return CS_OK;
@@ -1069,53 +1344,65 @@ void ch_track_free(ch_track *t) {
     memset(t, 0, sizeof *t);
 }
 
-// One 'trak': CS_OK with t->count 0 when none of its sample entries is of `types`.
+// One 'trak': CS_OK with t->count 0 when none of its sample entries is of `types`. Each
+// box on the way to the samples is the only one of its kind (libavif reads them all, and
+// a first 'mdia' without samples hid a second one with them from the scan).
 static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const uint32_t *types, uint32_t max_frames,
                          ch_track *t, char *why, size_t size) {
     memset(t, 0, sizeof *t);
-    cs_span mdia, minf, stbl, stsd, body, entry, tkhd, mdhd;
+    cs_span mdia, minf, stbl, stsd, body, entry, tkhd, mdhd, ignored;
     int version;
-    if (!cs_box_child(trak, 0, FOURCC('m', 'd', 'i', 'a'), &mdia) ||
-        !cs_box_child(mdia, 0, FOURCC('m', 'i', 'n', 'f'), &minf) ||
-        !cs_box_child(minf, 0, FOURCC('s', 't', 'b', 'l'), &stbl) ||
-        !cs_box_child(stbl, 0, FOURCC('s', 't', 's', 'd'), &stsd) || !cs_full_box(stsd, &body, &version, NULL) ||
-        body.n < 4)
-        return CS_OK;
+    int has_mdia = ch_only_child(trak, 0, FOURCC('m', 'd', 'i', 'a'), &mdia);
+    int has_minf = has_mdia == 1 ? ch_only_child(mdia, 0, FOURCC('m', 'i', 'n', 'f'), &minf) : 0;
+    int has_stbl = has_minf == 1 ? ch_only_child(minf, 0, FOURCC('s', 't', 'b', 'l'), &stbl) : 0;
+    int has_stsd = has_stbl == 1 ? ch_only_child(stbl, 0, FOURCC('s', 't', 's', 'd'), &stsd) : 0;
+    int has_tkhd = ch_only_child(trak, 0, FOURCC('t', 'k', 'h', 'd'), &tkhd);
+    int has_mdhd = has_mdia == 1 ? ch_only_child(mdia, 0, FOURCC('m', 'd', 'h', 'd'), &mdhd) : 0;
+    if (has_mdia < 0 || has_minf < 0 || has_stbl < 0 || has_stsd < 0 || has_tkhd < 0 || has_mdhd < 0 ||
+        ch_only_child(trak, 0, FOURCC('m', 'e', 't', 'a'), &ignored) < 0)
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a track has two boxes of one kind on the way to its samples");
+    if (has_stsd != 1) return CS_OK;
+    if (!cs_full_box(stsd, &body, &version, NULL) || version != 0 || body.n < 4)
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample description box ('stsd')");
     // The sample entries: one of the codec's is what a decoder takes (libavif takes a track
     // with any 'av01' entry), so one of them among others is refused: the samples could use
-    // either, and the scan would check the wrong one.
+    // either, and the scan would check the wrong one. libavif reads entry_count of them.
+    cs_reader count_reader = {body, 0, 0};
+    uint32_t declared = (uint32_t)cs_read(&count_reader, 4);
     size_t entries_at = 4, entries = 0;
     cs_box each, chosen = {0};
     int got, wanted = 0;
-    while ((got = cs_box_next(body, &entries_at, &each)) == 1) {
+    while ((got = ch_box_next(body, &entries_at, &each)) == 1) {
         entries++;
         for (const uint32_t *type = types; *type; type++)
             if (each.type == *type && !wanted) chosen = each, wanted = 1;
     }
     if (got < 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample entry");
     if (!wanted) return CS_OK;
-    if (entries > 1) {
-        cs_format(why, size, "a video track has %zu sample descriptions", entries);
+    if (entries > 1 || declared != entries) {
+        cs_format(why, size, "a video track has %zu sample descriptions (it says %u)", entries, declared);
         return CS_ERR_CORRUPT;
     }
-    // A VisualSampleEntry: 78 bytes of fields (width and height at 24 and 26), then boxes.
+    // A VisualSampleEntry: 78 bytes of fields (width and height at 24 and 26), then boxes;
+    // the codec's configuration is the one its type names.
     entry = chosen.body;
     if (entry.n < 78) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad sample entry");
     t->entry_type = chosen.type;
     t->width = (uint32_t)entry.p[24] << 8 | entry.p[25];
     t->height = (uint32_t)entry.p[26] << 8 | entry.p[27];
-    if (!cs_box_child(entry, 78, FOURCC('h', 'v', 'c', 'C'), &t->config))
-        cs_box_child(entry, 78, FOURCC('a', 'v', '1', 'C'), &t->config);
-    if (cs_box_child(trak, 0, FOURCC('t', 'k', 'h', 'd'), &tkhd) && cs_full_box(tkhd, &body, &version, NULL)) {
-        // width and height (16.16) end the box: 8 bytes before its end, in both versions.
-        if (body.n >= 8) {
-            cs_reader r = {body, body.n - 8, 0};
-            t->tkhd_width = (uint32_t)(cs_read(&r, 4) >> 16);
-            t->tkhd_height = (uint32_t)(cs_read(&r, 4) >> 16);
-        }
+    uint32_t config = chosen.type == FOURCC('a', 'v', '0', '1') ? FOURCC('a', 'v', '1', 'C') : FOURCC('h', 'v', 'c', 'C');
+    if (ch_only_child(entry, 78, config, &t->config) < 0)
+        return ch_fail_why(why, size, CS_ERR_CORRUPT, "a sample entry with two codec configurations");
+    if (has_tkhd == 1 && cs_full_box(tkhd, &body, &version, NULL)) {
+        // Versions 0 and 1 (libavif refuses others): width and height (16.16) at 72 or 84.
+        if (version > 1) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad track header ('tkhd')");
+        cs_reader r = {body, version == 1 ? 84 : 72, 0};
+        t->tkhd_width = (uint32_t)(cs_read(&r, 4) >> 16);
+        t->tkhd_height = (uint32_t)(cs_read(&r, 4) >> 16);
+        if (r.bad) t->tkhd_width = t->tkhd_height = 0;
     }
     t->timescale = 1000;
-    if (cs_box_child(mdia, 0, FOURCC('m', 'd', 'h', 'd'), &mdhd) && cs_full_box(mdhd, &body, &version, NULL)) {
+    if (has_mdhd == 1 && cs_full_box(mdhd, &body, &version, NULL)) {
         cs_reader r = {body, version == 1 ? 16 : 8, 0};
         uint32_t timescale = (uint32_t)cs_read(&r, 4);
         if (!r.bad && timescale > 0) t->timescale = timescale;
@@ -1129,15 +1416,26 @@ static int ch_track_from(const uint8_t *data, size_t length, cs_span trak, const
     return rc;
 }
 
+// The file's 'moov' as libavif finds it, among the top-level boxes before a malformed one
+// (where libavif stops): 1 with *moov, 0 when there is none, -1 when there are two.
+static int ch_find_moov(cs_span file, cs_span *moov) {
+    size_t at = 0;
+    cs_box box;
+    int found = 0;
+    while (ch_box_next(file, &at, &box) == 1)
+        if (box.type == FOURCC('m', 'o', 'o', 'v') && found++ == 0) *moov = box.body;
+    return found > 1 ? -1 : found;
+}
+
 int ch_track_read(const uint8_t *data, size_t length, const uint32_t *types, size_t index, uint32_t max_frames,
                   ch_track *t, char *why, size_t size) {
     memset(t, 0, sizeof *t);
     cs_span file = {data, length}, moov;
-    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CS_OK;
+    if (ch_find_moov(file, &moov) != 1) return CS_OK;  // two: the scan refused the file
     size_t at = 0, found = 0;
     cs_box trak;
     int got;
-    while ((got = cs_box_next(moov, &at, &trak)) == 1) {
+    while ((got = ch_box_next(moov, &at, &trak)) == 1) {
         if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
         int rc = ch_track_from(data, length, trak.body, types, max_frames, t, why, size);
         if (rc != CS_OK || (t->count > 0 && found++ == index)) return rc;
@@ -1154,12 +1452,19 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
     static const uint32_t types[] = {FOURCC('a', 'v', '0', '1'), FOURCC('h', 'v', 'c', '1'), FOURCC('h', 'e', 'v', '1'),
                                      0};
     cs_span file = {data, length}, moov;
-    if (!cs_box_child(file, 0, FOURCC('m', 'o', 'o', 'v'), &moov)) return CS_OK;
+    int moovs = ch_find_moov(file, &moov);
+    if (moovs < 0) return ch_fail_why(why, size, CS_ERR_CORRUPT, "two 'moov' boxes");
+    if (moovs == 0) return CS_OK;
     size_t at = 0, index = 0;
     cs_box trak;
     int got;
-    while ((got = cs_box_next(moov, &at, &trak)) == 1) {  // each track once: linear in the file
+    while ((got = ch_box_next(moov, &at, &trak)) == 1) {  // each track once: linear in the file
         if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
+        cs_span track_meta;
+        if (ch_only_child(trak.body, 0, FOURCC('m', 'e', 't', 'a'), &track_meta) == 1) {
+            int rc = ch_scan_meta(data, length, track_meta, max_pixels, codecs, result, why, size, 1);
+            if (rc != CS_OK) return rc;
+        }
         ch_track t;
         int rc = ch_track_from(data, length, trak.body, types, max_frames, &t, why, size);
         if (rc == CS_ERR_LIMIT && t.count > max_frames) result->frames = t.count;
@@ -1181,10 +1486,13 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
         int ok = 1, nal_length = 4;
         if (hevc) ok = t.config.n == 0 || ch_check_hvcc(&c, t.config, &nal_length);
         else ok = t.config.n == 0 || ch_check_av1c(&c, t.config);
+        // catctl's own sequence reader splits an HEVC track's samples by its hvcC's length
+        // size, and refuses 3 (no reader takes it): so does the scan.
+        if (hevc && nal_length == 3) ok = 0;
         for (uint32_t i = 0; ok && c.code == CS_OK && i < t.count; i++) {
             ch_extent e = {t.offsets[i], t.sizes[i]};
             ch_item_data d = {data, &e, 1, t.sizes[i]};
-            ok = hevc ? (nal_length == 3 || ch_check_hevc_data(&c, &d, nal_length)) : ch_check_av1_data(&c, &d);
+            ok = hevc ? ch_check_hevc_data(&c, &d, nal_length) : ch_check_av1_data(&c, &d);
         }
         ch_track_free(&t);
         if (c.code != CS_OK) return c.code;
@@ -1201,11 +1509,11 @@ int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
     size_t at = 0, boxes = 0;
     cs_box box;
     int got, metas = 0;
-    while ((got = cs_box_next(file, &at, &box)) == 1) {
+    while ((got = ch_box_next(file, &at, &box)) == 1) {
         if (++boxes > 100000) return ch_fail_why(why, size, CS_ERR_LIMIT, "more than 100000 boxes at the top level");
         if (box.type != FOURCC('m', 'e', 't', 'a')) continue;
         if (metas++) return ch_fail_why(why, size, CS_ERR_CORRUPT, "two 'meta' boxes at the top level");
-        int rc = ch_scan_meta(data, length, box.body, max_pixels, codecs, result, why, size);
+        int rc = ch_scan_meta(data, length, box.body, max_pixels, codecs, result, why, size, 0);
         if (rc != CS_OK) return rc;
     }
     // A cut-off last box is libheif's to report (as truncated); the boxes before it were read.

@@ -25,6 +25,7 @@
 // never for size, so a file is not refused for an image it does not show.
 #pragma once
 #include "cshim_support.h"
+#include "heif_expect.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,8 @@
 // Items, extents an item, and codec runs for one picture (a grid's tiles, each use counted:
 // 65,280 uses of one tiny tile took 25 s; a 200 MP photo in 512-pixel tiles has 768).
 enum { CH_SCAN_MAX_ITEMS = 4096, CH_SCAN_MAX_EXTENTS = 32, CH_SCAN_MAX_DECODES = 4096 };
+// How often one derived image may name one input (HEIF conformance's C021 names a tile twice).
+enum { CH_SCAN_MAX_REPEATS = 4 };
 
 typedef struct ch_scan_result {
     // Metadata over CS_METADATA_BUDGET, to be left out (with a note): its size, else 0.
@@ -39,7 +42,14 @@ typedef struct ch_scan_result {
     // What is shown, as declared (a track's size over the primary item's), also when a
     // limit then fails, so the caller can name it; frames only when over max_frames.
     uint32_t width, height, frames;
+    // What libheif will hand the decoder plugins for the images checked (heif_expect.h):
+    // every coded item the primary's picture needs, each as often as it is decoded.
+    ch_expect *expect;
+    uint32_t expect_count;
 } ch_scan_result;
+
+// Frees what a scan's result holds (its expectations).
+void ch_scan_result_free(ch_scan_result *result);
 
 // CS_OK, or a CH_ERR_* (cheif_shim.h) with the reason in why[0..size). `codecs` (CH_CODEC_*,
 // cheif_shim.h) are the codecs that may decode: a decoded item or a track of another is

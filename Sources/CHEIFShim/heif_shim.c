@@ -21,6 +21,8 @@
 #include "cheif_shim.h"
 #include "cshim_support.h"
 #include "heif_libraries.h"
+#include "av1_decoder.h"
+#include "heif_expect.h"
 #include "hevc_decoder.h"
 #include "hevc_sequence.h"
 #include "heif_scan.h"
@@ -171,6 +173,7 @@ struct ch_decoder {
     avifDecoder *avif;                 // AVIF sequences (libavif)
 #endif
     ch_hevs *hevs;                     // HEIF image sequences (hevc_sequence.c)
+    ch_scan_result scan;               // what the pre-scan checked: what the plugins may decode
     int header_read;
     uint32_t width, height, frame_count, frames_returned;
     uint8_t *icc, *exif, *xmp;         // owned copies
@@ -212,6 +215,7 @@ void ch_decoder_destroy(ch_decoder *d) {
     if (d->avif) AVIF(avifDecoderDestroy)(d->avif);
 #endif
     ch_hevs_free(d->hevs);
+    ch_scan_result_free(&d->scan);
     free(d->icc);
     free(d->exif);
     free(d->xmp);
@@ -290,13 +294,23 @@ static int ch_read_avis(ch_decoder *d, uint64_t max_pixels, uint32_t max_frames,
     if (!a) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
     d->avif = a;
     a->maxThreads = 1;
-    // libaom, not dav1d: libavif 0.11 leaves dav1d's default logger on, which prints
-    // bitstream errors to stderr.
-    a->codecChoice = AVIF_CODEC_CHOICE_AOM;
-    // Limits libavif applies while parsing and that it passes to dav1d (frame_size_limit):
-    // the AV1 bitstream's own size cannot make the codec allocate more than max_pixels.
+    // dav1d, which libavif gives imageSizeLimit as its frame_size_limit: every frame's size
+    // is checked on its own header, before dav1d allocates it (libaom checks nothing). What
+    // dav1d prints on fd 2 is caught by the quiet scope (cshim_support.h).
+    a->codecChoice = AVIF_CODEC_CHOICE_DAV1D;
+    // The limit: the pixel limit, and at most twice the declared size and a superblock (the
+    // scan's rule for an AV1 sequence header): a frame larger than the track declares is
+    // refused by the decoder itself, whatever the sample tables or the scan made of it.
     uint64_t limit = max_pixels < AVIF_DEFAULT_IMAGE_SIZE_LIMIT ? max_pixels : AVIF_DEFAULT_IMAGE_SIZE_LIMIT;
+    if (d->scan.width && d->scan.height) {
+        uint64_t bound = (2 * (uint64_t)d->scan.width + 128) * (2 * (uint64_t)d->scan.height + 128);
+        if (bound < limit) limit = bound;
+    }
     a->imageSizeLimit = limit ? (uint32_t)limit : 1;  // 0 means "reserved"; our own check catches it
+    // Exif and XMP of the track's own 'meta' are not read: libavif merges each item of them
+    // into a buffer of its own, any number of them (261 KB made 1.57 GB).
+    a->ignoreExif = AVIF_TRUE;
+    a->ignoreXMP = AVIF_TRUE;
     // The pre-scan counted every track's samples against max_frames already; libavif's own
     // count limit then cannot trip on a file that passed. 0 would mean "unlimited" (a sample
     // table of overlapping chunks made 1e9 samples, 54 GB): never 0.
@@ -530,9 +544,11 @@ int ch_decoder_read_header(ch_decoder *d, uint64_t max_pixels, uint32_t max_fram
     }
     if (d->length > INT_MAX) return ch_fail(d, CS_ERR_LIMIT, "files over 2 GiB are not read");
 
+    ch_scan_result_free(&d->scan);
     ch_scan_result scan;
     int scanned =
         ch_scan_file(d->data, d->length, max_pixels, max_frames, d->codecs, &scan, d->error.message, sizeof d->error.message);
+    d->scan = scan;  // its expectations, freed with the decoder
     if (scanned != CS_OK) {
         info->width = scan.width;  // so the caller can name what is over the limit
         info->height = scan.height;
@@ -658,21 +674,26 @@ static void ch_unpremultiply(uint8_t *dst, size_t stride, uint32_t w, uint32_t h
     }
 }
 
-// The primary image through libheif, into dst.
+// The primary image through libheif, into dst. Every coded picture libheif decodes for
+// it goes through catctl's own plugins (hevc_decoder.c, av1_decoder.c), which take only
+// what the pre-scan checked (this decoder's expectations, registered while it decodes).
 static int ch_decode_still(ch_decoder *d, uint8_t *dst, size_t stride, int use_threads) {
     HEIF(heif_context_set_max_decoding_threads)(d->ctx, use_threads ? 4 : 0);
     struct heif_error registered = ch_register_hevc_decoder(d->ctx, use_threads);
-    if (registered.code) return ch_fail(d, CS_ERR_NOMEM, "cannot register the HEVC decoder: %s", registered.message);
+    if (!registered.code) registered = ch_register_av1_decoder(d->ctx, use_threads);
+    if (registered.code) return ch_fail(d, CS_ERR_NOMEM, "cannot register the decoders: %s", registered.message);
     struct heif_decoding_options *options = HEIF(heif_decoding_options_alloc)();
     if (!options) return ch_fail(d, CS_ERR_NOMEM, "out of memory");
     if (options->version >= 2) options->convert_hdr_to_8bit = 1;
-    // AV1 through libaom rather than dav1d: dav1d logs bitstream errors to stderr through its
-    // default logger, and libheif 1.15's dav1d plugin installs no logger of its own. (Grid
-    // tiles do not get the decoding options in 1.15 and still go through dav1d.)
-    if (options->version >= 4) options->decoder_id = "aom";
+    ch_expectations *session = ch_expect_begin(d->scan.expect, d->scan.expect_count);
+    if (!session) {
+        HEIF(heif_decoding_options_free)(options);
+        return ch_fail(d, CS_ERR_NOMEM, "out of memory");
+    }
     struct heif_image *img = NULL;
     struct heif_error e =
         HEIF(heif_decode_image)(d->handle, &img, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options);
+    ch_expect_end(session);
     HEIF(heif_decoding_options_free)(options);
     if (e.code != heif_error_Ok) {
         if (img) HEIF(heif_image_release)(img);

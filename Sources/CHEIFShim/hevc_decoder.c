@@ -11,8 +11,18 @@
 // with a 4-byte big-endian length; the plugin returns planar YCbCr (or monochrome) with the
 // bitstream's VUI colour description (primaries, transfer, matrix, full range) as nclx,
 // which libheif's conversion to RGB reads when the file has no colr box of its own.
+//
+// It is also where the size of a coded picture is checked on the bytes that are decoded
+// (heif_expect.h): the data must be what the pre-scan predicted for an item it checked,
+// every SPS among it must ask for no more than the item declares (one coding block more)
+// and the pixel limit allow, before libde265 sees a byte; and the picture it returns must
+// be the declared size (libheif 1.15 checks neither).
 #include "hevc_decoder.h"
+#include "heif_expect.h"
 #include "heif_libraries.h"
+#include "heif_scan.h"
+
+#include <stdio.h>
 
 #include <libde265/de265.h>
 #include <libheif/heif_plugin.h>
@@ -30,7 +40,14 @@ typedef struct ch_hevc {
     de265_decoder_context *ctx;
     size_t pushed;
     int threads;
+    ch_expect expect;  // the item the data is, as the pre-scan checked it
 } ch_hevc;
+
+// A coding block: what a coded picture may add to the declared size (it is cropped off).
+enum { CH_HEVC_MARGIN = 64 };
+
+// A refusal's text, made in the thread that returns it (libheif copies it at once).
+static _Thread_local char ch_hevc_why[200];
 
 static const char *ch_hevc_name(void) { return "libde265 HEVC decoder (catctl, threaded)"; }
 
@@ -72,17 +89,50 @@ static void ch_hevc_free(void *decoder) {
     free(d);
 }
 
+// Whether a picture of w x h fits what the item declares and the pixel limit; if not, why.
+static const char *ch_hevc_misfit(const ch_expect *x, uint32_t w, uint32_t h, int coded) {
+    if ((uint64_t)w * h > x->max_pixels) {
+        snprintf(ch_hevc_why, sizeof ch_hevc_why, "item %u's HEVC picture is %ux%u, over the limit of %llu pixels",
+                 x->item, w, h, (unsigned long long)x->max_pixels);
+        return ch_hevc_why;
+    }
+    if (x->width == UINT32_MAX) return NULL;
+    int larger = w > (uint64_t)x->width + CH_HEVC_MARGIN || h > (uint64_t)x->height + CH_HEVC_MARGIN;
+    int smaller = !coded && (w < x->width || h < x->height);  // a coded size still has its cropping
+    if (!larger && !smaller) return NULL;
+    snprintf(ch_hevc_why, sizeof ch_hevc_why, "item %u's HEVC %s %ux%u, %s than the %ux%u it declares", x->item,
+             coded ? "SPS asks for" : "picture is", w, h, larger ? "larger" : "smaller", x->width, x->height);
+    return ch_hevc_why;
+}
+
 static struct heif_error ch_hevc_push(void *decoder, const void *data, size_t size) {
     ch_hevc *d = decoder;
     const uint8_t *p = data;
-    size_t at = 0;
-    while (at < size) {
+    if (!ch_expect_take(CH_EXPECT_HEVC, p, size, &d->expect))
+        return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified,
+                             "libheif asked to decode HEVC data that catctl's pre-scan did not check (the two read "
+                             "the file differently)");
+    // Every SPS first, before libde265 is given any unit.
+    for (size_t at = 0; at < size;) {
         if (size - at < 4)
             return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_End_of_data, "a cut NAL length");
         uint32_t n = (uint32_t)p[at] << 24 | (uint32_t)p[at + 1] << 16 | (uint32_t)p[at + 2] << 8 | p[at + 3];
         at += 4;
         if (n > size - at)
             return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_End_of_data, "a NAL unit past the end");
+        if (n >= 2 && ((p[at] >> 1) & 0x3f) == 33) {
+            uint32_t w = 0, h = 0;
+            if (!ch_hevc_sps_size(p + at, n, &w, &h))
+                return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, "a malformed SPS");
+            const char *why = ch_hevc_misfit(&d->expect, w, h, 1);
+            if (why) return ch_hevc_error(heif_error_Memory_allocation_error, heif_suberror_Security_limit_exceeded, why);
+        }
+        at += n;
+    }
+    size_t at = 0;
+    while (at < size) {
+        uint32_t n = (uint32_t)p[at] << 24 | (uint32_t)p[at + 1] << 16 | (uint32_t)p[at + 2] << 8 | p[at + 3];
+        at += 4;
         de265_error e = DE265(de265_push_NAL)(d->ctx, p + at, n, 0, NULL);
         if (!DE265(de265_isOK)(e))
             return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, DE265(de265_get_error_text)(e));
@@ -155,6 +205,14 @@ static struct heif_error ch_hevc_decode(void *decoder, struct heif_image **out) 
         if (e != DE265_OK) break;
         const struct de265_image *picture = DE265(de265_get_next_picture)(d->ctx);
         if (picture) {
+            const char *why = ch_hevc_misfit(&d->expect, (uint32_t)DE265(de265_get_image_width)(picture, 0),
+                                             (uint32_t)DE265(de265_get_image_height)(picture, 0), 0);
+            if (why) {
+                DE265(de265_release_next_picture)(d->ctx);
+                if (*out) HEIF(heif_image_release)(*out);
+                *out = NULL;
+                return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, why);
+            }
             if (*out) HEIF(heif_image_release)(*out);  // a stream of several pictures: the last counts, as in libheif
             struct heif_error copied = ch_hevc_picture(picture, out);
             DE265(de265_release_next_picture)(d->ctx);
