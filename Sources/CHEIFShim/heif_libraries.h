@@ -14,7 +14,8 @@
 #define CH_LIBHEIF_FUNCTIONS(X) \
     X(heif_context_add_XMP_metadata) X(heif_context_add_exif_metadata) X(heif_context_alloc) \
     X(heif_context_encode_image) X(heif_context_free) X(heif_context_get_encoder_for_format) \
-    X(heif_context_get_primary_image_handle) X(heif_context_read_from_memory_without_copy) \
+    X(heif_context_get_primary_image_handle) X(heif_context_get_primary_image_ID) \
+    X(heif_context_read_from_memory_without_copy) \
     X(heif_context_set_max_decoding_threads) X(heif_context_set_maximum_image_size_limit) \
     X(heif_context_write) X(heif_decode_image) X(heif_decoding_options_alloc) X(heif_decoding_options_free) \
     X(heif_deinit) X(heif_encoder_release) X(heif_encoder_set_lossless) X(heif_encoder_set_lossy_quality) \
@@ -24,7 +25,8 @@
     X(heif_image_get_bits_per_pixel_range) X(heif_image_get_height) X(heif_image_get_plane) \
     X(heif_image_get_plane_readonly) X(heif_image_get_width) X(heif_image_handle_get_height) \
     X(heif_image_handle_get_ispe_height) X(heif_image_handle_get_ispe_width) \
-    X(heif_image_handle_get_list_of_metadata_block_IDs) X(heif_image_handle_get_luma_bits_per_pixel) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs) X(heif_image_handle_get_list_of_thumbnail_IDs) \
+    X(heif_image_handle_get_luma_bits_per_pixel) X(heif_image_handle_get_number_of_thumbnails) \
     X(heif_image_handle_get_metadata) X(heif_image_handle_get_metadata_content_type) \
     X(heif_image_handle_get_metadata_size) X(heif_image_handle_get_metadata_type) \
     X(heif_image_handle_get_nclx_color_profile) X(heif_image_handle_get_number_of_metadata_blocks) \
@@ -38,7 +40,8 @@
 
 #define CH_LIBAVIF_FUNCTIONS(X) \
     X(avifColorPrimariesGetValues) X(avifDecoderCreate) X(avifDecoderDestroy) X(avifDecoderNextImage) \
-    X(avifDecoderParse) X(avifDecoderReset) X(avifDecoderSetIOMemory) X(avifDecoderSetSource) \
+    X(avifDecoderNthImageMaxExtent) X(avifDecoderParse) X(avifDecoderReset) X(avifDecoderSetIOMemory) \
+    X(avifDecoderSetSource) \
     X(avifImageYUVToRGB) X(avifRGBImageSetDefaults) X(avifResultToString)
 
 #define CH_LIBDE265_FUNCTIONS(X) \

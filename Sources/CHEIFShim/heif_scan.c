@@ -1096,8 +1096,42 @@ static void ch_check_metadata(ch_meta *m, ch_scan_result *result) {
 // them, every bound checked; then, unless `in_track`, the primary's picture (ch_check_decoded)
 // and its expectations. A track's own 'meta' (libavif 0.11 parses every one, making items
 // of every ID it meets and merging the Exif and XMP ones) is held to the same bounds.
+// What ch_scan_report holds, from a read 'meta' (the references sorted by item).
+static void ch_report(const ch_meta *m, long primary, ch_scan_report *report) {
+    if (!report || primary < 0) return;
+    const ch_item *p = &m->items[primary];
+    report->has_primary = 1;
+    report->primary = p->id;
+    report->primary_type = p->type;
+    report->ispe_w = p->ispe_w;
+    report->ispe_h = p->ispe_h;
+    report->primary_start = UINT64_MAX;
+    for (uint32_t k = 0; k < p->extents; k++) {
+        const ch_extent *x = &m->extents[p->first_extent + k];
+        if (x->start < report->primary_start) report->primary_start = x->start;
+        if (x->start + x->length > report->primary_end) report->primary_end = x->start + x->length;
+    }
+    if (p->extents == 0) report->primary_start = 0;
+    for (uint32_t k = 0; k < m->ref_count; k++) {
+        const ch_ref *r = &m->refs[k];
+        if (r->to != (uint32_t)primary) continue;
+        if (r->type == FOURCC('t', 'h', 'm', 'b')) {
+            if (report->thumb_count < CH_REPORT_MAX) report->thumbs[report->thumb_count++] = m->items[r->from].id;
+            else report->cut = 1;
+        } else if (r->type == FOURCC('c', 'd', 's', 'c')) {
+            if (report->meta_count < CH_REPORT_MAX) {
+                report->metas[report->meta_count] = m->items[r->from].id;
+                report->meta_lengths[report->meta_count++] = m->items[r->from].length;
+            } else {
+                report->cut = 1;
+            }
+        }
+    }
+    report->alpha = m->alpha_start[primary + 1] > m->alpha_start[primary];
+}
+
 static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64_t max_pixels, unsigned codecs,
-                        ch_scan_result *result, char *why, size_t size, int in_track) {
+                        ch_scan_result *result, ch_scan_report *report, char *why, size_t size, int in_track) {
     cs_span body;
     if (!cs_full_box(meta, &body, NULL, NULL)) return ch_fail_why(why, size, CS_ERR_CORRUPT, "a bad 'meta' box");
     ch_meta m = {0};
@@ -1163,8 +1197,9 @@ static int ch_scan_meta(const uint8_t *data, size_t length, cs_span meta, uint64
         cs_full_box(pitm, &p, &version, NULL);
         cs_reader r = {p, 0, 0};
         uint32_t primary_id = (uint32_t)cs_read(&r, version == 0 ? 2 : 4);
-        long primary = ch_find(&m, primary_id);
+        long primary = r.bad ? -1 : ch_find(&m, primary_id);
         if (primary >= 0) result->width = m.items[primary].ispe_w, result->height = m.items[primary].ispe_h;
+        ch_report(&m, primary, report);
         // A missing primary item is libheif's to name.
         if (!r.bad && primary >= 0 && (ch_is_coded(m.items[primary].type) || ch_is_derived(m.items[primary].type)))
             rc = ch_check_decoded(&m, (uint32_t)primary);
@@ -1462,7 +1497,7 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
         if (trak.type != FOURCC('t', 'r', 'a', 'k')) continue;
         cs_span track_meta;
         if (ch_only_child(trak.body, 0, FOURCC('m', 'e', 't', 'a'), &track_meta) == 1) {
-            int rc = ch_scan_meta(data, length, track_meta, max_pixels, codecs, result, why, size, 1);
+            int rc = ch_scan_meta(data, length, track_meta, max_pixels, codecs, result, NULL, why, size, 1);
             if (rc != CS_OK) return rc;
         }
         ch_track t;
@@ -1504,7 +1539,13 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
 
 int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
                  ch_scan_result *result, char *why, size_t size) {
+    return ch_scan_file_report(data, length, max_pixels, max_frames, codecs, result, NULL, why, size);
+}
+
+int ch_scan_file_report(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
+                        ch_scan_result *result, ch_scan_report *report, char *why, size_t size) {
     memset(result, 0, sizeof *result);
+    if (report) memset(report, 0, sizeof *report);
     cs_span file = {data, length};
     size_t at = 0, boxes = 0;
     cs_box box;
@@ -1513,7 +1554,7 @@ int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
         if (++boxes > 100000) return ch_fail_why(why, size, CS_ERR_LIMIT, "more than 100000 boxes at the top level");
         if (box.type != FOURCC('m', 'e', 't', 'a')) continue;
         if (metas++) return ch_fail_why(why, size, CS_ERR_CORRUPT, "two 'meta' boxes at the top level");
-        int rc = ch_scan_meta(data, length, box.body, max_pixels, codecs, result, why, size, 0);
+        int rc = ch_scan_meta(data, length, box.body, max_pixels, codecs, result, report, why, size, 0);
         if (rc != CS_OK) return rc;
     }
     // A cut-off last box is libheif's to report (as truncated); the boxes before it were read.

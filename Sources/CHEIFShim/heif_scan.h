@@ -51,6 +51,26 @@ typedef struct ch_scan_result {
 // Frees what a scan's result holds (its expectations).
 void ch_scan_result_free(ch_scan_result *result);
 
+// What the scan read of a file's items, to be compared with what libheif and libavif read
+// of it (heif_agreement.c, the differential fuzz target). Lists past CH_REPORT_MAX
+// entries are cut (`cut` set: that comparison is skipped).
+enum { CH_REPORT_MAX = 64 };
+typedef struct ch_scan_report {
+    int has_primary;                 // pitm names an item
+    uint32_t primary, primary_type;  // its id and type
+    uint32_t ispe_w, ispe_h;         // its 'ispe'
+    uint64_t primary_start, primary_end;  // the span of its extents in the file
+    uint32_t thumbs[CH_REPORT_MAX], thumb_count;  // items 'thmb' to it
+    uint32_t metas[CH_REPORT_MAX], meta_count;    // items 'cdsc' to it
+    uint64_t meta_lengths[CH_REPORT_MAX];         // their data's length
+    int alpha;                       // an alpha image the scan checked with it
+    int cut;
+} ch_scan_report;
+
+// ch_scan_file, also filling *report (when the top-level 'meta' was read).
+int ch_scan_file_report(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, unsigned codecs,
+                        ch_scan_result *result, ch_scan_report *report, char *why, size_t size);
+
 // CS_OK, or a CH_ERR_* (cheif_shim.h) with the reason in why[0..size). `codecs` (CH_CODEC_*,
 // cheif_shim.h) are the codecs that may decode: a decoded item or a track of another is
 // CS_ERR_UNSUPPORTED.

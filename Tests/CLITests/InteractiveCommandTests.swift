@@ -142,6 +142,35 @@ struct InteractiveCommandTests {
             "\(json.stdoutText)")
     }
 
+    /// Issue 42, finding 12: a paste or a burst of keys was taken one key and one redraw at a
+    /// time (5,000 characters: Ctrl-C acted after 46 s), and outside the caption its
+    /// characters ran as commands. A paste is text: the caption takes it whole (up to its
+    /// 1000 characters), elsewhere it is left out; Ctrl-C ends the app whatever is queued.
+    @Test func aPasteIsTextAndCtrlCActsAheadOfIt() throws {
+        let tmux = try session(["edit", "-i", Self.chelsea])
+        try tmux.wait(for: "chain: (none)  + mono")
+        // Commands, pasted: none runs (a, Enter and q would add, add and quit).
+        try tmux.paste(String(repeating: "a\nq", count: 300))
+        try tmux.wait(for: "pasted text left out")
+        // Typed too fast to be typing (no paste marks): the same.
+        try tmux.type(String(repeating: "+u", count: 40))
+        try tmux.send("Right")
+        try tmux.wait(for: "+ sepia:1 ")
+        #expect(try tmux.screen().contains("chain: (none)"))
+        try tmux.send("t")
+        try tmux.wait(for: "caption: █")
+        try tmux.paste(String(repeating: "猫", count: 5000))
+        try tmux.waitUntil("the caption, cut at 1000 characters") { $0.contains("猫猫█") }
+        try tmux.send("Escape")
+        try tmux.wait(for: "chain: (none)")
+        // A flood of keys, then Ctrl-C: the app ends with 130 without taking the rest.
+        try tmux.type(String(repeating: "+-", count: 2000))
+        try tmux.send("C-c")
+        #expect(try tmux.exitStatus() == 130)
+        let settings = try tmux.terminalSettings()
+        #expect(settings.before == settings.after)
+    }
+
     /// An animated GIF plays at once (the status line counts its frames), `p` pauses and
     /// plays it again, and a save keeps every frame.
     @Test func anAnimationPlaysAndPauses() throws {

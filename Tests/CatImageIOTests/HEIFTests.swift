@@ -206,3 +206,27 @@ struct HEIFTests {
         }
     }
 }
+
+/// The pre-scan reads every fixture as libheif and libavif read it (HEIFAgreement): the
+/// primary, its size, thumbnails, metadata items, every buffer its decode pushes to a codec,
+/// a sequence's frames. The heif-agreement fuzz target asks the same of any bytes.
+@Suite("HEIF pre-scan and libraries agree")
+struct HEIFAgreementTests {
+    @Test func everyFixtureIsReadAlike() throws {
+        let folders = ["heif", "hostile", "fuzz"]
+        var compared = 0
+        for folder in folders {
+            let dir = Fixtures.path(folder)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            where name.hasSuffix(".heic") || name.hasSuffix(".avif") || name.hasSuffix(".heif") {
+                let bytes = try Fixtures.bytes("\(folder)/\(name)")
+                switch HEIFAgreement.check(bytes, maxPixels: DecodeOptions.defaultMaxPixels, maxFrames: 1000) {
+                case .agree: compared += 1
+                case .nothingToCompare: break
+                case let .disagree(why): Issue.record("\(folder)/\(name): \(why)")
+                }
+            }
+        }
+        #expect(compared >= 20, "the valid fixtures are compared, not skipped: \(compared)")
+    }
+}

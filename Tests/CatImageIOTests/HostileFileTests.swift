@@ -91,3 +91,30 @@ struct LimitMessageTests {
         #expect(ImageIOError.tooLarge(file: "x", width: 4000, height: 3000, limit: 1).description.contains("12.0 MP"))
     }
 }
+
+/// An output that holds one frame takes the first, decoded alone: the still read (what
+/// `edit` to a still format and `detect` use) gives the first frame the animation read
+/// gives, for every animated format.
+@Suite("the first frame, read alone")
+struct FirstFrameTests {
+    @Test(arguments: [
+        "gif/anim-delays-loop.gif", "gif/anim-transparent.gif", "gif/edge-dispose-previous.gif",
+        "webp/animated.webp", "jxl/animated.jxl", "heif/seq.avif", "heif/seq.heic",
+    ])
+    func theStillIsTheAnimationsFirstFrame(_ name: String) throws {
+        let bytes = try Fixtures.bytes(name)
+        let still = try ImageDecoder.decode(bytes, name: name, options: DecodeOptions())
+        let reader = try ImageReader(bytes: bytes, name: name, options: DecodeOptions())
+        #expect(reader.frameCount > 1, "\(name) is animated")
+        let first = try #require(reader.readAnimation().frames.first)
+        #expect(still.pixels.width == first.width && still.pixels.height == first.height)
+        #expect(still.pixels.packedRGBA() == first.packedRGBA(), "\(name)")
+        // Row by row (the streaming edit) too.
+        let rows = try ImageReader(bytes: bytes, name: name, options: DecodeOptions())
+        let strips = try PixelBuffer(width: rows.width, height: rows.height, hasAlpha: rows.hasAlpha)
+        while rows.rowsRead < rows.height {
+            try rows.readRows(into: strips, at: rows.rowsRead, count: min(7, rows.height - rows.rowsRead))
+        }
+        #expect(strips.packedRGBA() == first.packedRGBA(), "\(name), row by row")
+    }
+}

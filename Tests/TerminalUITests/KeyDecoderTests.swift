@@ -78,3 +78,62 @@ struct KeyDecoderTests {
         #expect(decode(["\u{1B}]11;rgb:0000/0000/0000\u{07}x"]) == [.key(.char("x"))])
     }
 }
+
+/// Pasted text (issue 42): bracketed pastes are one input, however they are cut into
+/// reads; a run of characters too fast to be typed is one too.
+@Suite("Pastes")
+struct PasteTests {
+    @Test func aBracketedPasteIsOneInputAcrossReads() {
+        var decoder = KeyDecoder()
+        var out = decoder.feed(Array("x\u{1B}[20".utf8))
+        out += decoder.feed(Array("0~hello \u{1B}[A wo".utf8))
+        #expect(!decoder.hasPending, "a paste under way is no pending key")
+        #expect(decoder.flush().isEmpty, "nor does a pause end it")
+        out += decoder.feed(Array("rld\u{1B}[20".utf8))
+        out += decoder.feed(Array("1~q".utf8))
+        #expect(out == [.key(.char("x")), .paste("hello \u{1B}[A world"), .key(.char("q"))])
+    }
+
+    @Test func aHugePasteIsKeptShort() {
+        var decoder = KeyDecoder()
+        var out: [TerminalInput] = decoder.feed(Array("\u{1B}[200~".utf8))
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 16)
+        for _ in 0..<8 { out += decoder.feed(chunk) }
+        out += decoder.feed(Array("\u{1B}[201~".utf8))
+        guard case let .paste(text)? = out.first, out.count == 1 else {
+            Issue.record("\(out.count) inputs")
+            return
+        }
+        #expect(text.utf8.count == KeyDecoder.maxPaste)
+    }
+
+    @Test func aBurstOfCharactersIsAPasteAndTypingIsKeys() {
+        let typed: [TerminalInput] = [.key(.char("c")), .key(.char("c")), .key(.enter)]
+        #expect(KeyDecoder.coalesce(typed) == typed)
+        let burst: [TerminalInput] = Array("hello world".map { .key(.char($0)) }) + [.key(.enter)]
+        #expect(KeyDecoder.coalesce(burst) == [.paste("hello world"), .key(.enter)])
+        let lines: [TerminalInput] =
+            Array("one two".map { .key(.char($0)) }) + [.key(.enter)]
+            + Array("three".map { .key(.char($0)) })
+        #expect(KeyDecoder.coalesce(lines) == [.paste("one two three")])
+        let mixed: [TerminalInput] = [.key(.up)] + Array("abcdefghij".map { .key(.char($0)) }) + [.key(.ctrl("c"))]
+        #expect(KeyDecoder.coalesce(mixed) == [.key(.up), .paste("abcdefghij"), .key(.ctrl("c"))])
+    }
+}
+
+@Suite("Pasting into a prompt")
+struct PromptPasteTests {
+    @Test func aPasteGoesInAtTheCursorCleanedAndWithinTheLimit() {
+        var prompt = LinePrompt(label: "caption: ", text: "ab", limit: 6, purpose: .caption)
+        _ = prompt.handle(.left)
+        prompt.paste("X\u{1B}Y\nZZZZ")
+        #expect(prompt.text == "aX Y b", "controls and line breaks are spaces; the limit holds: \(prompt.text)")
+        _ = prompt.handle(.char("!"))
+        #expect(prompt.text == "aX Y b", "full")
+        var open = LinePrompt(label: "save as: ")
+        open.paste("e\u{301}t\u{E9}.png")
+        #expect(open.text == "e\u{301}t\u{E9}.png")
+        _ = open.handle(.backspace)
+        #expect(open.text == "e\u{301}t\u{E9}.pn", "the cursor is at the end")
+    }
+}

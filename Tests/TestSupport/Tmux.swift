@@ -88,6 +88,13 @@ public final class TmuxSession {
     /// Text typed as it is.
     public func type(_ text: String) throws { try run(["send-keys", "-l", text]) }
 
+    /// Text pasted as a terminal pastes it: in bracketed-paste marks when the program asked
+    /// for them (mode 2004), else as the bare characters.
+    public func paste(_ text: String) throws {
+        try run(["set-buffer", "--", text])
+        try run(["paste-buffer", "-p"])
+    }
+
     /// The screen as text, one line per row.
     public func screen() throws -> String { try run(["capture-pane", "-p"]) }
 

@@ -122,4 +122,10 @@ int ch_rows_encoder_finish(ch_rows_encoder *encoder, int fd, const ch_encode_opt
                            const cs_metadata *metadata, char *message, size_t message_size, int *error_number);
 void ch_rows_encoder_destroy(ch_rows_encoder *encoder);
 
+// The differential check of the pre-scan against libheif's and libavif's own reading of a
+// file (heif_agreement.c): 0 when they agree, 1 when they disagree (how, in why), -1 when
+// there is nothing to compare (the scan refuses the file, or the libraries cannot read it).
+// For the heif-agreement fuzz target and the fixtures' test.
+int ch_agreement(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t max_frames, char *why, size_t size);
+
 #endif

@@ -18,7 +18,7 @@ struct HEIFCodec: ImageCodec {
     /// not be loaded: on Linux they are loaded when first needed), or nil.
     static func missingLibraries() -> String? {
         ShimCode.missingLibraries(
-            { ch_available($0, $1) }, format: "HEIC and AVIF", libraries: "libheif, libavif and libde265")
+            { ch_available($0, $1) }, format: "HEIC and AVIF", libraries: "libheif, libavif, libde265 and dav1d")
     }
 
     enum Kind: Sendable { case heic, avif }

@@ -128,7 +128,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
     ) async throws -> EditOutcome {
         let progress = ProgressReporter(events)
         let image: PixelBuffer, metadata: ImageMetadata
-        var pages = 1
+        var pages = 1, inputFrames = 1
         var chain = chain
         var window: EditCatCrop?
         switch input {
@@ -165,11 +165,16 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 height: swaps ? reader.fullWidth : reader.fullHeight
             )
             events(.opened(format: reader.format, width: upright.width, height: upright.height))
+            // An output that holds one frame takes the first, decoded alone as a still (as
+            // detect reads it): 10,000 frames of JPEG XL were all decoded and kept for a PNG.
+            let animates = reader.frameCount > 1 && options.encode.format.animates
             try Self.checkResult(
-                chain, width: upright.width, height: upright.height, frames: reader.frameCount, options: options)
-            if reader.frameCount > 1 {
+                chain, width: upright.width, height: upright.height, frames: animates ? reader.frameCount : 1,
+                options: options)
+            if animates {
                 return try editAnimation(reader, to: output, chain: chain, options: options, progress: progress)
             }
+            inputFrames = reader.frameCount
             // A crop or caption that reads the picture is placed on a thread of its own from a
             // copy by JPEG's DCT scaling (cheap), the smallest still as long as the picture
             // gravities look at, while the full image decodes (and streams up to that stage).
@@ -224,8 +229,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 }
                 _ = try placed()
                 return EditOutcome(
-                    width: size.width, height: size.height, streamed: true, inputPages: reader.pageCount, crop: window,
-                    leftOut: reader.metadata.leftOut)
+                    width: size.width, height: size.height, streamed: true, inputFrames: inputFrames,
+                    inputPages: reader.pageCount, crop: window, leftOut: reader.metadata.leftOut)
             }
             decode.shrinkOnLoad = nil  // the reader has its scale already
             pages = reader.pageCount
@@ -245,8 +250,9 @@ public struct EditCatInteractor: EditCatInteractorInput {
             progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
         }
         return EditOutcome(
-            width: filtered.width, height: filtered.height, streamed: false, inputPages: pages, crop: window,
-            leftOut: metadata.leftOut)
+            width: filtered.width, height: filtered.height, streamed: false, inputFrames: inputFrames,
+            inputPages: pages,
+            crop: window, leftOut: metadata.leftOut)
     }
 
     /// Where the chain's gravity placed its crop, in the pixels of its input.

@@ -209,6 +209,24 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
         }
     }
 
+    /// Pasted text goes into the open prompt (the caption's text goes to the presenter once,
+    /// whole); elsewhere it is no keys (a paste ran as commands before), and says so.
+    public func paste(_ text: String) {
+        guard var open = prompt else {
+            message = LiveChrome.Message(
+                text: "pasted text left out: keys are commands here (t types a caption)", style: .error)
+            return draw()
+        }
+        let before = open.text
+        open.paste(text)
+        prompt = open
+        if open.purpose == .caption, open.text != before {
+            let typed = open.text
+            act { await $0.typeCaption(typed) }
+        }
+        draw()
+    }
+
     /// A key for the caption's line editor; its text goes to the presenter as it changes.
     private func typeCaption(_ key: Key, _ open: inout LinePrompt) {
         let before = open.text

@@ -12,6 +12,9 @@ public enum Key: Equatable, Sendable {
     case mouse(MouseEvent)
     /// A sequence catctl does not use (function keys, unknown replies).
     case unknown
+
+    /// A printable character.
+    var isChar: Bool { if case .char = self { true } else { false } }
 }
 
 /// What the mouse did, where (cells, from 1): a button pressed or released, or the wheel.
@@ -55,6 +58,10 @@ public enum TerminalInput: Equatable, Sendable {
     case deviceAttributes([Int])
     /// The reply to a kitty graphics query (`ESC _G…;OK ESC \` when it can show pictures).
     case kittyGraphics(ok: Bool)
+    /// Text pasted: between the bracketed-paste marks (`ESC [ 200 ~` … `ESC [ 201 ~`, mode
+    /// 2004), or a burst of characters too fast to be typed (`InputReader`). Never keys:
+    /// only a text prompt takes it. At most `KeyDecoder.maxPaste` bytes of it are kept.
+    case paste(String)
     /// The terminal is gone (end of input).
     case closed
 }
@@ -68,17 +75,49 @@ public enum TerminalInput: Equatable, Sendable {
 /// as the keys typed.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
+    /// A bracketed paste under way: its bytes so far (at most `maxPaste`), and whether more came.
+    private var paste: [UInt8]?
+    private var pasteCut = false
+
+    /// The most of one paste that is kept (a caption holds 1000 characters).
+    public static let maxPaste = 64 * 1024
+    static let pasteStart = Array("\u{1B}[200~".utf8), pasteEnd = Array("\u{1B}[201~".utf8)
 
     public init() {}
 
-    /// An unfinished sequence is waiting for more bytes (or for `flush`).
-    public var hasPending: Bool { !pending.isEmpty }
+    /// An unfinished sequence is waiting for more bytes (or for `flush`); a paste under way
+    /// waits for its end mark, however long.
+    public var hasPending: Bool { !pending.isEmpty && paste == nil }
 
     public mutating func feed(_ bytes: [UInt8]) -> [TerminalInput] {
         pending += bytes
         var out: [TerminalInput] = []
         var i = 0
         while i < pending.count {
+            if paste != nil {
+                // Up to the end mark; what may be its start stays pending.
+                guard let end = Self.find(Self.pasteEnd, in: pending, from: i) else {
+                    let keep = max(i, pending.count - (Self.pasteEnd.count - 1))
+                    take(pending[i..<keep])
+                    i = keep
+                    break
+                }
+                take(pending[i..<end])
+                out.append(.paste(String(decoding: paste ?? [], as: UTF8.self)))
+                (paste, pasteCut) = (nil, false)
+                i = end + Self.pasteEnd.count
+                continue
+            }
+            if pending[i] == 0x1B, pending.count - i < Self.pasteStart.count,
+                Self.pasteStart.starts(with: pending[i...])
+            {
+                break  // perhaps a paste's start mark: wait for the rest
+            }
+            if pending[i...].starts(with: Self.pasteStart) {
+                paste = []
+                i += Self.pasteStart.count
+                continue
+            }
             guard let (input, length) = Self.decode(pending, at: i) else { break }  // wait for more
             if let input { out.append(input) }
             i += length
@@ -87,9 +126,62 @@ public struct KeyDecoder: Sendable {
         return out
     }
 
+    /// What came in one read, as the app takes it: a run of more than `burst` characters in
+    /// one read is no typing but a paste from a terminal without bracketed paste (a line
+    /// break inside the run stays in the text; one at its end stays a key).
+    public static func coalesce(_ inputs: [TerminalInput], burst: Int = 8) -> [TerminalInput] {
+        var out: [TerminalInput] = []
+        var run: [TerminalInput] = []
+        func flushRun() {
+            let chars = run.filter { if case .key(.char) = $0 { true } else { false } }.count
+            if chars > burst {
+                var trailing: [TerminalInput] = []
+                while let last = run.last, case .key(let key) = last, !key.isChar {
+                    trailing.insert(last, at: 0)
+                    run.removeLast()
+                }
+                let text = run.map { input -> String in
+                    if case let .key(.char(c)) = input { return String(c) }
+                    return " "  // a line break or a tab inside pasted text
+                }.joined()
+                out.append(.paste(text))
+                out += trailing
+            } else {
+                out += run
+            }
+            run = []
+        }
+        for input in inputs {
+            switch input {
+            case .key(.char), .key(.enter), .key(.tab): run.append(input)
+            default:
+                flushRun()
+                out.append(input)
+            }
+        }
+        flushRun()
+        return out
+    }
+
+    private mutating func take(_ bytes: ArraySlice<UInt8>) {
+        let room = Self.maxPaste - (paste?.count ?? 0)
+        if bytes.count > room { pasteCut = true }
+        paste?.append(contentsOf: bytes.prefix(max(0, room)))
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        var j = start
+        while j <= bytes.count - needle.count {
+            if bytes[j] == needle[0], bytes[j..<(j + needle.count)].elementsEqual(needle) { return j }
+            j += 1
+        }
+        return nil
+    }
+
     /// No more bytes came: what is pending is what was typed (a lone ESC is Escape).
     public mutating func flush() -> [TerminalInput] {
-        guard !pending.isEmpty else { return [] }
+        guard !pending.isEmpty, paste == nil else { return [] }
         var out: [TerminalInput] = []
         if pending[0] == 0x1B {
             out.append(.key(.escape))

@@ -82,6 +82,24 @@ struct LinePrompt: Equatable {
         return .editing
     }
 
+    /// Pasted text goes in at the cursor, whole: control characters and line breaks are
+    /// spaces, and what passes the limit is left out.
+    mutating func paste(_ pasted: String) {
+        var characters = Array(text)
+        var scalars = text.unicodeScalars.count
+        var added: [Character] = []
+        for c in pasted {
+            let clean: Character = c.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : c
+            if let limit, scalars + clean.unicodeScalars.count > limit { break }
+            scalars += clean.unicodeScalars.count
+            added.append(clean)
+        }
+        characters.insert(contentsOf: added, at: min(cursor, characters.count))
+        cursor = String(characters[..<min(cursor + added.count, characters.count)]).count
+        text = String(characters)
+        cursor = min(cursor, text.count)
+    }
+
     /// The prompt's line: the label and the text, neutralised (a suggested name may be a
     /// foreign one, a caption is whatever was typed), the character under the cursor in
     /// reverse video; cut from the left when the cursor would be off the screen.

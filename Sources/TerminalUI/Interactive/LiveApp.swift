@@ -9,6 +9,8 @@ import Dispatch
 public protocol LiveScene: AnyObject {
     /// A key while this scene is on top.
     func handle(_ key: Key)
+    /// Text pasted (never keys): a prompt takes it; elsewhere it is left out, said once.
+    func paste(_ text: String)
     /// Draws the whole screen from what the view was told last.
     func draw()
     /// The screen's size (or its cell size, or its graphics) changed: pictures of another
@@ -40,9 +42,15 @@ public final class LiveApp: LiveHost {
     /// The graphics queries (auto mode only) are waiting for the Device Attributes reply,
     /// which every terminal sends and which comes after any answer to the kitty query.
     private var detecting = false
+    /// Ctrl-C came: set by the reading thread the moment it reads it, ahead of everything
+    /// queued (a paste of thousands of characters, a burst of the wheel), which is dropped.
+    private let interrupted = LockedValue(false)
+    /// Inside one read's inputs, frames are not drawn but wanted: one is drawn after them.
+    private var deferring = false, drawWanted = false
 
     enum LiveEvent: Sendable {
-        case input(TerminalInput)
+        /// What one read of the terminal held, in order.
+        case inputs([TerminalInput])
         case resize
         /// Nothing came: `run` looks at its status.
         case wake
@@ -66,7 +74,12 @@ public final class LiveApp: LiveHost {
     /// start in order); `finishWork` waits for it.
     public func perform(_ input: @escaping @MainActor () async -> Void) {
         if work.count > 256 { work.removeFirst(128) }  // long done: inputs take milliseconds
-        work.append(Task { await input() })
+        let interrupted = self.interrupted
+        work.append(
+            Task {
+                guard !interrupted.current else { return }  // queued before Ctrl-C: not started
+                await input()
+            })
     }
 
     /// Waits for the work keys started: a save under way completes, a preview or a resize
@@ -98,9 +111,14 @@ public final class LiveApp: LiveHost {
         sink.yield(.wake)
     }
 
-    /// Writes a frame to the terminal (only while the app has it).
+    /// Writes a frame to the terminal (only while the app has it). Inside a read's inputs
+    /// the frame is left for the one drawn after them.
     public func write(_ text: String) {
         guard ct_is_taken() != 0 else { return }
+        if deferring {
+            drawWanted = true
+            return
+        }
         console.stdout.write(text)
     }
 
@@ -109,7 +127,8 @@ public final class LiveApp: LiveHost {
     /// Attributes, which every terminal answers: the answers arrive as input).
     public func enter() throws {
         // The alternate screen, no cursor, SGR mouse reports (clicks and the wheel), the cell size asked.
-        var enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h\u{1B}[H\u{1B}[2J\u{1B}[16t"
+        // Bracketed paste (2004): pasted text comes marked, never as keys.
+        var enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h\u{1B}[?2004h\u{1B}[H\u{1B}[2J\u{1B}[16t"
         if !graphics.forced && !graphics.inTmux && graphics.colors != .none {
             enter += "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c"
             detecting = true
@@ -142,41 +161,72 @@ public final class LiveApp: LiveHost {
     /// Undoes `enter`: kitty pictures deleted, colours reset, mouse reports off, cursor shown, main screen.
     private var restoreSequence: String {
         (graphics.kind == .kitty ? ScreenFrame.kittyDeleteAll(inTmux: graphics.inTmux) : "")
-            + "\u{1B}[0m\u{1B}[?2026l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
+            + "\u{1B}[0m\u{1B}[?2026l\u{1B}[?2004l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
     }
 
-    /// Reads keys until a scene quits; returns the status it quit with.
+    /// Reads keys until a scene quits; returns the status it quit with. What one read held
+    /// is taken together: frames drawn once after it, a run of characters too fast to be
+    /// typed taken as a paste (`KeyDecoder.coalesce`); Ctrl-C ends the app at once, however
+    /// much is queued before it.
     public func run() async -> ExitStatus {
-        let sink = self.sink
-        reader.start { sink.yield(.input($0)) }
+        let sink = self.sink, interrupted = self.interrupted
+        reader.start(
+            interrupt: {
+                interrupted.withLockedValue { $0 = true }
+                sink.yield(.wake)
+            }, deliver: { sink.yield(.inputs(KeyDecoder.coalesce($0))) })
         readSize()
         scenes.last?.screenChanged()
         for await event in events {
+            if interrupted.current { status = .interrupted }
+            if status != nil { break }
             switch event {
-            case .input(.closed):
-                status = .ok
-            case let .input(.key(key)):
-                scenes.last?.handle(key)
-            case let .input(.cellSize(width, height)):
-                guard width > 0, height > 0, cell.map({ $0 != (width, height) }) ?? true else { break }
-                cell = (width, height)
-                scenes.last?.screenChanged()
-            case let .input(.kittyGraphics(ok)):
-                if ok && detecting { upgrade(to: .kitty) }
-            case let .input(.deviceAttributes(attributes)):
-                // A kitty answer has come by now if there is one; else sixels when listed (4).
-                if detecting, graphics.kind == .symbols, attributes.contains(4) { upgrade(to: .sixel) }
-                detecting = false
+            case let .inputs(inputs):
+                deferring = true
+                for input in inputs where status == nil {
+                    if interrupted.current {
+                        status = .interrupted
+                        break
+                    }
+                    take(input)
+                }
+                deferring = false
+                if drawWanted, status == nil {
+                    drawWanted = false
+                    scenes.last?.draw()
+                }
             case .resize:
                 readSize()
                 scenes.last?.screenChanged()
             case .wake: break
             }
+            if interrupted.current { status = .interrupted }
             if status != nil { break }
         }
         resizeSource?.cancel()
         reader.stop()
         return status ?? .ok
+    }
+
+    private func take(_ input: TerminalInput) {
+        switch input {
+        case .closed:
+            status = .ok
+        case let .key(key):
+            scenes.last?.handle(key)
+        case let .paste(text):
+            scenes.last?.paste(text)
+        case let .cellSize(width, height):
+            guard width > 0, height > 0, cell.map({ $0 != (width, height) }) ?? true else { break }
+            cell = (width, height)
+            scenes.last?.screenChanged()
+        case let .kittyGraphics(ok):
+            if ok && detecting { upgrade(to: .kitty) }
+        case let .deviceAttributes(attributes):
+            // A kitty answer has come by now if there is one; else sixels when listed (4).
+            if detecting, graphics.kind == .symbols, attributes.contains(4) { upgrade(to: .sixel) }
+            detecting = false
+        }
     }
 
     private func upgrade(to kind: TerminalGraphics.Kind) {
@@ -204,25 +254,32 @@ public final class LiveApp: LiveHost {
 final class InputReader: Sendable {
     private let running = LockedValue(false)
 
-    func start(_ deliver: @escaping @Sendable (TerminalInput) -> Void) {
+    /// `deliver` hears what each read held; `interrupt`, from this thread, the moment a
+    /// read holds Ctrl-C (raw mode reads it as a byte: it would wait behind the rest).
+    func start(interrupt: @escaping @Sendable () -> Void, deliver: @escaping @Sendable ([TerminalInput]) -> Void) {
         running.withLockedValue { $0 = true }
         detachThread { [self] in
             var decoder = KeyDecoder()
-            var buffer = [UInt8](repeating: 0, count: 1024)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            func send(_ inputs: [TerminalInput]) {
+                guard !inputs.isEmpty else { return }
+                if inputs.contains(.key(.ctrl("c"))) { interrupt() }
+                deliver(inputs)
+            }
             while running.current {
                 let ready = SystemCalls.poll(
                     STDIN_FILENO, events: Int16(POLLIN), milliseconds: decoder.hasPending ? 30 : 100)
                 if ready == 0 {
-                    for input in decoder.flush() { deliver(input) }
+                    send(decoder.flush())
                     continue
                 }
                 if ready < 0 { break }
                 let n = buffer.withUnsafeMutableBytes { SystemCalls.read(STDIN_FILENO, into: $0) }
                 guard n > 0 else {  // the terminal is gone: quit
-                    deliver(.closed)
+                    deliver([.closed])
                     break
                 }
-                for input in decoder.feed(Array(buffer[0..<n])) { deliver(input) }
+                send(decoder.feed(Array(buffer[0..<n])))
             }
         }
     }

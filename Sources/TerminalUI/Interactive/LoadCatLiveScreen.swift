@@ -107,6 +107,17 @@ public final class LoadCatLiveScreen: LoadCatLiveView, LiveScene {
         draw()
     }
 
+    /// Pasted text goes into the save prompt when it is open; else it is no keys.
+    public func paste(_ text: String) {
+        if var open = prompt {
+            open.paste(text)
+            prompt = open
+        } else {
+            message = LiveChrome.Message(text: "pasted text left out: keys are commands here", style: .error)
+        }
+        draw()
+    }
+
     // MARK: Keys
 
     enum Action: Equatable { case next, cancel, edit, save, help, quit, interrupt }

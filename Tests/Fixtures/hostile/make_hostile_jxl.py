@@ -35,6 +35,8 @@ jxl-offcanvas-layers.jxl (8,013 bytes, 20 bytes a layer)  an 8x8 still image (no
     before it crops it away: 400 MP of work for 64 pixels.  Charging each frame the
     CANVAS's area (64 pixels) lets it through; each layer must be charged its own size
     (JxlFrameHeader.layer_info.xsize * ysize with coalescing off), then 65.
+jxl-many-frames.jxl (issue 42)  a 100x100 animation of 9,999 frames of duration 1: see
+    jxl_many_frames.
 jxl-terminal-escapes.jxl (59 bytes)  an 8x8 codestream whose image header declares one
     extra channel of type kUnknown (15), 8-bit, named
       ESC ] 0 ; catctl hostile title BEL  ESC [ 2 J  ESC [ H  ESC [ 1 ; 31 m COLOURED ESC [ 0 m
@@ -290,6 +292,21 @@ def jxl_hidden_frames():
     for _ in range(HIDDEN_FRAMES):
         jxl_frame(w, last=False, duration=0)
     jxl_frame(w, last=True, duration=1)
+    return JXL_SIGNATURE + w.bytes()
+
+
+MANY_FRAMES = 9999
+
+
+def jxl_many_frames():
+    """Issue 42: 9,999 shown frames of 100x100 (duration 1 each): 99.99 MP, inside the
+    100 MP default.  Written to a still format (PNG), catctl decoded and kept every frame
+    and wrote the first (7.9 s and 419 MB for the attack's 10,000); an output that holds one
+    frame must decode the first only."""
+    w = Bits()
+    jxl_image_header(w, 100, 100, animated=True)
+    for i in range(MANY_FRAMES):
+        jxl_frame(w, last=i == MANY_FRAMES - 1, duration=1)
     return JXL_SIGNATURE + w.bytes()
 
 
@@ -557,6 +574,7 @@ def main():
         "jxl-offcanvas-layers.jxl": jxl_offcanvas_layers(),
         "jxl-terminal-escapes.jxl": jxl_terminal_escapes(),
         "jxl-brob-exif.jxl": jxl_brob_exif(),
+        "jxl-many-frames.jxl": jxl_many_frames(),
         "tiff-tile-samples.tif": tiff_tile_samples(),
         "png-tall.png": png_tall(),
         "avif-unknown-obu.avif": avif_unknown_obu(),
