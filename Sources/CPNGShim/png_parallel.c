@@ -49,6 +49,19 @@ int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t
     if (first > 0) cp_pack_row(image + (size_t)(first - 1) * stride, width, channels, prev);
     else memset(prev, 0, n);
 
+    // Rows of a few bytes (a picture 1 to 4 pixels wide): the Up filter for every row, the
+    // previous row's difference, with no trial of the others (their cost was the row's).
+    if (n <= 16) {
+        for (uint32_t r = 0; r < count; r++) {
+            cp_pack_row(image + (size_t)(first + r) * stride, width, channels, cur);
+            uint8_t *line = out + (size_t)r * (n + 1);
+            line[0] = 2;
+            for (size_t i = 0; i < n; i++) line[1 + i] = (uint8_t)(cur[i] - prev[i]);
+            uint8_t *t = prev; prev = cur; cur = t;
+        }
+        free(buffer);
+        return CS_OK;
+    }
     for (uint32_t r = 0; r < count; r++) {
         cp_pack_row(image + (size_t)(first + r) * stride, width, channels, cur);
         uint8_t *none = cand[0], *sub = cand[1], *up = cand[2], *avg = cand[3], *pae = cand[4];

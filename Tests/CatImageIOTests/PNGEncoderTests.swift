@@ -8,7 +8,7 @@ import Testing
 struct PNGEncoderTests {
     @Test(
         "parallel PNG round-trips through libpng exactly",
-        arguments: [(1, 1), (5, 1), (1, 7), (33, 17), (300, 541), (97, 1025)])
+        arguments: [(1, 1), (5, 1), (1, 7), (33, 17), (300, 541), (97, 1025), (1, 40000), (3, 17000), (5, 9000)])
     func pngRoundTrip(_ size: (Int, Int)) throws {
         for alpha in [false, true] {
             let image = try PixelBuffer.random(width: size.0, height: size.1, seed: UInt64(size.0 * 7 + size.1))

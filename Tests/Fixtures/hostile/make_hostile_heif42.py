@@ -23,61 +23,92 @@ tile (one IDR slice NAL unit of 812 bytes, ispe 64x64), "the grid" its 1x1 grid 
 64x48).  Still files are laid out as make_hostile_heif.write_heif lays them out (ftyp,
 meta, mdat) unless said.
 
-heic-infe-v4.heic (infe version 4, 1,168 bytes)  the tile alone, primary, item_ID
+heic-infe-v4.heic (infe version 4, 1,167 bytes)  the tile alone, primary, item_ID
     0x00010001, its hvcC SPS the big one; every box naming it uses 32-bit IDs: infe
     version 4, pitm version 1, iloc version 2, ipma version 1.  libheif 1.15 reads a
     32-bit item_ID for every infe version >= 3; the old scan read 16 bits unless the
     version was 3, so its item table held item 1 (of a type made of other bytes), pitm's
-    0x00010001 was no item of it, and it checked no primary.  (No grid: the old scan
-    refused any iref naming an item it did not know, and with 16-bit misreadings no two
-    items can be known to both readers.)
-heic-hvcc-length1.heic (hvcC lengthSizeMinusOne, 1,551 bytes)  photo.heic whose tile's
+    0x00010001 was no item of it, and it checked no primary.  (No grid and no iref: the
+    old scan refused an iref naming an item it did not know, and under 16-bit
+    misreadings no two items can be known to both readers.)
+heic-hvcc-length1.heic (hvcC lengthSizeMinusOne, 1,803 bytes)  photo.heic whose tile's
     hvcC says lengthSizeMinusOne = 0 (1-byte NAL lengths; its own SPS is the normal
     64x64 one) while the tile's data keeps 4-byte lengths, as libheif always writes and
-    its plugins always read: the big SPS, padded with zeros to a 256-byte NAL unit,
-    then the slice, then an unspecified NAL unit (type 48) of zeros.  Split with 1-byte
-    lengths (the old scan), the data is other units, none an SPS, and ends exactly.
-heic-iloc-length0.heic (iloc extent_length 0, 1,299 bytes)  photo.heic whose grid
-    (primary) has two extents: [X, length 0], then [Y, 12] with Y + 12 = X.  At X (the
-    last 8 bytes of the file) an ImageGrid of 1x1 cells, canvas 64x48: the old scan read
-    length 0 as "to the end of the file" and the canvas from X.  At Y an ImageGrid with
-    flags 1 (32-bit sizes) of 1x1 cells, canvas 32767x32767: libheif 1.15 appends
-    nothing for length 0 and decodes Y's 12 bytes.
-heic-iloc-sizes.heic (iloc offset_size 2, 1,194 bytes)  the tile alone (item 1, primary,
-    its hvcC SPS the normal one) in an iloc version 1 whose offset_size is 2 (length
-    and base_offset sizes 4).  libheif 1.15 reads nothing for a size other than 4 or 8,
-    the old scan read 2 bytes, so from the first extent on they read other fields: the
-    old scan sees items 256 ([A, 1 byte]), 512 (no extents) and 864 ([1, 2 bytes]), not
-    item 1, and checks only item 1's hvcC; libheif sees items 256 (0 bytes), 1 (864
-    bytes: the big SPS, then the slice) and 0 ([1, 2 bytes]).
-heic-iloc-index.heic (iloc index_size in version 1, 1,199 bytes)  the tile alone (item
-    1, primary, its hvcC SPS the normal one) in an iloc version 1 with index_size 4 and
-    two extents.  libheif 1.15 reads extent_index only from version 2 on, the old scan
-    from version 1, so the old scan reads (index, offset, length) where libheif reads
-    (offset, length) and leaves 8 bytes.  Old scan: a filler NAL unit, then the slice;
-    libheif: the big SPS, a filler NAL unit, the slice, that filler again.
-avif-seq-fixed-stsz.avif (sample tables, 2,800 bytes)  seq.avif (see
+    its plugins always read: the big SPS, zero-padded to a 256-byte NAL unit (length
+    00 00 01 00), the hvcC's PPS again (libde265 drops the PPS of an SPS sent again),
+    the slice, and a 256-byte unspecified NAL unit (type 48), zeros after its header.  Split
+    with 1-byte lengths (the old scan: 0, 0, 1, then 0x42 = 66 bytes, into the zeros)
+    the data is 365 other units, none an SPS, ending exactly at its end.
+heic-iloc-length0.heic (iloc extent_length 0, 1,285 bytes)  photo.heic whose grid
+    (primary, ispe 64x48) has two extents: [X, length 0], then [Y, 12] with Y + 12 = X.
+    At X (the file's last 8 bytes) an ImageGrid of 1x1 cells, canvas 64x48: the old
+    scan read length 0 as "to the end of the file" and the canvas from X.  At Y an
+    ImageGrid with flags 1 (32-bit sizes), 1x1 cells, canvas 32767x32767: libheif 1.15
+    appends nothing for length 0 and makes its canvas from Y's 12 bytes.
+heic-iloc-sizes.heic (iloc offset_size 2, 1,246 bytes)  the tile alone (item 1,
+    primary, its hvcC SPS the normal one) in an iloc version 1 with offset_size 2
+    (length and base_offset sizes 4) and three entries.  libheif 1.15 reads nothing for
+    a size other than 4 or 8, the old scan read 2 bytes, so from the first extent on
+    they read other fields.  The old scan: items 256 ([1245, 1 byte]), 512 (no extents)
+    and 876 ([1, 2 bytes]), so item 1 has no data and only its hvcC is checked.
+    libheif (heif-info -d agrees): items 256 ([1245, 0 bytes]), 1 ([369, 876 bytes]:
+    the big SPS, the PPS, the slice) and 0 ([1, 2 bytes]).
+heic-iloc-index.heic (iloc index_size in version 1, 1,301 bytes)  the tile alone (item
+    1, primary, its hvcC SPS the normal one) in an iloc version 1 with index_size 4
+    (offset, length and base_offset sizes 4), 2 extents.  libheif 1.15 reads the
+    extent_index only from version 2 on, the old scan from version 1: the old scan read
+    (index, offset, length) where libheif reads (offset, length), 8 bytes left over.
+    Old scan: [1241, 60] (a filler NAL unit), [425, 816] (the slice).  libheif:
+    [357, 884] (the big SPS, the PPS, an 8-byte filler unit, the slice), [417, 8] (the
+    filler again).
+avif-seq-fixed-stsz.avif (sample tables, 3,362 bytes)  seq.avif (see
     make_hostile_heif.seq_avif) whose colour track has a fixed-size stsz (sample_size
-    360, sample_count 1), an stco of 2 chunks and one stsc entry [1, 1, 1]; stts gives 2
-    samples.  Chunk 1: the first colour frame; chunk 2: that frame, its sequence header
-    saying 8192x8192 (rewrite_av1_obus); each filled to 360 bytes with an
-    OBU_PADDING.  libavif 0.11 makes a sample of every chunk (2 samples); the old scan
-    made sample_count samples (1) and never saw chunk 2.  The alpha track is kept.
-avif-trak-meta-exif.avif (track meta, 100,000 bytes)  seq.avif whose colour trak
-    ends with a meta (version 0: hdlr 'pict'; iinf of 1,200 infe version 2 'Exif' items;
-    iloc version 1, each item 2 extents, both the whole mdat payload, zeros added to
-    42,454 bytes).  libavif 0.11 reads every Exif item of the colour track's meta, each
-    multi-extent one merged into a buffer of its own that lives as long as the decoder:
-    1,200 x 84,908 bytes = 102 MB from a 100 KB file (each item stays under the file's
-    size, libavif's one check).  The old scan never read a trak's meta.
-heic-grid-4096.heic (4,096 decodes, 9,451 bytes)  a 64x64-cell grid, canvas and ispe
+    330, sample_count 1), an stco of 2 chunks and one stsc entry [1, 1, 1]; its stts
+    gives 2 samples (100, 200 ticks).  Chunk 1: the first colour frame; chunk 2: that
+    frame, its sequence header saying 8192x8192 (rewrite_av1_obus); each zero-filled to
+    330 bytes (both added at the end of the mdat).  libavif 0.11 makes a sample of every
+    chunk (imageCount 2); the old scan made sample_count samples (1) and never read
+    chunk 2.  The alpha track and the items are kept.
+avif-trak-meta-exif.avif (track meta, 100,000 bytes)  seq.avif whose colour trak ends
+    with a meta (version 0: hdlr 'pict'; iinf of 1,200 infe version 2 'Exif' items;
+    iloc version 1, each item 2 extents, both the whole mdat payload, zero-filled to
+    44,161 bytes).  libavif 0.11 reads every Exif item of the colour track's meta while
+    parsing, each multi-extent one merged into a buffer of its own that lives as long as
+    the decoder: 1,200 x 88,322 bytes = 106 MB from a 100 KB file (an item may not be
+    larger than the file: libavif's one check).  The old scan never read a trak's meta.
+heic-grid-4096.heic (4,096 decodes, 9,463 bytes)  a 64x64-cell grid, canvas and ispe
     4096x4096, whose 4,096 dimg references all name the tile (its true ispe 64x64): the
-    old scan allowed exactly CH_SCAN_MAX_DECODES = 4,096 decodes and libheif 1.15
-    decodes the tile 4,096 times.
+    old scan allowed exactly CH_SCAN_MAX_DECODES = 4,096 decodes; libheif 1.15 decodes
+    the tile 4,096 times.
+
+Checked when written: the old scan (heif_scan.c and shim_support.c of d64f589^, built
+alone with a main calling ch_scan_file, max_pixels 10^8, max_frames 10^4) passes all
+eight (it refuses heic-sps-larger.heic and heic-grid-repeated.heic).  What the libraries
+do (system libheif 1.15.1 with libde265 1.0.11, libavif 0.11.1):
+  heif-convert heic-iloc-index.heic under a 3 GiB cap: a 16384x16384 PNG, 27 s, 1.58 GB;
+    heic-infe-v4, -hvcc-length1, -iloc-sizes, -iloc-index under 512 MiB: fail after
+    0.1-0.25 s at 76 MB, as heic-sps-larger.heic does (photo.heic: 7 MB);
+    heic-iloc-length0 under 512 MiB: "Wrong tile image pixel depth" (the 32767x32767
+    canvas planes were not allocated); heic-grid-4096: 4096x4096 PNG, 3.2 s.
+  libavif, tracks: avif-seq-fixed-stsz imageCount 2; with aom frame 2 fails after
+    growing to 991 MB (dav1d refuses it at once); avif-trak-meta-exif parses at 111 MB
+    (seq.avif: 5.5 MB).
 
 Today (debug build of d64f589, `prlimit --as=$((1<<30)) timeout 30 catctl edit --filter
-sepia IN OUT.png`): see the report of the session that wrote this file; every file but
-avif-trak-meta-exif.avif is expected to be refused (exit 65) at once.
+sepia IN OUT.png`): every one exits 65 in 0.06-0.15 s at 28-29 MB, nothing written:
+
+  heic-infe-v4.heic         corrupt data (a bad 'infe' (a version past 3))
+  heic-hvcc-length1.heic    the HEVC SPS asks for a 16384x16384 picture, over the limit
+                            (with --max-pixels 400000000: "the HEVC SPS says
+                            16384x16384, larger than the 64x64 the file declares")
+  heic-iloc-length0.heic    corrupt data (item 2 has an extent of length 0)
+  heic-iloc-sizes.heic      corrupt data ('iloc' field sizes other than 0, 4 or 8)
+  heic-iloc-index.heic      corrupt data (an 'iloc' with extent indices)
+  avif-seq-fixed-stsz.avif  corrupt data (a track's chunks hold 2 samples, its sample
+                            sizes 1)
+  avif-trak-meta-exif.avif  corrupt data (an item places bytes 449 to 44609 twice in
+                            'iloc')
+  heic-grid-4096.heic       derived image item 2 names one input more than 4 times
 """
 
 import os
@@ -267,7 +298,7 @@ def heic_infe_v4(tile_id=0x00010001):
 
 def heic_hvcc_length1():
     """photo.heic whose tile's hvcC says 1-byte NAL lengths, its data (4-byte lengths)
-    the big SPS (256 bytes, zero-padded), the slice, and an unspecified NAL unit of
+    the big SPS (256 bytes, zero-padded), the PPS, the slice, and an unspecified NAL unit of
     zeros that the 1-byte split lands in and runs out on.  The last padding byte of the
     SPS unit is the first value that makes the 1-byte split meet no SPS."""
     items = photo_heic()
@@ -321,9 +352,9 @@ def heic_iloc_sizes(tile_id=1, id_a=0x0100, id_b=0x0200):
       old scan (offset 2 bytes)             libheif 1.15 (offset 0 bytes)
       A: id_a, base a, [0, tile_id]         id_a, base a, [length 0]
       B: id_b, base p << 16 | 1, none       tile_id (A's length), base p, [length C's id]
-      C: len(SPS + slice), base 0, [1, 2]   0, base 1, [length 2]
+      C: len(SPS PPS slice), base 0, [1, 2] 0, base 1, [length 2]
 
-    where p is where the big SPS unit and the slice lie, a one byte after them.  libheif
+    where p is where the big SPS, the PPS and the slice lie, a one byte after them.  libheif
     reads `id_b` as construction method (its low 4 bits are 0) and B's extent count 0
     and C's ID as a length; the old scan never sees the tile placed."""
     tile = photo_heic()[1]
@@ -354,7 +385,7 @@ def heic_iloc_index(tile_id=1):
     """The tile alone (primary; its hvcC SPS the normal one) in an iloc version 1 with
     index_size 4 (offset, length and base_offset sizes 4), one entry, base b, 2 extents
     (index, offset, length) = (0, |S F Q|, |S|) and (|F|, |S F|, |Q|), where at b lie
-    S (the big SPS unit), F (an 8-byte filler unit), Q (the slice), O (a filler unit of
+    S (the big SPS and the PPS), F (an 8-byte filler unit), Q (the slice), O (a filler unit of
     |S| bytes).  The old scan: [b + |S F Q|, |S|] = O, [b + |S F|, |Q|] = Q.  libheif
     (no index in version 1): [b, |S F Q|] = S F Q, then [b + |S|, |F|] = F, and 8 bytes
     left over (skipped to the end of the box)."""
