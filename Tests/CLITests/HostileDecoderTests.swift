@@ -23,6 +23,17 @@ struct HostileDecoderTests {
     }
 
     static let cases: [Case] = [
+        // Issue 42 (the third attack, make_hostile_heif42.py): four ways past the pre-scan,
+        // each a file whose bytes it read otherwise than libheif or libavif decode them.
+        Case(file: "heic-infe-v4.heic", status: 65, message: "a version past 3"),
+        Case(file: "heic-hvcc-length1.heic", status: 65, message: "16384x16384"),
+        Case(file: "heic-iloc-length0.heic", status: 65, message: "an extent of length 0"),
+        Case(file: "heic-iloc-sizes.heic", status: 65, message: "field sizes other than 0, 4 or 8"),
+        Case(file: "heic-iloc-index.heic", status: 65, message: "extent indices"),
+        Case(file: "avif-seq-fixed-stsz.avif", status: 65, message: "chunks hold 2 samples"),
+        Case(file: "avif-trak-meta-exif.avif", status: 65, message: "twice in 'iloc'"),
+        Case(file: "heic-grid-4096.heic", status: 65, message: "names one input more than 4 times"),
+        Case(file: "heic-grid-4096.heic", command: "detect", status: 65, message: "more than 4 times"),
         // F5: 12-bit luma, 8-bit chroma read as 16-bit past libde265's plane (SIGSEGV).
         Case(file: "heif-seq-mixed-depth.heic", status: 65, message: "planes of different depths"),
         // F1: overlapping chunks make 1e7 samples (1.4 GB, or SIGABRT).
