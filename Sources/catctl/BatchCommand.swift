@@ -86,7 +86,8 @@ struct Batch: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("allow-special-files"),
-        help: "Read FIFOs and devices named as inputs (within the 512 MiB file limit); else each fails at once, unread.")
+        help: "Read FIFOs and devices named as inputs (within the 512 MiB file limit); else each fails at once, unread."
+    )
     var allowSpecialFiles = false
 
     @Argument(help: "Files, folders, s3://bucket/key or s3://bucket/prefix/, or - for paths on standard input.")
