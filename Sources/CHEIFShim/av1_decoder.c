@@ -17,6 +17,7 @@
 #include "av1_decoder.h"
 #include "heif_expect.h"
 #include "heif_libraries.h"
+#include "heif_scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +82,7 @@ static void ch_av1_free(void *decoder) {
 static uint64_t ch_av1_bound(const ch_expect *x) {
     uint64_t bound = x->max_pixels;
     if (x->width != UINT32_MAX) {
-        uint64_t w = 2 * (uint64_t)x->width + CH_AV1_MARGIN, h = 2 * (uint64_t)x->height + CH_AV1_MARGIN;
+        uint64_t w = 2 * (uint64_t)x->cap_width + CH_AV1_MARGIN, h = 2 * (uint64_t)x->cap_height + CH_AV1_MARGIN;
         if (w * h < bound) bound = w * h;
     }
     return bound;
@@ -95,6 +96,13 @@ static struct heif_error ch_av1_push(void *decoder, const void *data, size_t siz
         return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified,
                             "libheif asked to decode AV1 data that catctl's pre-scan did not check (the two read "
                             "the file differently)");
+    // One frame (one a layer, at most 4, for a layered image), with an operating point that
+    // is all of it: dav1d decodes frames it never shows, and would wait for the last.
+    uint32_t frames = 0, op_idc = 0;
+    int layered = d->expect.width == UINT32_MAX;
+    if (!ch_av1_frames(data, size, &frames, &op_idc) || frames > (layered ? 4u : 1u) || (!layered && op_idc))
+        return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified,
+                            "an AV1 item with more frames than an image has, or an operating point that hides some");
     Dav1dSettings s;
     DAV1D(dav1d_default_settings)(&s);
     s.n_threads = size >= CH_AV1_THREADED_BYTES ? d->threads : 1;
@@ -183,10 +191,12 @@ static struct heif_error ch_av1_decode(void *decoder, struct heif_image **out) {
     }
     const ch_expect *x = &d->expect;
     uint32_t w = (uint32_t)f.p.w, h = (uint32_t)f.p.h;
-    if (x->width != UINT32_MAX && (w < x->width || h < x->height)) {
+    int smaller = w < x->width || h < x->height;
+    if (x->width != UINT32_MAX &&
+        (smaller || w > 2 * (uint64_t)x->cap_width + CH_AV1_MARGIN || h > 2 * (uint64_t)x->cap_height + CH_AV1_MARGIN)) {
         DAV1D(dav1d_picture_unref)(&f);
-        snprintf(ch_av1_why, sizeof ch_av1_why, "item %u's AV1 picture is %ux%u, smaller than the %ux%u it declares",
-                 x->item, w, h, x->width, x->height);
+        snprintf(ch_av1_why, sizeof ch_av1_why, "item %u's AV1 picture is %ux%u, %s than the %ux%u it declares",
+                 x->item, w, h, smaller ? "smaller" : "larger", x->width, x->height);
         return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, ch_av1_why);
     }
     struct heif_error e = ch_av1_picture(&f, out);

@@ -128,17 +128,25 @@ int ch_expect_take(unsigned codec, const uint8_t *data, size_t size, ch_expect *
     ch_hash_add(&h, data, size);
     uint64_t hash = ch_hash_end(&h);
     int found = 0;
+    ch_expect *used = NULL;
     pthread_mutex_lock(&ch_registry_lock);
-    for (ch_expectations *s = ch_registry; s && !found; s = s->next)
+    for (ch_expectations *s = ch_registry; s; s = s->next)
         for (uint32_t i = 0; i < s->count; i++) {
             ch_expect *e = &s->list[i];
-            if (e->codec == codec && e->length == size && e->hash == hash && e->uses > 0) {
-                e->uses--;
+            if (e->codec != codec || e->length != size || e->hash != hash) continue;
+            if (!used && e->uses > 0) used = e;
+            if (!found) {
                 *out = *e;
                 found = 1;
-                break;
+                continue;
             }
+            if (e->width > out->width) out->width = e->width;
+            if (e->height > out->height) out->height = e->height;
+            if (e->cap_width < out->cap_width) out->cap_width = e->cap_width;
+            if (e->cap_height < out->cap_height) out->cap_height = e->cap_height;
+            if (e->max_pixels < out->max_pixels) out->max_pixels = e->max_pixels;
         }
+    if (used) used->uses--;
     pthread_mutex_unlock(&ch_registry_lock);
-    return found;
+    return used != NULL;
 }

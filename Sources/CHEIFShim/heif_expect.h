@@ -23,6 +23,9 @@ typedef struct ch_expect {
     unsigned codec;             // CH_EXPECT_HEVC or CH_EXPECT_AV1
     uint32_t item;              // the item's id, to name it
     uint32_t width, height;     // declared ('ispe'); UINT32_MAX for a layered AV1 image (any size)
+    // The least of the declared sizes the same bytes have in the decodes under way (the
+    // bound a picture may not pass); width and height, the greatest (it may not be smaller).
+    uint32_t cap_width, cap_height;
     uint32_t uses;              // decodes left
     uint64_t max_pixels;
 } ch_expect;
@@ -47,5 +50,8 @@ ch_expectations *ch_expect_begin(const ch_expect *list, uint32_t count);
 void ch_expect_end(ch_expectations *session);
 
 // The expectation for a buffer a plugin was given: 1 with *out filled (its use counted),
-// 0 when no session expects it (or it was decoded as often as expected already).
+// 0 when no session expects it (or it was decoded as often as expected already). The same
+// bytes may be an item of two files decoded at once (a batch): *out is then all of them
+// at once (the greatest declared size below, the least above, the least pixel limit), and
+// a use is taken from one that has one left.
 int ch_expect_take(unsigned codec, const uint8_t *data, size_t size, ch_expect *out);

@@ -144,8 +144,10 @@ int ch_hevc_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *he
     return !b.bad;
 }
 
-// The maximum frame size of an AV1 sequence header OBU's payload: 1, or 0 when cut short.
-static int ch_av1_sequence_size(const uint8_t *p, size_t n, uint32_t *width, uint32_t *height) {
+// The maximum frame size of an AV1 sequence header OBU's payload, and its first operating
+// point's idc (which layers it decodes; 0: all, one layer): 1, or 0 when cut short.
+static int ch_av1_sequence_size(const uint8_t *p, size_t n, uint32_t *width, uint32_t *height, uint32_t *op_idc) {
+    *op_idc = 0;
     ch_bits b = {p, n, 0, 0, 0, 0, 0};
     ch_bits_u(&b, 3);                      // seq_profile
     ch_bit(&b);                            // still_picture
@@ -166,7 +168,8 @@ static int ch_av1_sequence_size(const uint8_t *p, size_t n, uint32_t *width, uin
         unsigned initial_delay = ch_bit(&b);
         unsigned points = ch_bits_u(&b, 5) + 1;
         for (unsigned i = 0; i < points && !b.bad; i++) {
-            ch_bits_u(&b, 12);             // operating_point_idc
+            uint32_t idc = ch_bits_u(&b, 12);  // operating_point_idc
+            if (i == 0) *op_idc = idc;
             if (ch_bits_u(&b, 5) > 7) ch_bit(&b);  // seq_level_idx; seq_tier
             if (decoder_model && ch_bit(&b)) {     // decoder_model_present_for_this_op
                 ch_bits_u(&b, (int)delay_bits), ch_bits_u(&b, (int)delay_bits);
@@ -228,6 +231,10 @@ typedef struct ch_check {
     char *why;
     size_t size;
     const char *what;                 // "the HEVC SPS", "the AV1 sequence header"
+    // What the data holds besides its headers: HEVC pictures (VCL units that start one),
+    // AV1 frames (frame and frame-header OBUs), the operating point of a sequence header
+    // other than 0 (a layered stream whose lower layers are decoded and never shown).
+    uint32_t pictures, frames, op_idc;
 } ch_check;
 
 static void ch_check_picture(ch_check *c, uint32_t w, uint32_t h) {
@@ -262,6 +269,9 @@ static int ch_check_hvcc(ch_check *c, cs_span hvcc, int *nal_length) {
                 if (!ch_hevc_sps_size(hvcc.p + r.at, n, &w, &h)) return 0;
                 ch_check_picture(c, w, h);
             }
+            // Parameter sets only: a picture's slices here would be decoded with every
+            // tile that shares the box (1,000 pictures in one hvcC, 256 tiles: 16 s).
+            if (n >= 1 && ((hvcc.p[r.at] >> 1) & 0x3f) < 32) return 0;
             r.at += n;
         }
     }
@@ -279,6 +289,10 @@ static int ch_check_hevc_data(ch_check *c, const ch_item_data *d, int length) {
         for (int i = 0; i < length; i++) n = n << 8 | head[i];
         at += (uint64_t)length;
         if (n > d->length - at) return 0;
+        uint8_t head3[3];
+        // A VCL unit (types 0-31) whose first_slice_segment_in_pic_flag is set starts a picture.
+        if (n >= 3 && ch_item_copy(d, at, head3, 3) == 3 && ((head3[0] >> 1) & 0x3f) < 32 && (head3[2] & 0x80))
+            c->pictures++;
         if (n >= 2 && ch_item_copy(d, at, sps, 1) == 1 && ((sps[0] >> 1) & 0x3f) == 33) {
             size_t got = ch_item_copy(d, at, sps, n < sizeof sps ? n : sizeof sps);
             uint32_t w, h;
@@ -317,13 +331,26 @@ static int ch_check_av1_data(ch_check *c, const ch_item_data *d) {
         if (header > d->length - at || n > d->length - at - header) return 0;
         if (type == 1) {  // OBU_SEQUENCE_HEADER
             size_t take = (size_t)(n < sizeof seq ? n : sizeof seq);
-            uint32_t w, h;
-            if (ch_item_copy(d, at + header, seq, take) != take || !ch_av1_sequence_size(seq, take, &w, &h)) return 0;
+            uint32_t w, h, idc;
+            if (ch_item_copy(d, at + header, seq, take) != take || !ch_av1_sequence_size(seq, take, &w, &h, &idc))
+                return 0;
             ch_check_picture(c, w, h);
+            if (idc) c->op_idc = idc;
         }
+        if (type == 3 || type == 6) c->frames++;  // OBU_FRAME_HEADER, OBU_FRAME
         at += header + n;
     }
     return 1;
+}
+
+int ch_av1_frames(const uint8_t *p, size_t n, uint32_t *frames, uint32_t *op_idc) {
+    ch_check c = {UINT32_MAX, UINT32_MAX, 0, 1, UINT64_MAX, 0, 0, CS_OK, NULL, 0, "", 0, 0, 0};
+    ch_extent e = {0, n, 0};
+    ch_item_data d = {p, &e, 1, n};
+    int ok = ch_check_av1_data(&c, &d);
+    *frames = c.frames;
+    *op_idc = c.op_idc;
+    return ok;
 }
 
 // An av1C box: 4 bytes of fields, then configuration OBUs.
@@ -887,6 +914,18 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
             cs_format(m->why, m->size, "image item %u's %s data is malformed", item->id, hevc ? "HEVC" : "AV1");
             return CS_ERR_CORRUPT;
         }
+        // One picture an item: a decoder decodes every one it is given, and libheif shows
+        // the last (1,000 pictures of 4096x4096 in 173 KB: 26 s). An AV1 item decodes one
+        // frame, or one a layer (AVIF has at most 4), and only with an operating point
+        // that is all of it: another hides its lower layers' frames, decoded and never shown.
+        const char *many = NULL;
+        if (hevc && c.pictures > 1) many = "more than one HEVC picture";
+        if (!hevc && c.frames > (item->layered ? 4u : 1u)) many = "more frames than an AV1 image has";
+        if (!hevc && !item->layered && c.op_idc) many = "an AV1 operating point that hides frames";
+        if (many) {
+            cs_format(m->why, m->size, "image item %u holds %s", item->id, many);
+            return CS_ERR_CORRUPT;
+        }
         uint64_t coded = (uint64_t)c.largest_w * c.largest_h;
         if (coded > own) own = coded;
         m->decodes++;
@@ -918,6 +957,25 @@ static int ch_charge(ch_meta *m, uint32_t index, uint64_t *out, int depth) {
                 return CS_ERR_CORRUPT;
             }
             if ((uint64_t)w * h > own) own = (uint64_t)w * h;
+            // A grid's tiles cover its canvas: libheif 1.15 does not clear the canvas, so a
+            // cell no tile fills shows whatever the memory held (another file's pixels, in a
+            // batch). rows x columns tiles, none rotated, mirrored or cropped.
+            if (grid) {
+                uint32_t rows = (uint32_t)head[2] + 1, columns = (uint32_t)head[3] + 1, tiles = 0;
+                const ch_item *tile = NULL;
+                for (uint32_t k = item->first_ref; k < item->first_ref + item->refs; k++) {
+                    if (m->refs[k].type != FOURCC('d', 'i', 'm', 'g')) continue;
+                    tiles++;
+                    if (!tile) tile = &m->items[m->refs[k].to];
+                    if (m->items[m->refs[k].to].transforms) tile = NULL, tiles = UINT32_MAX;
+                    if (tiles == UINT32_MAX) break;
+                }
+                if (!tile || tiles != rows * columns || (uint64_t)tile->ispe_w * columns < w ||
+                    (uint64_t)tile->ispe_h * rows < h) {
+                    cs_format(m->why, m->size, "grid item %u's tiles do not cover its %ux%u canvas", item->id, w, h);
+                    return CS_ERR_CORRUPT;
+                }
+            }
         }
         // A grid's tiles share one size (libheif places them by the first's), and none is
         // named more than CH_SCAN_MAX_REPEATS times: libheif decodes a tile as often as it
@@ -1066,8 +1124,8 @@ static int ch_list_expectations(ch_meta *m, ch_scan_result *result) {
         ch_push_hash(m, item, e);
         e->codec = item->type == FOURCC('h', 'v', 'c', '1') ? CH_EXPECT_HEVC : CH_EXPECT_AV1;
         e->item = item->id;
-        e->width = item->layered ? UINT32_MAX : item->ispe_w;
-        e->height = item->layered ? UINT32_MAX : item->ispe_h;
+        e->width = e->cap_width = item->layered ? UINT32_MAX : item->ispe_w;
+        e->height = e->cap_height = item->layered ? UINT32_MAX : item->ispe_h;
         e->uses = item->uses;
         e->max_pixels = m->max_pixels;
     }
@@ -1524,10 +1582,20 @@ static int ch_scan_tracks(const uint8_t *data, size_t length, uint64_t max_pixel
         // catctl's own sequence reader splits an HEVC track's samples by its hvcC's length
         // size, and refuses 3 (no reader takes it): so does the scan.
         if (hevc && nal_length == 3) ok = 0;
+        // Each sample one picture (HEVC), or one temporal unit of a few frames (AV1: a hidden
+        // alt-ref and the frame shown; no operating point that hides a layer).
         for (uint32_t i = 0; ok && c.code == CS_OK && i < t.count; i++) {
             ch_extent e = {t.offsets[i], t.sizes[i]};
             ch_item_data d = {data, &e, 1, t.sizes[i]};
+            c.pictures = c.frames = 0;
             ok = hevc ? ch_check_hevc_data(&c, &d, nal_length) : ch_check_av1_data(&c, &d);
+            if (ok && (c.pictures > 1 || c.frames > 8 || c.op_idc)) {
+                ch_track_free(&t);
+                cs_format(why, size, "frame %u holds %s", i + 1,
+                          hevc ? "more than one HEVC picture"
+                          : c.op_idc ? "an AV1 operating point that hides frames" : "more than 8 AV1 frames");
+                return CS_ERR_CORRUPT;
+            }
         }
         ch_track_free(&t);
         if (c.code != CS_OK) return c.code;

@@ -80,6 +80,10 @@ int ch_scan_file(const uint8_t *data, size_t length, uint64_t max_pixels, uint32
 // Writes `message` to why[0..size) and returns `code`: how the scan and the sequence reader fail.
 int ch_fail_why(char *why, size_t size, int code, const char *message);
 
+// The frames (frame and frame-header OBUs) in a run of AV1 OBUs, and the first operating
+// point's idc of its sequence header (0 when none): 1, or 0 when the OBUs are malformed.
+int ch_av1_frames(const uint8_t *p, size_t n, uint32_t *frames, uint32_t *op_idc);
+
 // The picture size an HEVC SPS NAL unit (with its 2-byte header) declares: 1, or 0 when
 // the unit is cut short or is no SPS.
 int ch_hevc_sps_size(const uint8_t *nal, size_t n, uint32_t *width, uint32_t *height);

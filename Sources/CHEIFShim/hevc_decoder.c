@@ -97,7 +97,7 @@ static const char *ch_hevc_misfit(const ch_expect *x, uint32_t w, uint32_t h, in
         return ch_hevc_why;
     }
     if (x->width == UINT32_MAX) return NULL;
-    int larger = w > (uint64_t)x->width + CH_HEVC_MARGIN || h > (uint64_t)x->height + CH_HEVC_MARGIN;
+    int larger = w > (uint64_t)x->cap_width + CH_HEVC_MARGIN || h > (uint64_t)x->cap_height + CH_HEVC_MARGIN;
     int smaller = !coded && (w < x->width || h < x->height);  // a coded size still has its cropping
     if (!larger && !smaller) return NULL;
     snprintf(ch_hevc_why, sizeof ch_hevc_why, "item %u's HEVC %s %ux%u, %s than the %ux%u it declares", x->item,
@@ -112,7 +112,9 @@ static struct heif_error ch_hevc_push(void *decoder, const void *data, size_t si
         return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified,
                              "libheif asked to decode HEVC data that catctl's pre-scan did not check (the two read "
                              "the file differently)");
-    // Every SPS first, before libde265 is given any unit.
+    // Every SPS first, before libde265 is given any unit; and one picture (a VCL unit that
+    // starts one), as the pre-scan counted.
+    unsigned pictures = 0;
     for (size_t at = 0; at < size;) {
         if (size - at < 4)
             return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_End_of_data, "a cut NAL length");
@@ -127,6 +129,9 @@ static struct heif_error ch_hevc_push(void *decoder, const void *data, size_t si
             const char *why = ch_hevc_misfit(&d->expect, w, h, 1);
             if (why) return ch_hevc_error(heif_error_Memory_allocation_error, heif_suberror_Security_limit_exceeded, why);
         }
+        if (n >= 3 && ((p[at] >> 1) & 0x3f) < 32 && (p[at + 2] & 0x80) && ++pictures > 1)
+            return ch_hevc_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified,
+                                 "an HEVC item holds more than one picture");
         at += n;
     }
     size_t at = 0;

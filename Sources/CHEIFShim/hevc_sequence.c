@@ -79,12 +79,14 @@ static int ch_sps_fits(const ch_hevs *s, const uint8_t *nal, size_t n) {
 // another size.
 static int ch_push_nals(ch_hevs *s, const uint8_t *p, size_t n, int length) {
     size_t at = 0;
+    unsigned pictures = 0;  // a sample is one picture (a VCL unit that starts one)
     while (at < n) {
         if (n - at < (size_t)length) return 0;
         uint32_t size = 0;
         for (int i = 0; i < length; i++) size = size << 8 | p[at + (size_t)i];
         at += (size_t)length;
         if (size > n - at || !ch_sps_fits(s, p + at, size)) return 0;
+        if (size >= 3 && ((p[at] >> 1) & 0x3f) < 32 && (p[at + 2] & 0x80) && ++pictures > 1) return 0;
         DE265(de265_push_NAL)(s->ctx, p + at, size, 0, NULL);
         at += size;
     }
@@ -105,6 +107,7 @@ static int ch_push_config(ch_hevs *s) {
             size_t size = (size_t)p[at] << 8 | p[at + 1];
             at += 2;
             if (size > n - at || !ch_sps_fits(s, p + at, size)) return 0;
+            if (size >= 1 && ((p[at] >> 1) & 0x3f) < 32) return 0;  // parameter sets only
             DE265(de265_push_NAL)(s->ctx, p + at, size, 0, NULL);
             at += size;
         }
@@ -207,7 +210,9 @@ int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *del
             if (s->pushed < s->count) {
                 uint32_t i = s->pushed++;
                 if (!ch_push_nals(s, s->data + s->track.offsets[i], s->track.sizes[i], s->nal_length)) {
-                    cs_format(why, size, "frame %u's NAL units run past its end or change the picture size", i + 1);
+                    cs_format(why, size,
+                              "frame %u's NAL units run past its end, change the picture size or hold two pictures",
+                              i + 1);
                     return CS_ERR_CORRUPT;
                 }
                 DE265(de265_push_end_of_frame)(s->ctx);

@@ -34,6 +34,13 @@ struct HostileDecoderTests {
         Case(file: "avif-trak-meta-exif.avif", status: 65, message: "twice in 'iloc'"),
         Case(file: "heic-grid-4096.heic", status: 65, message: "names one input more than 4 times"),
         Case(file: "heic-grid-4096.heic", command: "detect", status: 65, message: "more than 4 times"),
+        // The attack on the fix: more pictures or frames in an item than an image has, a
+        // grid whose tile leaves its canvas uncovered (another file's pixels showed there).
+        Case(file: "heic-two-pictures.heic", status: 65, message: "more than one HEVC picture"),
+        Case(file: "heic-hvcc-slice.heic", status: 65, message: "HEVC data is malformed"),
+        Case(file: "avif-two-frames.avif", status: 65, message: "more frames than an AV1 image has"),
+        Case(file: "avif-hidden-layers.avif", status: 65, message: "operating point that hides frames"),
+        Case(file: "heic-grid-gap.heic", status: 65, message: "tiles do not cover its 128x128 canvas"),
         // F5: 12-bit luma, 8-bit chroma read as 16-bit past libde265's plane (SIGSEGV).
         Case(file: "heif-seq-mixed-depth.heic", status: 65, message: "planes of different depths"),
         // F1: overlapping chunks make 1e7 samples (1.4 GB, or SIGABRT).

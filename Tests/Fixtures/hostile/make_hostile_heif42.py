@@ -109,6 +109,19 @@ sepia IN OUT.png`): every one exits 65 in 0.06-0.15 s at 28-29 MB, nothing writt
   avif-trak-meta-exif.avif  corrupt data (an item places bytes 449 to 44609 twice in
                             'iloc')
   heic-grid-4096.heic       derived image item 2 names one input more than 4 times
+The attack on the fix (issue 42's review found these; each is refused by the scan and, on
+its own bytes, by the decoder plugin):
+
+heic-two-pictures.heic (2,089 bytes)  photo.heic whose tile's data is its picture twice:
+    two pictures in one item (libde265 decodes each; 1,000 of 4096x4096 took 26 s).
+heic-hvcc-slice.heic (2,090 bytes)  photo.heic whose tile's hvcC holds, after its
+    parameter sets, an array of the tile's slice unit: a picture in the configuration.
+avif-two-frames.avif (1,387 bytes)  photo.avif whose item holds its frame twice.
+avif-hidden-layers.avif (836 bytes)  photo.avif whose sequence header is a full one with
+    operating point 0 of idc 0x101: lower layers' frames decoded, never shown (800 of
+    4096x4096 in 22 KB took 12 s).
+heic-grid-gap.heic (1,273 bytes)  a 128x128 grid of one 64x64 tile: libheif 1.15 leaves
+    the cells no tile covers as the memory held them (another file's pixels, in a batch).
 """
 
 import os
@@ -120,9 +133,9 @@ sys.dont_write_bytecode = True  # no __pycache__ among the fixtures
 sys.path.insert(0, HERE)
 from make_hostile import write_if_changed  # noqa: E402 (one writer for every fixture script)
 from make_hostile_heif import (  # noqa: E402
-    AVIF_BRANDS, HEIC_BRANDS, PIXI, Item, Node, av1_size, be, box, fullbox, grid_payload, hvcc_nals, ispe, obus,
-    photo_heic, prop_of, rewrite_av1_obus, rewrite_hvcc, rewrite_sps, seq_avif, sps_fields, track_samples,
-    write_heif)
+    AVIF_BRANDS, HEIC_BRANDS, PIXI, BitReader, BitWriter, Item, Node, av1_size, be, box, fullbox, grid_payload,
+    hvcc_nals, ispe, leb128, obus, photo_heic, prop_of, read_heif, rewrite_av1_obus, rewrite_hvcc, rewrite_sps,
+    seq_avif, source, sps_fields, track_samples, write_heif)
 
 SPS_SIDE = 16384  # see make_hostile_heif.heic_sps_larger: under a 2 GiB cap libde265 still decodes it
 
@@ -478,7 +491,104 @@ def heic_grid_4096(cells=64):
     return write_heif(HEIC_BRANDS, [items[1], grid], [("dimg", 2, [1] * (cells * cells))], 2)
 
 
+# --------------------------------------------------------------------------
+# The attack on the fix (issue 42's review): more pictures or frames in one item than an
+# image has, and a grid whose tile does not cover its canvas.
+# --------------------------------------------------------------------------
+
+def heic_two_pictures():
+    """photo.heic whose tile's data is its one picture twice (every NAL unit of it, again):
+    two pictures in one item.  libde265 decodes both and libheif shows the last (1,000
+    pictures of 4096x4096 in 173 KB took 26 s)."""
+    items = photo_heic()
+    tile = items[1]
+    tile.data = tile.data + tile.data
+    return write_heif(HEIC_BRANDS, [tile, items[2]], [("dimg", 2, [1])], 2)
+
+
+def heic_hvcc_slice():
+    """photo.heic whose tile's hvcC holds, after its parameter sets, an array of the
+    tile's own slice NAL unit (type 19, IDR_W_RADL): a picture in the configuration, which
+    every item sharing the box decodes (1,000 of them, 256 tiles: 16 s)."""
+    items = photo_heic()
+    tile = items[1]
+    hvcc = prop_of(tile, "hvcC")
+    body = hvcc[8:]
+    slices = [n for k, n in nal_units4(tile.data) if k < 32]
+    array = bytes([0x80 | 19]) + struct.pack(">H", len(slices)) + b"".join(
+        struct.pack(">H", len(n)) + n for n in slices)
+    new = box("hvcC", body[:22] + bytes([body[22] + 1]) + body[23:] + array)
+    tile.props = [(new, e) if p is hvcc else (p, e) for p, e in tile.props]
+    return write_heif(HEIC_BRANDS, [tile, items[2]], [("dimg", 2, [1])], 2)
+
+
+def nal_units4(data):
+    """[(type, unit)] of data split with 4-byte lengths."""
+    out, at = [], 0
+    while at + 4 <= len(data):
+        n = be(data, at, 4)
+        unit = data[at + 4:at + 4 + n]
+        out.append(((unit[0] >> 1) & 0x3F, unit))
+        at += 4 + n
+    return out
+
+
+def avif_two_frames():
+    """photo.avif whose av01 item holds its frame twice (the frame OBU again after it):
+    dav1d decodes every frame it is given."""
+    primary, items, refs = read_heif(source("photo.avif"))
+    item = items[primary]
+    frames = [head + leb128(len(pl)) + pl for k, head, pl in obus(item.data) if k in (3, 6)]
+    assert frames, "a frame OBU"
+    item.data = item.data + b"".join(frames)
+    return write_heif(AVIF_BRANDS, [item], refs, primary)
+
+
+def avif_hidden_layers():
+    """photo.avif whose sequence header is a full one (reduced_still_picture_header 0)
+    with one operating point of idc 0x101 (spatial layer 0 and temporal layer 0 of a
+    stream that says it has layers): with all_layers 0 dav1d decodes frames of the lower
+    layers and shows none of them (800 hidden 4096x4096 frames in 22 KB: 12 s).  Only
+    the header up to the frame size matters: what follows it is the old header's bits."""
+    primary, items, refs = read_heif(source("photo.avif"))
+    item = items[primary]
+    out = b""
+    for kind, head, payload in obus(item.data):
+        if kind == 1:
+            r, w = BitReader(payload), BitWriter()
+            profile, still, reduced = r.u(3), r.u(1), r.u(1)
+            assert reduced == 1, "photo.avif's header is a reduced one"
+            r.u(5)  # seq_level_idx[0]
+            w.u(3, profile)
+            w.u(1, still)
+            w.u(1, 0)        # reduced_still_picture_header
+            w.u(1, 0)        # timing_info_present_flag
+            w.u(1, 0)        # initial_display_delay_present_flag
+            w.u(5, 0)        # operating_points_cnt_minus_1
+            w.u(12, 0x101)   # operating_point_idc[0]
+            w.u(5, 0)        # seq_level_idx[0]
+            w.bits += r.rest()
+            payload = w.trailing()
+        out += head + leb128(len(payload)) + payload
+    item.data = out
+    return write_heif(AVIF_BRANDS, [item], refs, primary)
+
+
+def heic_grid_gap(side=128):
+    """photo.heic's 64x64 tile as the one tile (1x1) of a grid whose canvas (and ispe) is
+    side x side: libheif 1.15 does not clear the canvas, so the cells no tile covers show
+    what the memory held (in a batch, another file's pixels)."""
+    items = photo_heic()
+    grid = Item(2, "grid", grid_payload(1, 1, side, side), [ispe(side, side), PIXI], idat=True)
+    return write_heif(HEIC_BRANDS, [items[1], grid], [("dimg", 2, [1])], 2)
+
+
 FIXTURES = {
+    "heic-two-pictures.heic": heic_two_pictures,
+    "heic-hvcc-slice.heic": heic_hvcc_slice,
+    "avif-two-frames.avif": avif_two_frames,
+    "avif-hidden-layers.avif": avif_hidden_layers,
+    "heic-grid-gap.heic": heic_grid_gap,
     "heic-infe-v4.heic": heic_infe_v4,
     "heic-hvcc-length1.heic": heic_hvcc_length1,
     "heic-iloc-length0.heic": heic_iloc_length0,
