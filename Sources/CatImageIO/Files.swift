@@ -36,6 +36,17 @@ public enum InputFile {
     package static func open(_ path: String, maxBytes: Int, special: Special = .pipes) throws(ImageIOError) -> (
         Int32, stat
     ) {
+        // A device is refused before it is opened: opening one may act (a tape rewinds, a
+        // watchdog starts). What was opened is checked again below.
+        if path != "-", special != .all, let st = FileSystem.status(path) {
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFCHR || kind == S_IFBLK || kind == S_IFSOCK {
+                throw .inputUnreadable(path: path, reason: "it is a device, not a regular file")
+            }
+            if kind == S_IFIFO, special == .none {
+                throw .inputUnreadable(path: path, reason: "it is a FIFO (a pipe), not a regular file")
+            }
+        }
         let fd: Int32 =
             path == "-" ? STDIN_FILENO : FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {

@@ -288,6 +288,75 @@ struct BoundaryTests {
         #expect(Catctl.isSanitized || detect.maxResidentKiB < 150_000, "\(detect.maxResidentKiB) KiB")
     }
 
+    // MARK: The attack on the fix (issue 42's review)
+
+    /// Endless pages of one key and a fresh 4 KB token each: every token was kept (1.9 GB);
+    /// a listing of too many pages for what they hold now ends with 69.
+    @Test func endlessSmallPagesEndWith69InBoundedMemory() throws {
+        let count = Counter()
+        let server = try TestHTTPServer(routes: [
+            "/bkt": { _, connection in
+                let n = count.next()
+                let token = String(format: "%08d", n) + String(repeating: "t", count: 4000)
+                let xml =
+                    "<ListBucketResult><Name>bkt</Name><IsTruncated>true</IsTruncated>"
+                    + "<Contents><Key>p/cat.jpg</Key></Contents>"
+                    + "<NextContinuationToken>\(token)</NextContinuationToken></ListBucketResult>"
+                connection.respond(contentType: "application/xml", body: Array(xml.utf8))
+            }
+        ])
+        let result = try Catctl.runBounded(
+            ["batch", "--list", "s3://bkt/p/"], memory: 1 << 30, seconds: 120, environment: s3.environment(server))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("too many pages"), "\(result.stderr)")
+        #expect(count.value < 200, "\(count.value) pages")
+    }
+
+    /// A path with a blank at either end is no manifest line (a manifest's lines are
+    /// trimmed): `--list` leaves it out and says so.
+    @Test func aListedPathWithBlanksAtItsEndsIsLeftOut() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let folder = dir.appendingPathComponent(" sp")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("pngsuite/basn2c08.png"), toPath: folder.appendingPathComponent("x.png").path)
+        let result = try Catctl.run(["batch", "--list", " sp"], directory: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.isEmpty, "\(result.stdoutLines)")
+        #expect(result.stderr.contains("left out"), "\(result.stderr)")
+    }
+
+    /// SIGTERM while a long list is planned ends the run (130), not once planning is done
+    /// (70 s before).
+    @Test func anInterruptEndsALongPlan() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try Self.manifest(dir.appendingPathComponent("list"), count: 1_000_000) { Array("d\($0)/x.png".utf8) }
+        let out = dir.appendingPathComponent("out").path
+        let executable = try #require(Catctl.executable)
+        var pid: pid_t = 0
+        let arguments: [String] = [
+            executable.path, "batch", "--filter", "sepia", "--output-dir", out, "--manifest",
+            dir.appendingPathComponent("list").path, "--shard", "999983/1000000",
+        ]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        #expect(posix_spawn(&pid, executable.path, nil, nil, argv, environ) == 0)
+        Thread.sleep(forTimeInterval: 1)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let clock = ContinuousClock(), sent = clock.now
+        // A kill timer, not a measure: a plan of a million inputs takes seconds.
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if clock.now - sent > .seconds(60) {
+                kill(pid, SIGKILL)
+                Issue.record("still planning 60 s after SIGTERM")
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(status >> 8 & 0xFF == 130 || status & 0x7F == SIGTERM, "status \(status)")
+    }
+
     static func gzipOfZeros(megabytes: Int) throws -> [UInt8] {
         let result = try Catctl.run(
             program: URL(fileURLWithPath: "/usr/bin/env"),

@@ -1,6 +1,8 @@
 import CatImageIO
 import CatScenes
+import CatSupport
 import FilterCore
+import Foundation
 import TestSupport
 import Testing
 
@@ -216,5 +218,29 @@ struct BatchPresenterTests {
         #expect(view.results.filter(\.skipped).map(\.output) == ["out/b.jpg"])
         #expect(Set(view.results.filter { !$0.skipped }.map(\.output)) == ["out/a.jpg", "out/c.jpg"])
         #expect(view.summaries.map { [$0.ok, $0.failed, $0.skipped] } == [[2, 0, 1]])
+    }
+}
+
+/// The attack on issue 42's planning: the 6-digit suffix can meet another input's name,
+/// and a suffix can push a long name past NAME_MAX.
+@Suite("Batch planning under attack")
+struct BatchPlanningAttackTests {
+    @Test func aNameCraftedToMeetASuffixedOneIsToldApart() {
+        let hex = String(format: "%06x", FileNames.hash("a/x.png") & 0xFF_FFFF)
+        let inputs = ["a/x.png", "b/x.png", "c/x-png-\(hex).png"]
+        let names = BatchPlanning.outputs(for: inputs.map { BatchInput(path: $0) }, directory: "out", format: .png)
+        #expect(names.count == 3 && Set(names.map { $0.lowercased() }).count == 3, "\(names)")
+        #expect(names.contains { $0.range(of: #"^out/x-png-[0-9a-f]{16}\.png$"#, options: .regularExpression) != nil })
+    }
+
+    @Test func aSuffixNeverMakesANameLongerThan255Bytes() {
+        let long = String(repeating: "é", count: 125) + "x.png"  // 251 + 4 bytes
+        let names = BatchPlanning.outputs(
+            for: ["a/" + long, "b/" + long].map { BatchInput(path: $0) }, directory: "out", format: .png)
+        #expect(Set(names).count == 2, "\(names)")
+        for name in names {
+            let last = FileNames.encode(String(name.dropFirst(4)))
+            #expect(last.count <= 255 && String(validating: last, as: UTF8.self) != nil, "\(last.count) bytes")
+        }
     }
 }

@@ -90,8 +90,37 @@ struct PasteTests {
         #expect(!decoder.hasPending, "a paste under way is no pending key")
         #expect(decoder.flush().isEmpty, "nor does a pause end it")
         out += decoder.feed(Array("rld\u{1B}[20".utf8))
-        out += decoder.feed(Array("1~q".utf8))
+        out += decoder.feed(Array("1~".utf8))
+        out += decoder.feed(Array("q".utf8))
         #expect(out == [.key(.char("x")), .paste("hello \u{1B}[A world"), .key(.char("q"))])
+    }
+
+    /// Pasted text may hold an end mark of its own (terminals pass it on): what follows it
+    /// in the same read, or within 50 ms, is pasted text too, never keys (`x ESC[201~ q`
+    /// quit the editor).
+    @Test func anEndMarkInsidePastedTextEndsNothing() {
+        var decoder = KeyDecoder()
+        var out = decoder.feed(Array("\u{1B}[200~x\u{1B}[201~q\rs\u{1B}[201~".utf8))
+        #expect(out == [.paste("x"), .paste("q\rs")])
+        out = decoder.feed(Array("\u{1B}[200~y\u{1B}[201~".utf8), at: 10.0)
+        out += decoder.feed(Array("q".utf8), at: 10.02)
+        #expect(out == [.paste("y")] && decoder.hasPending)
+        out = decoder.flush()
+        #expect(out == [.paste("q")], "the tail, ended by the quiet")
+        #expect(decoder.feed(Array("q".utf8), at: 11.0) == [.key(.char("q"))], "typing, later, is keys")
+    }
+
+    @Test func turnsOfTheWheelInOneReadAreOneEvent() {
+        let wheel = { (a: MouseEvent.Action) in TerminalInput.key(.mouse(MouseEvent(a, column: 3, row: 4))) }
+        let inputs = Array(repeating: wheel(.wheelDown), count: 2000) + [wheel(.wheelUp), .key(.char("q"))]
+        let merged = KeyDecoder.coalesce(inputs)
+        #expect(merged.count == 3, "\(merged.count)")
+        guard case let .key(.mouse(first))? = merged.first else {
+            Issue.record("no wheel")
+            return
+        }
+        #expect(first.action == .wheelDown && first.count == 2000)
+        #expect(merged.last == .key(.char("q")))
     }
 
     @Test func aHugePasteIsKeptShort() {

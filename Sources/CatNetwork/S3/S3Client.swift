@@ -263,15 +263,24 @@ public final class S3Client: Sendable {
     ) throws(S3Error) {
         let bucket = S3Location(bucket: prefix.bucket, key: "")
         var token: String?
-        var seen: Set<String> = []
-        var count = 0, bytes = 0, empty = 0
+        // Tokens seen, by hash (4 KiB each were all kept: 1.9 GB for an endless listing).
+        var seen: Set<UInt64> = []
+        var count = 0, bytes = 0, empty = 0, entries = 0, pages = 0
         let advice = "give the inputs as a manifest (--manifest) or list a narrower prefix"
         for _ in 0..<1_000_000 {
             var query = [("list-type", "2"), ("encoding-type", "url"), ("prefix", prefix.key)]
             if !recursive { query.append(("delimiter", "/")) }
             if let token { query.append(("continuation-token", token)) }
+            if Self.interrupted.withLockedValue({ $0 }) { throw .cancelled }
             let reply = try send("GET", bucket, query: query, maxBytes: 16 * 1_048_576, shown: prefix)
             let page = try S3ListPage(reply: reply.body, bucket: prefix.bucket, shown: prefix.description)
+            pages += 1
+            entries += page.entries
+            // A page holds up to 1000 keys and prefixes: a server paging a few at a time
+            // (endless pages of one key each) is left after 100 pages past what its entries need.
+            guard pages <= 100 + entries / 100 else {
+                throw .badReply(location: prefix.description, reason: "a listing of too many pages for what they hold")
+            }
             count += page.objects.count
             bytes += page.objects.reduce(0) { $0 + $1.location.key.utf8.count }
             guard count <= maxKeys else {
@@ -285,7 +294,7 @@ public final class S3Client: Sendable {
             empty = page.objects.isEmpty ? empty + 1 : 0
             try each(page.objects)
             guard let next = page.nextToken else { return }
-            guard seen.insert(next).inserted, empty < 100 else {
+            guard seen.insert(FileNames.hash(next)).inserted, empty < 100 else {
                 throw .badReply(location: prefix.description, reason: "a listing that leads in circles or nowhere")
             }
             token = next

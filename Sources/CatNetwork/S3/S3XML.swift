@@ -159,6 +159,8 @@ public struct S3ListPage: Sendable, Equatable {
     public let objects: [S3Object]
     /// nil on the last page.
     public let nextToken: String?
+    /// Keys and common prefixes the page lists, whatever became of them.
+    public let entries: Int
 
     /// `shown` names the listing in errors.
     public init(reply: [UInt8], bucket: String, shown: String) throws(S3Error) {
@@ -174,6 +176,7 @@ public struct S3ListPage: Sendable, Equatable {
         else {
             throw .badReply(location: shown, reason: "a listing with no ListBucketResult")
         }
+        entries = xml.elements.filter { $0.depth == 2 && ($0.name == "Key" || $0.name == "Prefix") }.count
         // Key and Size of one Contents share its start (`parent`).
         var keys: [Int: String] = [:], sizes: [Int: Int64] = [:]
         for element in xml.elements where element.depth == 2 {

@@ -259,6 +259,7 @@ public struct BatchInputs: Sendable {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var total = 0
         while true {
+            if Task.isCancelled { throw .cancelled }  // an interrupt while a long list is read
             let n = chunk.withUnsafeMutableBytes { SystemCalls.readWaiting(fd, into: $0) }
             if n == 0 { break }
             if n < 0 { throw .unreadable(ImageIOError.inputUnreadable(path: name, reason: errnoReason(Int32(-n)))) }
@@ -281,5 +282,6 @@ public struct BatchInputs: Sendable {
     public enum LinesError: Error {
         case unreadable(ImageIOError)
         case overflow(Overflow)
+        case cancelled
     }
 }

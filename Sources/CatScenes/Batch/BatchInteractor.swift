@@ -100,6 +100,7 @@ public struct BatchInteractor: BatchInteractorInput {
             switch error {
             case let .unreadable(error): throw error
             case let .overflow(overflow): throw overflow
+            case .cancelled: throw CancellationError()
             }
         }
     }

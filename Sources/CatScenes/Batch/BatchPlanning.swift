@@ -27,7 +27,7 @@ public enum BatchPlanning {
         var list = BatchInputs(limit: BatchInputs.maxLimit)
         // The list's index of each input (a path given twice is one input).
         let index = inputs.map { (try? list.add($0)) ?? 0 }
-        let outputs = BatchOutputs(list, directory: directory, format: format)
+        guard let outputs = try? BatchOutputs(list, directory: directory, format: format) else { return [] }
         return index.map { outputs.output($0) }
     }
 
@@ -88,21 +88,45 @@ public enum BatchPlanning {
 /// The output of every input of a batch, planned once from the whole list (see
 /// `BatchPlanning.outputs`): one byte an input (how far its name was moved from the plain
 /// one), the names made when asked for. Refused inputs get no output. Names are made from
-/// bytes (a name in ASCII, the usual case, makes no string at all until it is shown):
-/// 10⁷ inputs plan in seconds.
+/// bytes (a name in ASCII, the usual case, makes no string until it is shown): 10⁷ inputs
+/// plan in seconds.
 public struct BatchOutputs: Sendable {
     public let inputs: BatchInputs
     public let directory: String
     public let format: ImageFormat?
-    /// 0: the plain name; 1: `x-png.jpg`; 2: `x-png-3fa2c1.jpg`.
+    /// 0: the plain name; 1: `x-png.jpg`; 2: `x-png-3fa2c1.jpg`; 3: `x-png-<the whole
+    /// 64-bit hash>.jpg`, when 24 bits of it were not enough.
     private var levels: [UInt8]
+    /// Each source extension (lower-case) and the output's, and whether they are one format's.
+    private let extensions: [[UInt8]: (output: [UInt8], keeps: Bool)]
+    private let otherExtension: [UInt8]
 
-    public init(_ inputs: BatchInputs, directory: String, format: ImageFormat?) {
+    public enum PlanError: Error, Equatable, Sendable {
+        /// Outputs that could not be told apart (inputs whose paths hash alike): the run is
+        /// refused rather than one written over another.
+        case unresolved(inputs: [String])
+        /// `cancelled` said so.
+        case cancelled
+    }
+
+    /// Plans every output; `cancelled` is asked now and then (an interrupt ends a long plan).
+    public init(
+        _ inputs: BatchInputs, directory: String, format: ImageFormat?, cancelled: () -> Bool = { false }
+    ) throws(PlanError) {
         self.inputs = inputs
         self.directory = directory
         self.format = format
+        var table: [[UInt8]: (output: [UInt8], keeps: Bool)] = [:]
+        for known in ImageFormat.all {
+            for ext in known.fileExtensions {
+                let output = format ?? known
+                table[Array(ext.utf8)] = (Array(output.fileExtension.utf8), output.fileExtensions.contains(ext))
+            }
+        }
+        extensions = table
+        otherExtension = Array((format ?? .png).fileExtension.utf8)
         levels = [UInt8](repeating: 0, count: inputs.count)
-        plan()
+        try plan(cancelled: cancelled)
     }
 
     /// The output of input `i` ("" for a refused input).
@@ -116,13 +140,18 @@ public struct BatchOutputs: Sendable {
         return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
     }
 
-    private func name(_ i: Int) -> Name { Name(inputs.relativePathBytes(i), path: inputs.pathBytes(i), format: format) }
+    private func name(_ i: Int) -> Name {
+        Name(inputs.relativePathBytes(i), path: inputs.pathBytes(i), extensions: extensions, other: otherExtension)
+    }
+
+    static let lastLevel = 3
 
     /// Each pass moves every input caught in a clash one step further from the plain name;
     /// decisions depend on the set of inputs only, never on their order. Inputs are grouped
     /// by a hash of their case-folded output (kept, and made again only for those moved),
-    /// then by the output itself: a few bytes an input, not a dictionary of strings.
-    private mutating func plan() {
+    /// then by the output itself: a few bytes an input, not a dictionary of strings. A clash
+    /// left after the last level refuses the run.
+    private mutating func plan(cancelled: () -> Bool) throws(PlanError) {
         // The folder standardized once: an output's standardized path is it, "/", and the
         // output's path below it (whose parts are never "." or "..").
         var folder = BatchPlanning.standardized(bytes: FileNames.encode(directory)[...])
@@ -147,75 +176,97 @@ public struct BatchOutputs: Sendable {
         keyed.reserveCapacity(inputs.count - inputs.refusals.count)
         for i in 0..<inputs.count where inputs.refusal(i) == nil {
             keyed.append((name(i).foldedHash(level: 0), Int32(i)))
+            if i & 0xFFFF == 0, cancelled() { throw .cancelled }
         }
-        for _ in 0..<3 {
+        var unresolved: [Int] = []
+        for pass in 0...Self.lastLevel {
+            if cancelled() { throw .cancelled }
             keyed.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
             var next = levels
-            var moved: [Int] = []
+            var changed = false
             var start = 0
             while start < keyed.count {
                 var end = start + 1
                 while end < keyed.count, keyed[end].hash == keyed[start].hash { end += 1 }
-                // Inputs whose hashes meet are told apart by their names themselves.
-                var groups: [[Int]]
-                if end - start == 1 {
-                    if inputPaths.isEmpty {  // no clash possible
-                        start = end
-                        continue
-                    }
-                    groups = [[Int(keyed[start].index)]]
-                } else {
-                    var byName: [String: [Int]] = [:]
-                    for k in start..<end {
-                        let i = Int(keyed[k].index)
-                        byName[FileNames.decode(name(i).relative(level: Int(levels[i]))).lowercased(), default: []]
-                            .append(i)
-                    }
-                    groups = Array(byName.values)
+                if end - start == 1 && inputPaths.isEmpty {  // alone, and no input to meet: no clash
+                    start = end
+                    continue
                 }
-                for members in groups {
-                    let first = members[0]
+                // Inputs whose hashes meet are told apart by their names themselves: those
+                // equal to the first, then those equal to the first of the rest, ... Each
+                // name is made twice at most a pass, and nothing of it kept (a million
+                // inputs of one name took seconds, and a dictionary of them gigabytes).
+                var rest = Array(Int32(start)..<Int32(end))  // places in `keyed`
+                while !rest.isEmpty {
+                    let head = Int(keyed[Int(rest[0])].index)
+                    let headName = name(head), key = headName.foldedKey(level: Int(levels[head]))
+                    var members: [Int32] = [], others: [Int32] = [], nextHashes: [Int] = []
+                    var keepers = 0, keeper = -1
+                    for place in rest {
+                        let i = Int(keyed[Int(place)].index)
+                        let n = i == head ? headName : name(i)
+                        guard i == head || n.foldedKey(level: Int(levels[i])) == key else {
+                            others.append(place)
+                            continue
+                        }
+                        members.append(place)
+                        // Where it goes if it moves, made now, with its name in hand.
+                        let level = min(Int(levels[i]) + 1, Self.lastLevel)
+                        nextHashes.append(members.count > 1 || rest.count > 1 ? n.foldedHash(level: level) : 0)
+                        if levels[i] == 0 && n.keepsExtension { (keepers, keeper) = (keepers + 1, i) }
+                    }
+                    rest = others
                     let clash =
                         members.count > 1
                         || {
-                            let output = folder + name(first).relative(level: Int(levels[first]))
+                            let output = folder + headName.relative(level: Int(levels[head]))
                             guard isInput(FileNames.hash(bytes: output)) else { return false }
                             // Its own path is no clash (an input already where its output goes).
                             return BatchPlanning.standardized(bytes: output[...])
-                                != BatchPlanning.standardized(bytes: inputs.pathBytes(first))
+                                != BatchPlanning.standardized(bytes: inputs.pathBytes(head))
                         }()
                     guard clash else { continue }
-                    let keepers = members.filter { levels[$0] == 0 && name($0).keepsExtension }
-                    for i in members where levels[i] < 2 && !(members.count > 1 && keepers == [i]) {
+                    for (m, place) in members.enumerated() {
+                        let i = Int(keyed[Int(place)].index)
+                        if pass == Self.lastLevel {
+                            unresolved.append(i)
+                            continue
+                        }
+                        // The one already in the output format keeps the plain name.
+                        guard levels[i] < Self.lastLevel, !(members.count > 1 && keepers == 1 && keeper == i) else {
+                            continue
+                        }
                         next[i] = levels[i] + 1
-                        moved.append(i)
+                        keyed[Int(place)].hash =
+                            members.count > 1 ? nextHashes[m] : name(i).foldedHash(level: Int(next[i]))
+                        changed = true
                     }
                 }
                 start = end
             }
             levels = next
-            if moved.isEmpty { break }
-            let changed = Set(moved)
-            for k in keyed.indices where changed.contains(Int(keyed[k].index)) {
-                let i = Int(keyed[k].index)
-                keyed[k].hash = name(i).foldedHash(level: Int(levels[i]))
-            }
+            if !changed { break }
         }
+        if !unresolved.isEmpty { throw .unresolved(inputs: unresolved.prefix(4).map { inputs.path($0) }) }
     }
 
     /// An input's name, split: folder below the output folder, stem, extensions, as bytes.
     struct Name {
-        let folder: [UInt8], stem: [UInt8], sourceExtension: [UInt8], outputExtension: [UInt8]
+        let folder: ArraySlice<UInt8>, stem: ArraySlice<UInt8>
+        let sourceExtension: [UInt8], outputExtension: [UInt8]
         let path: ArraySlice<UInt8>
         /// The input already has the output format's extension.
         let keepsExtension: Bool
 
-        init(_ relativePath: ArraySlice<UInt8>, path: ArraySlice<UInt8>, format: ImageFormat?) {
+        init(
+            _ relativePath: ArraySlice<UInt8>, path: ArraySlice<UInt8>,
+            extensions: [[UInt8]: (output: [UInt8], keeps: Bool)], other: [UInt8]
+        ) {
             self.path = path
             let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
             // Only plain components: nothing lands outside the output folder. Most paths
             // have no empty, "." or ".." part: their folder is a slice as it is.
-            var folder: [UInt8] = [], base: ArraySlice<UInt8> = []
+            var folder: ArraySlice<UInt8> = [], base: ArraySlice<UInt8> = []
             var plain = relativePath.first != slash && relativePath.last != slash
             var partStart = relativePath.startIndex, lastSlash: Int?
             if plain {
@@ -232,77 +283,120 @@ public struct BatchOutputs: Sendable {
             }
             let last = plain ? relativePath[partStart...] : []
             if plain, !(last.first == dot && (last.count == 1 || (last.count == 2 && last.last == dot))) {
-                folder = lastSlash.map { Array(relativePath[...$0]) } ?? []
+                folder = lastSlash.map { relativePath[...$0] } ?? []
                 base = last
             } else {
                 var parts = relativePath.split(separator: slash)
                 parts.removeAll { $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) }
-                folder = parts.dropLast().flatMap { $0 + [slash] }
+                folder = ArraySlice(parts.dropLast().flatMap { $0 + [slash] })
                 base = parts.last ?? ArraySlice("image".utf8)
             }
-            var stem = Array(base), ext: [UInt8] = []
+            var stem = base, ext: [UInt8] = []
             if base.allSatisfy({ $0 < 0x80 }) {
                 if let at = base.lastIndex(of: dot), at != base.startIndex {
-                    stem = Array(base[..<at])
+                    stem = base[..<at]
                     ext = base[(at + 1)...].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
                 }
             } else {
                 // Characters, as a person reads the name (a "." a mark sits on is no dot).
                 let text = FileNames.decode(base)
                 if let at = text.lastIndex(of: "."), at != text.startIndex {
-                    stem = FileNames.encode(String(text[..<at]))
+                    stem = ArraySlice(FileNames.encode(String(text[..<at])))
                     ext = FileNames.encode(String(text[text.index(after: at)...]).lowercased())
                 }
             }
-            if stem.isEmpty { stem = Array("image".utf8) }
-            let (output, keeps) = Self.output(extension: ext, format: format)
+            if stem.isEmpty { stem = ArraySlice("image".utf8) }
+            let known = extensions[ext]
             self.folder = folder
             self.stem = stem
             sourceExtension = ext
-            outputExtension = output
-            keepsExtension = keeps
+            outputExtension = known?.output ?? other
+            keepsExtension = known?.keeps ?? false
         }
 
-        /// The output's extension for an input's (lower-case), and whether they are one
-        /// format's: looked up once an extension, not once an input.
-        private static func output(extension ext: [UInt8], format: ImageFormat?) -> ([UInt8], Bool) {
-            let key = Key(ext: ext, format: format)
-            if let known = table.withLockedValue({ $0[key] }) { return known }
-            let source = String(decoding: ext, as: UTF8.self)
-            let output = format ?? ImageFormat(fileExtension: source) ?? .png
-            let value = (Array(output.fileExtension.utf8), output.fileExtensions.contains(source))
-            table.withLockedValue { if $0.count < 1000 { $0[key] = value } }
-            return value
-        }
-
-        private struct Key: Hashable {
-            let ext: [UInt8]
-            let format: ImageFormat?
-        }
-        private static let table = LockedValue<[Key: ([UInt8], Bool)]>([:])
-
+        /// The output's path below the folder. A last part over 255 bytes (NAME_MAX) has its
+        /// stem cut, at a character's start, so that a suffix never makes a name no file
+        /// system takes.
         func relative(level: Int) -> [UInt8] {
-            var out = folder + stem
+            var suffix: [UInt8] = []
             let tag: [UInt8] = sourceExtension.isEmpty ? [] : [UInt8(ascii: "-")] + sourceExtension
-            let hash = { Array(String(printf: "%06x", FileNames.hash(bytes: path) & 0xFF_FFFF).utf8) }
             switch level {
             case 0: break
-            case 1: out += tag.isEmpty ? [UInt8(ascii: "-")] + hash() : tag
-            default: out += tag + [UInt8(ascii: "-")] + hash()
+            case 1: suffix = tag.isEmpty ? [UInt8(ascii: "-")] + hex(6) : tag
+            case 2: suffix = tag + [UInt8(ascii: "-")] + hex(6)
+            default: suffix = tag + [UInt8(ascii: "-")] + hex(16)
             }
-            return out + [UInt8(ascii: ".")] + outputExtension
+            suffix += [UInt8(ascii: ".")] + outputExtension
+            var stem = self.stem
+            if stem.count + suffix.count > 255 { stem = Self.cut(stem, to: max(1, 255 - suffix.count)) }
+            var out: [UInt8] = []
+            out.reserveCapacity(folder.count + stem.count + suffix.count)
+            out += folder
+            out += stem
+            out += suffix
+            return out
         }
 
-        /// A hash of the output's path below the folder, case-folded as `String.lowercased`
-        /// folds it and equal for canonically equal names (Swift's own string hash), as the
-        /// names are then compared.
-        func foldedHash(level: Int) -> Int {
+        /// At most `length` bytes of `stem`, ending where a character ends.
+        static func cut(_ stem: ArraySlice<UInt8>, to length: Int) -> ArraySlice<UInt8> {
+            var kept = stem.prefix(length)
+            guard kept.count < stem.count else { return kept }
+            // The last character's lead byte; dropped with its bytes when they do not all fit.
+            var lead = kept.endIndex
+            while lead > kept.startIndex, kept[lead - 1] & 0xC0 == 0x80 { lead -= 1 }
+            if lead > kept.startIndex {
+                let byte = kept[lead - 1]
+                let size = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                if lead - 1 + size > kept.endIndex { kept = kept[..<(lead - 1)] }
+            }
+            return kept.isEmpty ? ArraySlice("image".utf8) : kept
+        }
+
+        /// The last `digits` hex digits of the FNV-1a hash of the input's path.
+        private func hex(_ digits: Int) -> [UInt8] {
+            let hash = FileNames.hash(bytes: path), alphabet = Array("0123456789abcdef".utf8)
+            return (0..<digits).reversed().map { alphabet[Int((hash >> (4 * UInt64($0))) & 15)] }
+        }
+
+        /// The output's path below the folder, case-folded as `String.lowercased` folds it:
+        /// bytes for a name in ASCII, else the folded string's (compared as strings).
+        enum Key: Equatable {
+            case ascii([UInt8])
+            case text(String)
+
+            /// Names are equal as strings are (canonically): bytes only when both are ASCII.
+            static func == (a: Key, b: Key) -> Bool {
+                switch (a, b) {
+                case let (.ascii(x), .ascii(y)): return x == y
+                default: return a.string == b.string
+                }
+            }
+
+            var string: String {
+                switch self {
+                case let .ascii(bytes): return String(decoding: bytes, as: UTF8.self)
+                case let .text(text): return text
+                }
+            }
+        }
+
+        func foldedKey(level: Int) -> Key {
             let bytes = relative(level: level)
             if bytes.allSatisfy({ $0 < 0x80 }) {
-                let folded = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-                return String(decoding: folded, as: UTF8.self).hashValue
+                return .ascii(bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
             }
-            return FileNames.decode(bytes).lowercased().hashValue
+            let folded = FileNames.decode(bytes).lowercased()
+            if folded.utf8.allSatisfy({ $0 < 0x80 }) { return .ascii(Array(folded.utf8)) }
+            return .text(folded)
+        }
+
+        /// A hash of `foldedKey`, equal for equal keys (Swift's own string hash: canonically
+        /// equal names are equal strings).
+        func foldedHash(level: Int) -> Int {
+            switch foldedKey(level: level) {
+            case let .ascii(bytes): return String(decoding: bytes, as: UTF8.self).hashValue
+            case let .text(text): return text.hashValue
+            }
         }
     }
 }

@@ -59,7 +59,7 @@ public final class BatchPresenter {
                 request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder,
                 limit: request.maxInputs)
             showNotes(of: inputs)
-            outputs = BatchOutputs(inputs, directory: request.outputDirectory, format: request.format)
+            outputs = try await Self.plan(inputs, directory: request.outputDirectory, format: request.format)
             try Self.checkOutputsOutsideInputs(request.inputs, outputs: outputs)
             work.reserveCapacity(request.shard == nil ? inputs.count : inputs.count / request.shard!.count + 16)
             for i in 0..<inputs.count where request.shard?.contains(bytes: inputs.pathBytes(i)) ?? true {
@@ -164,6 +164,26 @@ public final class BatchPresenter {
         return failed > 0 ? .dataError : .ok
     }
 
+    /// Every output's name, planned off the main actor (an interrupt is heard meanwhile, and
+    /// ends a long plan).
+    @concurrent
+    nonisolated static func plan(_ inputs: BatchInputs, directory: String, format: ImageFormat?) async throws
+        -> BatchOutputs
+    {
+        do {
+            return try BatchOutputs(inputs, directory: directory, format: format, cancelled: { Task.isCancelled })
+        } catch {
+            switch error {
+            case .cancelled: throw CancellationError()
+            case let .unresolved(names):
+                throw SceneFailure(
+                    status: .usage,
+                    message: "the outputs of \(names.joined(separator: ", ")) "
+                        + "cannot be told apart (their paths hash alike): rename one")
+            }
+        }
+    }
+
     /// What the inputs' reading noted (keys listed outside their prefix, paths given again).
     private func showNotes(of inputs: BatchInputs) {
         for note in inputs.notes { view.showNote(note) }
@@ -188,7 +208,9 @@ public final class BatchPresenter {
             var listed: [String] = [], leftOut: [String] = []
             for i in 0..<inputs.count where request.shard?.contains(bytes: inputs.pathBytes(i)) ?? true {
                 let path = inputs.path(i)
-                if path.unicodeScalars.contains(where: Self.isControl) || inputs.refusal(i) != nil {
+                // A line's blanks at either end are not read back from a manifest.
+                let blanks = [" ", "\t"].contains { path.hasPrefix($0) || path.hasSuffix($0) }
+                if path.unicodeScalars.contains(where: Self.isControl) || inputs.refusal(i) != nil || blanks {
                     leftOut.append(path)
                 } else {
                     listed.append(path)

@@ -67,7 +67,8 @@ public final class BatchTerminalView: BatchView {
         }
         for input in leftOut {
             console.stderr.write(
-                "catctl: left out \(ForeignText.visible(input)): a control character in a path cannot be a manifest's line\n"
+                "catctl: left out \(ForeignText.visible(input)): a control character, or a blank at either end, "
+                    + "cannot be in a manifest's line\n"
             )
         }
     }

@@ -251,14 +251,14 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
 
     /// Does what `action` asks; false when another scene is on screen now (nothing to draw).
     @discardableResult
-    private func perform(_ action: Action) -> Bool {
+    private func perform(_ action: Action, times: Int = 1) -> Bool {
         let columns = Layout(host).galleryColumns
         let step: (x: Int, y: Int)? =
             switch action {
-            case .previous: (-1, 0)
-            case .next: (1, 0)
-            case .up: (0, -1)
-            case .down: (0, 1)
+            case .previous: (-times, 0)
+            case .next: (times, 0)
+            case .up: (0, -times)
+            case .down: (0, times)
             default: nil
             }
         if let step, mode != .gallery, arrows != .highlight {
@@ -270,19 +270,19 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
             return true
         }
         switch action {
-        case .previous: act { await $0.moveHighlight(by: -1) }
-        case .next: act { await $0.moveHighlight(by: 1) }
+        case .previous: act { await $0.moveHighlight(by: -times) }
+        case .next: act { await $0.moveHighlight(by: times) }
         case .up:
             if mode == .gallery {
-                act { await $0.moveHighlight(by: -columns) }
+                act { await $0.moveHighlight(by: -columns * times) }
             } else {
-                act { await $0.changeValue(by: 1) }
+                act { await $0.changeValue(by: times) }
             }
         case .down:
             if mode == .gallery {
-                act { await $0.moveHighlight(by: columns) }
+                act { await $0.moveHighlight(by: columns * times) }
             } else {
-                act { await $0.changeValue(by: -1) }
+                act { await $0.changeValue(by: -times) }
             }
         case .add:
             mode = .editor
@@ -328,8 +328,8 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     private func click(_ mouse: MouseEvent) {
         guard mode != .help, prompt == nil, let live else { return }
         switch mouse.action {
-        case .wheelUp: perform(.up)
-        case .wheelDown: perform(.down)
+        case .wheelUp: perform(.up, times: mouse.count)
+        case .wheelDown: perform(.down, times: mouse.count)
         case .press where mouse.button == 0:
             if let action = keys.footerAction(for: mouse, rows: host.rows) {
                 if message != nil && state == .ready { message = nil }

@@ -15,6 +15,12 @@ public enum Key: Equatable, Sendable {
 
     /// A printable character.
     var isChar: Bool { if case .char = self { true } else { false } }
+
+    /// A turn of the wheel (up or down).
+    var wheel: MouseEvent.Action? {
+        guard case let .mouse(m) = self, m.action == .wheelUp || m.action == .wheelDown else { return nil }
+        return m.action
+    }
 }
 
 /// What the mouse did, where (cells, from 1): a button pressed or released, or the wheel.
@@ -24,9 +30,11 @@ public struct MouseEvent: Equatable, Sendable {
     /// 0 left, 1 middle, 2 right.
     public let button: Int
     public let column: Int, row: Int
+    /// Turns of the wheel this stands for: a burst of them in one read is one event.
+    public var count = 1
 
-    public init(_ action: Action, button: Int = 0, column: Int, row: Int) {
-        (self.action, self.button, self.column, self.row) = (action, button, column, row)
+    public init(_ action: Action, button: Int = 0, column: Int, row: Int, count: Int = 1) {
+        (self.action, self.button, self.column, self.row, self.count) = (action, button, column, row, count)
     }
 
     /// An SGR report's numbers: `b` (button and modifier bits), x, y; `pressed` by its final (M).
@@ -78,6 +86,13 @@ public struct KeyDecoder: Sendable {
     /// A bracketed paste under way: its bytes so far (at most `maxPaste`), and whether more came.
     private var paste: [UInt8]?
     private var pasteCut = false
+    /// When the last paste's end mark came (seconds, the caller's clock), and whether the
+    /// paste under way is its tail: pasted text may hold an end mark of its own (terminals
+    /// pass it on), and what follows it would run as keys (`x ESC[201~ q` quit the editor).
+    /// So what comes in the same read, or within `pasteTail` seconds, is pasted text too.
+    private var pasteEnded: Double?
+    private var inTail = false
+    static let pasteTail = 0.05
 
     /// The most of one paste that is kept (a caption holds 1000 characters).
     public static let maxPaste = 64 * 1024
@@ -86,10 +101,15 @@ public struct KeyDecoder: Sendable {
     public init() {}
 
     /// An unfinished sequence is waiting for more bytes (or for `flush`); a paste under way
-    /// waits for its end mark, however long.
-    public var hasPending: Bool { !pending.isEmpty && paste == nil }
+    /// waits for its end mark, however long; a paste's tail for a moment's quiet.
+    public var hasPending: Bool { (!pending.isEmpty && paste == nil) || inTail }
 
-    public mutating func feed(_ bytes: [UInt8]) -> [TerminalInput] {
+    /// `now`: the reading clock in seconds (InputReader's), for a paste's tail; nil: the
+    /// tail is only what comes in the same read.
+    public mutating func feed(_ bytes: [UInt8], at now: Double? = nil) -> [TerminalInput] {
+        if paste == nil, !bytes.isEmpty, let now, let ended = pasteEnded, now - ended < Self.pasteTail {
+            (paste, inTail) = ([], true)  // right behind a paste: still pasted text
+        }
         pending += bytes
         var out: [TerminalInput] = []
         var i = 0
@@ -103,9 +123,12 @@ public struct KeyDecoder: Sendable {
                     break
                 }
                 take(pending[i..<end])
-                out.append(.paste(String(decoding: paste ?? [], as: UTF8.self)))
-                (paste, pasteCut) = (nil, false)
+                if !(paste ?? []).isEmpty || !inTail {
+                    out.append(.paste(String(decoding: paste ?? [], as: UTF8.self)))
+                }
+                (paste, pasteCut, inTail, pasteEnded) = (nil, false, false, now ?? -1)
                 i = end + Self.pasteEnd.count
+                if i < pending.count { (paste, inTail) = ([], true) }  // the same read goes on: its tail
                 continue
             }
             if pending[i] == 0x1B, pending.count - i < Self.pasteStart.count,
@@ -128,7 +151,8 @@ public struct KeyDecoder: Sendable {
 
     /// What came in one read, as the app takes it: a run of more than `burst` characters in
     /// one read is no typing but a paste from a terminal without bracketed paste (a line
-    /// break inside the run stays in the text; one at its end stays a key).
+    /// break inside the run stays in the text; one at its end stays a key); turns of the
+    /// wheel one after another are one event that counts them.
     public static func coalesce(_ inputs: [TerminalInput], burst: Int = 8) -> [TerminalInput] {
         var out: [TerminalInput] = []
         var run: [TerminalInput] = []
@@ -154,6 +178,17 @@ public struct KeyDecoder: Sendable {
         for input in inputs {
             switch input {
             case .key(.char), .key(.enter), .key(.tab): run.append(input)
+            case let .key(key) where key.wheel != nil:
+                flushRun()
+                // Turns of the wheel one after another: one event of as many turns.
+                if case let .key(.mouse(last))? = out.last, Key.mouse(last).wheel == key.wheel, case let .mouse(m) = key
+                {
+                    out[out.count - 1] = .key(
+                        .mouse(
+                            MouseEvent(last.action, column: m.column, row: m.row, count: min(last.count + 1, 10_000))))
+                } else {
+                    out.append(input)
+                }
             default:
                 flushRun()
                 out.append(input)
@@ -181,6 +216,14 @@ public struct KeyDecoder: Sendable {
 
     /// No more bytes came: what is pending is what was typed (a lone ESC is Escape).
     public mutating func flush() -> [TerminalInput] {
+        if inTail, let tail = paste {
+            // A paste's tail with no end mark of its own: the quiet ends it.
+            take(pending[...])
+            pending = []
+            let text = paste ?? tail
+            (paste, inTail, pasteEnded) = (nil, false, nil)
+            return text.isEmpty ? [] : [.paste(String(decoding: text, as: UTF8.self))]
+        }
         guard !pending.isEmpty, paste == nil else { return [] }
         var out: [TerminalInput] = []
         if pending[0] == 0x1B {

@@ -279,10 +279,17 @@ final class InputReader: Sendable {
                     deliver([.closed])
                     break
                 }
-                send(decoder.feed(Array(buffer[0..<n])))
+                send(decoder.feed(Array(buffer[0..<n]), at: Self.seconds()))
             }
         }
     }
 
     func stop() { running.withLockedValue { $0 = false } }
+
+    /// A monotonic clock in seconds.
+    static func seconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
 }
