@@ -188,7 +188,7 @@ package struct Darknet: Sendable {
                     mask.allSatisfy({ $0 >= 0 && 2 * $0 + 1 < anchors.count }),
                     anchors.allSatisfy({ $0 > 0 && $0 <= 4 * Self.maxSide }),
                     inputs == mask.count * (classes + 5),
-                    section.values["scale_x_y"].map { Double($0.trimmingSpaces) == 1 } ?? true
+                    section.values["scale_x_y"].map({ Double($0.trimmingSpaces) == 1 }) ?? true
                 else { throw ReadError(description: "layer \(index): the yolo layer does not match its input") }
                 layers.append(
                     .yolo(

@@ -269,7 +269,7 @@ struct BatchInterruptTests {
                 atPath: Fixtures.path("photos/chelsea.png"), toPath: src.appendingPathComponent("cat\(i).png").path)
         }
         let process = Process()
-        process.executableURL = try #require(Catctl.executable)
+        process.executableURL = try #require(Catctl.executable) as URL
         process.arguments = [
             "batch", "--jobs", "1", "--filter", "blur:4", "--png-level", "9", "--output-dir", out.path, src.path,
         ]

@@ -37,7 +37,7 @@ struct HostileInputTests {
             ["filters", "--json"],
         ] {
             let process = Process()
-            process.executableURL = try #require(Catctl.executable)
+            process.executableURL = try #require(Catctl.executable) as URL
             process.arguments = args
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
@@ -62,7 +62,7 @@ struct HostileInputTests {
                 image, to: fd, path: input, options: EncodeOptions(format: .png, settings: [.level: 0]))
         }
         let process = Process()
-        process.executableURL = try #require(Catctl.executable)
+        process.executableURL = try #require(Catctl.executable) as URL
         process.arguments = [
             "edit", "--filter", "blur:12", "--filter", "sharpen:3", "--png-level", "9", "--threads", "1",
             input, out.path + "/o.png",

@@ -41,7 +41,7 @@ struct OutputTargetTests {
     @Test func devStdoutIsTheDescriptorItself() throws {
         let dir = try Fixtures.temporaryDirectory()
         let redirected = dir.appendingPathComponent("out.png").path
-        FileManager.default.createFile(atPath: redirected, contents: nil)
+        #expect(FileManager.default.createFile(atPath: redirected, contents: nil))
         let before = try #require(FileSystem.status(redirected))
         let result = try Catctl.run(
             ["edit", "--filter", "sepia", "--format", "png", Self.cat, "/dev/stdout"], stdoutFile: redirected)

@@ -1,3 +1,4 @@
+import CHEIFShim
 import CatImageIO
 import Foundation
 import TestSupport
@@ -228,5 +229,53 @@ struct HEIFAgreementTests {
             }
         }
         #expect(compared >= 20, "the valid fixtures are compared, not skipped: \(compared)")
+    }
+}
+
+/// The plugins' registry of predicted buffers is shared by every decode in flight (a
+/// batch's jobs): the same bytes registered by two files under different declared sizes are
+/// checked against both at once, never against whichever came last (an attack paired a
+/// 64x64 tile with an alpha plane declared 1024x1024 over the same bytes).
+@Suite("HEIF plugins' registry")
+struct HEIFRegistryTests {
+    func expectation(_ bytes: [UInt8], width: UInt32, height: UInt32, uses: UInt32) -> ch_expect {
+        var h = ch_hash()
+        ch_hash_begin(&h)
+        ch_hash_add(&h, bytes, bytes.count)
+        return ch_expect(
+            hash: ch_hash_end(&h), length: UInt64(bytes.count), codec: UInt32(CH_EXPECT_HEVC), item: 1,
+            width: width, height: height, cap_width: width, cap_height: height, uses: uses,
+            max_pixels: 100_000_000)
+    }
+
+    @Test func theSameBytesOfTwoFilesAreCheckedAgainstBoth() throws {
+        let bytes = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        var tile = expectation(bytes, width: 64, height: 64, uses: 4)
+        var alpha = expectation(bytes, width: 1024, height: 1024, uses: 1)
+        let first = try #require(ch_expect_begin(&tile, 1))
+        let second = try #require(ch_expect_begin(&alpha, 1))
+        var out = ch_expect()
+        #expect(ch_expect_take(UInt32(CH_EXPECT_HEVC), bytes, bytes.count, &out) == 1)
+        #expect(out.width == 1024 && out.height == 1024, "never smaller than the greatest declared size")
+        #expect(out.cap_width == 64 && out.cap_height == 64, "never larger than the least")
+        ch_expect_end(second)
+        #expect(ch_expect_take(UInt32(CH_EXPECT_HEVC), bytes, bytes.count, &out) == 1)
+        #expect(out.width == 64 && out.cap_width == 64, "one file left: its own size")
+        var other = bytes
+        other[0] ^= 1
+        #expect(ch_expect_take(UInt32(CH_EXPECT_HEVC), other, other.count, &out) == 0, "bytes nobody predicted")
+        ch_expect_end(first)
+        #expect(ch_expect_take(UInt32(CH_EXPECT_HEVC), bytes, bytes.count, &out) == 0, "no decode under way")
+    }
+
+    @Test func aBufferIsTakenNoMoreOftenThanPredicted() throws {
+        let bytes = Array("one picture".utf8)
+        var once = expectation(bytes, width: 8, height: 8, uses: 1)
+        let session = try #require(ch_expect_begin(&once, 1))
+        defer { ch_expect_end(session) }
+        var out = ch_expect()
+        #expect(ch_expect_take(UInt32(CH_EXPECT_HEVC), bytes, bytes.count, &out) == 1)
+        #expect(ch_expect_take(UInt32(CH_EXPECT_HEVC), bytes, bytes.count, &out) == 0)
+        #expect(ch_expect_take(UInt32(CH_EXPECT_AV1), bytes, bytes.count, &out) == 0, "another codec")
     }
 }

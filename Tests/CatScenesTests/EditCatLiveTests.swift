@@ -334,7 +334,7 @@ struct EditCatLiveTests {
         let gone = view.frames.count
         try await Task.sleep(for: .milliseconds(400))
         #expect(view.frames.count <= gone + 1)
-        await presenter.openLive(
+        _ = await presenter.openLive(
             .image(try makeImage(width: 4, height: 4)), EditRequest(input: "x", output: "", filters: [], format: .png))
         #expect(view.live?.playing == nil, "a still image: nothing plays")
     }

@@ -47,7 +47,7 @@ public final class TmuxSession {
     }
 
     deinit {
-        try? run(["kill-server"])
+        _ = try? run(["kill-server"])
         if panePID > 0 { kill(-panePID, SIGKILL) }  // the pane's shell leads its process group (sleep included)
         if serverPID > 0 { kill(serverPID, SIGKILL) }
     }

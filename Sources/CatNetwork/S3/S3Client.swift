@@ -179,7 +179,7 @@ public final class S3Client: Sendable {
         }
         // Known until it is completed or aborted, so that an interrupt can abort it.
         let upload = PendingUpload(location: location, id: uploadID)
-        Self.pending.withLockedValue { $0.insert(upload) }
+        Self.pending.withLockedValue { _ = $0.insert(upload) }
         defer { Self.pending.withLockedValue { _ = $0.remove(upload) } }
         do throws(S3Error) {
             var etags: [String] = []
