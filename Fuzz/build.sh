@@ -32,8 +32,10 @@ for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFS
     objs+=("$o")
   done
   mkdir -p "$out/modules/$target"
-  header=$(ls "Sources/$target/include/"*.h)
-  printf 'module %s {\n    header "%s"\n    export *\n}\n' "$target" "$PWD/$header" > "$out/modules/$target/module.modulemap"
+  # Every public header of the target, as SwiftPM's umbrella directory takes them.
+  { printf 'module %s {\n' "$target"
+    for header in "Sources/$target/include/"*.h; do printf '    header "%s"\n' "$PWD/$header"; done
+    printf '    export *\n}\n'; } > "$out/modules/$target/module.modulemap"
   maps+=(-Xcc "-fmodule-map-file=$out/modules/$target/module.modulemap" -I "Sources/$target/include")
 done
 
