@@ -259,7 +259,7 @@ package struct Darknet: Sendable {
             switch layer {
             case .shortcut(let from): lastUse[from] = max(lastUse[from], i)
             case .route(let from): for f in from { lastUse[f] = max(lastUse[f], i) }
-            default: break
+            case .convolution, .maxpool, .upsample, .dropout, .yolo: break
             }
             if i > 0 { lastUse[i - 1] = max(lastUse[i - 1], i) }
         }
@@ -267,7 +267,7 @@ package struct Darknet: Sendable {
         for (i, layer) in layers.enumerated().reversed() where i > 0 {
             switch layer {
             case .dropout, .yolo: lastUse[i - 1] = max(lastUse[i - 1], lastUse[i])
-            default: break
+            case .convolution, .shortcut, .route, .maxpool, .upsample: break
             }
         }
         return lastUse

@@ -99,27 +99,27 @@ public enum InputFile {
 /// An image file to decode: bytes in memory, or a regular file kept open. A codec whose
 /// library reads as it goes (TIFF) reads the file with pread, so a large file is never
 /// whole in memory; the others take all its bytes (`bytes()`, read once).
-// @unchecked: immutable after init: a borrowed buffer or a file descriptor read with pread(2).
-public final class ImageSource: @unchecked Sendable {
+public final class ImageSource: Sendable {
     /// The file's size in bytes.
     public let count: Int
     /// The open file a codec may read from; nil for bytes in memory.
     let fileDescriptor: Int32?
     private let path: String
-    private var memory: [UInt8]?
-    private let lock = Lock()
+    /// The bytes once read (or given).
+    private let memory: LockedValue<[UInt8]?>
 
     public init(bytes: [UInt8]) {
         count = bytes.count
         fileDescriptor = nil
         path = ""
-        memory = bytes
+        memory = LockedValue(bytes)
     }
 
     private init(fd: Int32, count: Int, path: String) {
         self.count = count
         fileDescriptor = fd
         self.path = path
+        memory = LockedValue(nil)
     }
 
     /// `path` ("-": standard input) as a source: a regular file stays open (its size is
@@ -141,13 +141,13 @@ public final class ImageSource: @unchecked Sendable {
 
     /// The first `n` bytes (fewer when the file is shorter).
     func head(_ n: Int) throws(ImageIOError) -> [UInt8] {
-        if let memory = lock.withLock({ memory }) { return Array(memory.prefix(n)) }
+        if let memory = memory.current { return Array(memory.prefix(n)) }
         return try read(at: 0, count: min(n, count))
     }
 
     /// All the bytes (read from the file once, then kept).
     public func bytes() throws(ImageIOError) -> [UInt8] {
-        try lock.withLock { () throws(ImageIOError) -> [UInt8] in
+        try memory.withLockedValue { (memory) throws(ImageIOError) -> [UInt8] in
             if let memory { return memory }
             let all = try read(at: 0, count: count)
             memory = all

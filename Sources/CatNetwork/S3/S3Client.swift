@@ -365,7 +365,9 @@ public final class S3Client: Sendable {
                 case let .tooLarge(_, _, announced):  // never retried
                     throw .tooLarge(location: shown, bytes: announced, limit: maxBytes)
                 case .cancelled: throw .cancelled
-                default: failure = .unavailable(location: shown, reason: Self.reason(error))
+                case .invalidURL, .unsupportedScheme, .timedOut, .stalled, .connectionFailed, .httpStatus,
+                    .tooManyRedirects, .tls, .transfer, .badReply, .notAnImage, .retryTooLate:
+                    failure = .unavailable(location: shown, reason: Self.reason(error))
                 }
                 retryAfter = nil
             }
@@ -395,7 +397,9 @@ public final class S3Client: Sendable {
         case let .timedOut(_, seconds): return "timed out after \(Int(seconds)) s"
         case let .tls(_, reason): return "TLS failure: \(reason)"
         case let .transfer(_, reason): return reason
-        default: return error.description
+        case .invalidURL, .unsupportedScheme, .httpStatus, .tooLarge, .tooManyRedirects, .badReply, .notAnImage,
+            .retryTooLate, .cancelled:
+            return error.description
         }
     }
 

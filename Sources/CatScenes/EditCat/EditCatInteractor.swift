@@ -327,18 +327,21 @@ public struct EditCatInteractor: EditCatInteractorInput {
 }
 
 /// Turns fractions of a job into `progress` events, one per whole percent.
-// @unchecked: one thread reports at a time; frames filtered in parallel share it in a LockedValue.
-final class ProgressReporter: @unchecked Sendable {
+final class ProgressReporter: Sendable {
     private let events: @Sendable (EditEvent) -> Void
-    private var percent = -1
+    private let percent = LockedValue(-1)
 
     init(_ events: @escaping @Sendable (EditEvent) -> Void) { self.events = events }
 
-    /// Called from one thread at a time (the one doing the edit).
+    /// Each whole percent once, from any thread (the edit calls it from one).
     func report(_ fraction: Double) {
         let now = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
-        guard now > percent else { return }
-        percent = now
+        guard
+            percent.withLockedValue({ (last: inout Int) -> Bool in
+                defer { last = max(last, now) }
+                return now > last
+            })
+        else { return }
         events(.progress(percent: now))
     }
 }

@@ -50,7 +50,9 @@ public final class BatchTerminalView: BatchView {
         switch summary.stoppedBy {
         case .tempFail?: end += " (stopped: object storage or the network failed; run it again, with --skip-existing)"
         case .noPermission?: end += " (stopped: the credentials were refused)"
-        default: break
+        case nil, .ok?, .usage?, .dataError?, .noInput?, .software?, .unavailable?, .cannotCreate?, .ioError?,
+            .interrupted?:
+            break
         }
         let skipped = summary.skipped > 0 ? "\(summary.skipped) skipped, " : ""
         console.stderr.write(

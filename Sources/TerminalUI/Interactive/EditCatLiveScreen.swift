@@ -253,33 +253,31 @@ public final class EditCatLiveScreen: EditCatLiveView, LiveScene {
     @discardableResult
     private func perform(_ action: Action, times: Int = 1) -> Bool {
         let columns = Layout(host).galleryColumns
-        let step: (x: Int, y: Int)? =
-            switch action {
-            case .previous: (-times, 0)
-            case .next: (times, 0)
-            case .up: (0, -times)
-            case .down: (0, times)
-            default: nil
-            }
-        if let step, mode != .gallery, arrows != .highlight {
+        // The arrows move the crop frame or the zoomed window when one is on (not in the gallery).
+        func moved(_ x: Int, _ y: Int) -> Bool {
+            guard mode != .gallery, arrows != .highlight else { return false }
             if arrows == .crop {
-                act { await $0.nudgeCrop(x: step.x, y: step.y) }
+                act { await $0.nudgeCrop(x: x, y: y) }
             } else {
-                act { await $0.pan(x: step.x, y: step.y) }
+                act { await $0.pan(x: x, y: y) }
             }
             return true
         }
         switch action {
-        case .previous: act { await $0.moveHighlight(by: -times) }
-        case .next: act { await $0.moveHighlight(by: times) }
+        case .previous: if !moved(-times, 0) { act { await $0.moveHighlight(by: -times) } }
+        case .next: if !moved(times, 0) { act { await $0.moveHighlight(by: times) } }
         case .up:
-            if mode == .gallery {
+            if moved(0, -times) {
+                break
+            } else if mode == .gallery {
                 act { await $0.moveHighlight(by: -columns * times) }
             } else {
                 act { await $0.changeValue(by: times) }
             }
         case .down:
-            if mode == .gallery {
+            if moved(0, times) {
+                break
+            } else if mode == .gallery {
                 act { await $0.moveHighlight(by: columns * times) }
             } else {
                 act { await $0.changeValue(by: -times) }

@@ -8,8 +8,7 @@ public protocol TextSink: AnyObject, Sendable {
 
 /// Writes to a file descriptor (1: stdout, 2: stderr). A closed pipe is not an error
 /// worth dying for: output is dropped (SIGPIPE is ignored by the executable).
-// @unchecked: a file descriptor and no state: write(2) is safe from any thread.
-public final class FileDescriptorSink: TextSink, @unchecked Sendable {
+public final class FileDescriptorSink: TextSink, Sendable {
     public let fd: Int32
     public init(fd: Int32) { self.fd = fd }
 
