@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 // As for HEVC: one thread for small data (a tile: libheif decodes tiles side by side).
 enum { CH_AV1_THREADED_BYTES = 256 * 1024, CH_AV1_MAX_THREADS = 8, CH_AV1_MARGIN = 128 };
@@ -65,10 +64,7 @@ static struct heif_error ch_av1_new(void **out, int threads) {
 
 static struct heif_error ch_av1_new_single(void **out) { return ch_av1_new(out, 1); }
 
-static struct heif_error ch_av1_new_threaded(void **out) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return ch_av1_new(out, cores < 1 ? 1 : cores > CH_AV1_MAX_THREADS ? CH_AV1_MAX_THREADS : (int)cores);
-}
+static struct heif_error ch_av1_new_threaded(void **out) { return ch_av1_new(out, cs_cores(CH_AV1_MAX_THREADS)); }
 
 static void ch_av1_free(void *decoder) {
     ch_av1 *d = decoder;
@@ -191,12 +187,9 @@ static struct heif_error ch_av1_decode(void *decoder, struct heif_image **out) {
     }
     const ch_expect *x = &d->expect;
     uint32_t w = (uint32_t)f.p.w, h = (uint32_t)f.p.h;
-    int smaller = w < x->width || h < x->height;
-    if (x->width != UINT32_MAX &&
-        (smaller || w > 2 * (uint64_t)x->cap_width + CH_AV1_MARGIN || h > 2 * (uint64_t)x->cap_height + CH_AV1_MARGIN)) {
+    // A layered stream's first layer is half its last: twice the declared size and a margin.
+    if (ch_expect_misfit(x, "AV1 picture is", w, h, 2, CH_AV1_MARGIN, 1, ch_av1_why, sizeof ch_av1_why)) {
         DAV1D(dav1d_picture_unref)(&f);
-        snprintf(ch_av1_why, sizeof ch_av1_why, "item %u's AV1 picture is %ux%u, %s than the %ux%u it declares",
-                 x->item, w, h, smaller ? "smaller" : "larger", x->width, x->height);
         return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, ch_av1_why);
     }
     struct heif_error e = ch_av1_picture(&f, out);

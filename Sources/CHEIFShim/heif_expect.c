@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -149,4 +150,20 @@ int ch_expect_take(unsigned codec, const uint8_t *data, size_t size, ch_expect *
     if (used) used->uses--;
     pthread_mutex_unlock(&ch_registry_lock);
     return used != NULL;
+}
+
+const char *ch_expect_misfit(const ch_expect *x, const char *what, uint32_t w, uint32_t h, unsigned scale,
+                             unsigned margin, int whole, char *why, size_t size) {
+    if ((uint64_t)w * h > x->max_pixels) {
+        snprintf(why, size, "item %u's %s %ux%u, over the limit of %llu pixels", x->item, what, w, h,
+                 (unsigned long long)x->max_pixels);
+        return why;
+    }
+    if (x->width == UINT32_MAX) return NULL;
+    int larger = w > (uint64_t)scale * x->cap_width + margin || h > (uint64_t)scale * x->cap_height + margin;
+    int smaller = whole && (w < x->width || h < x->height);
+    if (!larger && !smaller) return NULL;
+    snprintf(why, size, "item %u's %s %ux%u, %s than the %ux%u it declares", x->item, what, w, h,
+             larger ? "larger" : "smaller", x->width, x->height);
+    return why;
 }

@@ -20,26 +20,7 @@
 // one; a 'uuid' box has 16 bytes of extended type before its body; a size of 0 (to the
 // end, in ISO's words) is refused by both, and so here. 1 with *box, 0 at the end, -1 for
 // a malformed box.
-static int ch_box_next(cs_span in, size_t *at, cs_box *box) {
-    if (*at >= in.n) return 0;
-    size_t left = in.n - *at;
-    if (left < 8) return -1;
-    const uint8_t *p = in.p + *at;
-    uint64_t size = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
-    size_t header = 8;
-    if (size == 1) {
-        if (left < 16) return -1;
-        size = 0;
-        for (int i = 8; i < 16; i++) size = size << 8 | p[i];
-        header = 16;
-    }
-    box->type = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
-    if (box->type == FOURCC('u', 'u', 'i', 'd')) header += 16;
-    if (size < header || size > left) return -1;
-    box->body = (cs_span){p + header, (size_t)size - header};
-    *at += (size_t)size;
-    return 1;
-}
+static int ch_box_next(cs_span in, size_t *at, cs_box *box) { return cs_box_read(in, at, box, CS_BOX_UUID); }
 
 // How many children of `type` `in` has (from `skip`), the first of them in *first: -1
 // when a child is malformed (the libraries fail on it too).

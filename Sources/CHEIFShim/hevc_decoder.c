@@ -29,7 +29,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 // Below this much compressed data (a grid tile, a thumbnail, an alpha plane) one worker:
 // starting threads costs more than it saves, and libheif already decodes grid tiles in
@@ -77,10 +76,7 @@ static struct heif_error ch_hevc_new(void **out, int threads) {
 
 static struct heif_error ch_hevc_new_single(void **out) { return ch_hevc_new(out, 1); }
 
-static struct heif_error ch_hevc_new_threaded(void **out) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return ch_hevc_new(out, cores < 1 ? 1 : cores > CH_HEVC_MAX_THREADS ? CH_HEVC_MAX_THREADS : (int)cores);
-}
+static struct heif_error ch_hevc_new_threaded(void **out) { return ch_hevc_new(out, cs_cores(CH_HEVC_MAX_THREADS)); }
 
 static void ch_hevc_free(void *decoder) {
     ch_hevc *d = decoder;
@@ -90,19 +86,11 @@ static void ch_hevc_free(void *decoder) {
 }
 
 // Whether a picture of w x h fits what the item declares and the pixel limit; if not, why.
+// The SPS's coded size (`coded`) is checked for larger only, but under its own words.
 static const char *ch_hevc_misfit(const ch_expect *x, uint32_t w, uint32_t h, int coded) {
-    if ((uint64_t)w * h > x->max_pixels) {
-        snprintf(ch_hevc_why, sizeof ch_hevc_why, "item %u's HEVC picture is %ux%u, over the limit of %llu pixels",
-                 x->item, w, h, (unsigned long long)x->max_pixels);
-        return ch_hevc_why;
-    }
-    if (x->width == UINT32_MAX) return NULL;
-    int larger = w > (uint64_t)x->cap_width + CH_HEVC_MARGIN || h > (uint64_t)x->cap_height + CH_HEVC_MARGIN;
-    int smaller = !coded && (w < x->width || h < x->height);  // a coded size still has its cropping
-    if (!larger && !smaller) return NULL;
-    snprintf(ch_hevc_why, sizeof ch_hevc_why, "item %u's HEVC %s %ux%u, %s than the %ux%u it declares", x->item,
-             coded ? "SPS asks for" : "picture is", w, h, larger ? "larger" : "smaller", x->width, x->height);
-    return ch_hevc_why;
+    if ((uint64_t)w * h > x->max_pixels) coded = 0;  // "picture is ... over the limit", as before
+    return ch_expect_misfit(x, coded ? "HEVC SPS asks for" : "HEVC picture is", w, h, 1, CH_HEVC_MARGIN, !coded,
+                            ch_hevc_why, sizeof ch_hevc_why);
 }
 
 static struct heif_error ch_hevc_push(void *decoder, const void *data, size_t size) {

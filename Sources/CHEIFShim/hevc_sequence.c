@@ -10,7 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct ch_hevs {
     const uint8_t *data;
@@ -182,8 +181,7 @@ int ch_hevs_next(ch_hevs *s, uint8_t *dst, size_t stride, int threaded, int *del
     if (!s->ctx) {
         s->ctx = DE265(de265_new_decoder)();
         if (!s->ctx) return ch_fail_why(why, size, CS_ERR_NOMEM, "out of memory");
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        DE265(de265_start_worker_threads)(s->ctx, threaded && cores > 1 ? (int)(cores > 8 ? 8 : cores) : 1);
+        DE265(de265_start_worker_threads)(s->ctx, threaded ? cs_cores(8) : 1);
         if (!ch_push_config(s))
             return ch_fail_why(why, size, CS_ERR_CORRUPT,
                                "a bad 'hvcC' parameter set (cut, or a picture size other than the track's)");

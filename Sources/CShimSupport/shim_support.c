@@ -305,9 +305,16 @@ size_t cs_chatter_take(char *buffer, size_t size) {
     return n;
 }
 
+int cs_cores(int max) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > max ? max : (int)cores;
+}
+
 // ---------------------------------------------------------------- boxes
 
-int cs_box_next(cs_span in, size_t *at, cs_box *box) {
+int cs_box_next(cs_span in, size_t *at, cs_box *box) { return cs_box_read(in, at, box, CS_BOX_SIZE0_IS_END); }
+
+int cs_box_read(cs_span in, size_t *at, cs_box *box, unsigned flags) {
     if (*at >= in.n) return 0;
     size_t left = in.n - *at;
     if (left < 8) return -1;
@@ -319,11 +326,12 @@ int cs_box_next(cs_span in, size_t *at, cs_box *box) {
         size = 0;
         for (int i = 8; i < 16; i++) size = size << 8 | p[i];
         header = 16;
-    } else if (size == 0) {
+    } else if (size == 0 && (flags & CS_BOX_SIZE0_IS_END)) {
         size = left;
     }
-    if (size < header || size > left) return -1;
     box->type = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+    if ((flags & CS_BOX_UUID) && box->type == CS_FOURCC('u', 'u', 'i', 'd')) header += 16;
+    if (size < header || size > left) return -1;
     box->body = (cs_span){p + header, (size_t)size - header};
     *at += (size_t)size;
     return 1;

@@ -55,3 +55,12 @@ void ch_expect_end(ch_expectations *session);
 // at once (the greatest declared size below, the least above, the least pixel limit), and
 // a use is taken from one that has one left.
 int ch_expect_take(unsigned codec, const uint8_t *data, size_t size, ch_expect *out);
+
+// Whether a picture of w x h, of `what` ("HEVC picture is", "AV1 picture is"), fits x:
+// within the pixel limit; not larger than `scale` times the least declared size and
+// `margin` (the codec's coding block, or a layered stream's first layer); with `whole`,
+// not smaller than the greatest declared size (a coded size still has its cropping).
+// NULL when it fits, else why, in `why`. A layered image (width UINT32_MAX) is held to
+// the pixel limit alone.
+const char *ch_expect_misfit(const ch_expect *x, const char *what, uint32_t w, uint32_t h, unsigned scale,
+                             unsigned margin, int whole, char *why, size_t size);

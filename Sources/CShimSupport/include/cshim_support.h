@@ -120,6 +120,9 @@ size_t cs_chatter_take(char *buffer, size_t size);
 static inline void cs_quiet_cleanup(int *token) { cs_quiet_end(*token); }
 #define CS_QUIET_SCOPE int cs_quiet_token __attribute__((cleanup(cs_quiet_cleanup), unused)) = cs_quiet_begin()
 
+// The cores online, at least 1 and at most `max`: a codec's worker threads.
+int cs_cores(int max);
+
 // ---- ISO/IEC 14496-12 boxes (HEIF, AVIF, HEIF sequences, the JPEG XL container)
 // Every size is checked against its parent before a byte of the box is read.
 
@@ -139,6 +142,12 @@ typedef struct cs_box {
 // `in`; -1 when the box is malformed (a size smaller than its header or past its parent,
 // a header cut short). A size of 0 runs to the end of `in`.
 int cs_box_next(cs_span in, size_t *at, cs_box *box);
+
+// The same, read as `flags` say: CS_BOX_SIZE0_IS_END, a size of 0 runs to the end (ISO
+// BMFF, JPEG XL's last box; libheif 1.15 and libavif 0.11 refuse it: without the flag it
+// is malformed); CS_BOX_UUID, a 'uuid' box has 16 bytes of extended type before its body.
+enum { CS_BOX_SIZE0_IS_END = 1, CS_BOX_UUID = 2 };
+int cs_box_read(cs_span in, size_t *at, cs_box *box, unsigned flags);
 // The first box of `type` directly inside `in` after `skip` bytes of the parent's own
 // fields: 1 with its payload in *out, else 0 (none, or a malformed box on the way).
 int cs_box_child(cs_span in, size_t skip, uint32_t type, cs_span *out);

@@ -92,6 +92,15 @@ def write_if_changed(path, data):
     return True
 
 
+def write_fixtures(folder, fixtures):
+    """Writes each fixture (name -> bytes, or name -> a function making them) into `folder`
+    where its bytes changed, and names it with its size."""
+    for name, made in fixtures.items():
+        data = made() if callable(made) else made
+        changed = write_if_changed(os.path.join(folder, name), data)
+        print("%-28s %8d bytes%s" % (name, len(data), "" if changed else " (unchanged)"))
+
+
 # --------------------------------------------------------------------------
 # GIF
 # --------------------------------------------------------------------------
@@ -515,9 +524,7 @@ def main():
     }
     for n in JPEG_SCAN_COUNTS:
         files["jpeg-many-scans-%d.jpg" % n] = progressive_jpeg(512, 512, n)
-    for name, data in files.items():
-        changed = write_if_changed(os.path.join(HERE, name), data)
-        print("%-28s %8d bytes%s" % (name, len(data), "" if changed else " (unchanged)"))
+    write_fixtures(HERE, files)
 
 
 if __name__ == "__main__":

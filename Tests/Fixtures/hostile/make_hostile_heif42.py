@@ -131,7 +131,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ among the fixtures
 sys.path.insert(0, HERE)
-from make_hostile import write_if_changed  # noqa: E402 (one writer for every fixture script)
+from make_hostile import write_fixtures  # noqa: E402 (one writer for every fixture script)
 from make_hostile_heif import (  # noqa: E402
     AVIF_BRANDS, HEIC_BRANDS, PIXI, BitReader, BitWriter, Item, Node, av1_size, be, box, fullbox, grid_payload,
     hvcc_nals, ispe, leb128, obus, photo_heic, prop_of, read_heif, rewrite_av1_obus, rewrite_hvcc, rewrite_sps,
@@ -601,10 +601,7 @@ FIXTURES = {
 
 
 def main():
-    for name, make in FIXTURES.items():
-        data = make()
-        changed = write_if_changed(os.path.join(HERE, name), data)
-        print("%-28s %8d bytes%s" % (name, len(data), "" if changed else " (unchanged)"))
+    write_fixtures(HERE, FIXTURES)
 
 
 if __name__ == "__main__":

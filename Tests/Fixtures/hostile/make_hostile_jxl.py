@@ -92,7 +92,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ among the fixtures
 sys.path.insert(0, HERE)
-from make_hostile import write_if_changed  # noqa: E402 (one writer for every fixture script)
+from make_hostile import write_fixtures  # noqa: E402 (one writer for every fixture script)
 HEIF_DIR = os.path.join(HERE, "..", "heif")
 
 
@@ -579,9 +579,7 @@ def main():
         "png-tall.png": png_tall(),
         "avif-unknown-obu.avif": avif_unknown_obu(),
     }
-    for name, data in files.items():
-        changed = write_if_changed(os.path.join(HERE, name), data)
-        print("%-28s %8d bytes%s" % (name, len(data), "" if changed else " (unchanged)"))
+    write_fixtures(HERE, files)
 
 
 if __name__ == "__main__":

@@ -141,7 +141,8 @@ sys.dont_write_bytecode = True      # no __pycache__ among the fixtures
 
 import make_hostile_heif as H       # noqa: E402
 import make_hostile_jxl as J        # noqa: E402
-from make_hostile_heif import be, box, boxes, fullbox, write_if_changed  # noqa: E402
+from make_hostile import write_fixtures  # noqa: E402
+from make_hostile_heif import be, box, boxes, fullbox  # noqa: E402
 
 
 # --------------------------------------------------------------------------
@@ -377,10 +378,7 @@ FIXTURES = {
 
 
 def main():
-    for name, make in FIXTURES.items():
-        data = make()
-        changed = write_if_changed(os.path.join(HERE, name), data)
-        print("%-28s %8d bytes%s" % (name, len(data), "" if changed else " (unchanged)"))
+    write_fixtures(HERE, FIXTURES)
     check_avifenc_file()
 
 
