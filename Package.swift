@@ -2,16 +2,20 @@
 import PackageDescription
 
 // Layers (arrows point to what a module imports; nothing points up; every module may
-// import CatSupport, the portable system layer: FoundationEssentials, locks, threads, text):
-//   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, ArgumentParser
-//   TerminalUI ─► CatScenes, CatFaces, CatImageIO, CChafaShim, CTerminalShim (no filter core: what
-//     `filters` and `bench` list comes through CatScenes/Tools)
-//   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO
-//   FilterCore ─► CatImageIO (its PixelBuffer is the one pixel format), CFilterKernels; it knows
-//     no detector: a scene hands its chains a SubjectFinder (CatScenes: CatFaces' cascades)
-//   CatFaces ─► CatImageIO, CCatDetectors (the cascades, the cat network, their SIMD kernels)
-//   CatImageIO ─► CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim, CPNGShim,
-//     CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim, CFreeTypeShim
+// import CatSupport, the portable system layer: FoundationEssentials, locks, threads, text,
+// paths and the files that ship with catctl):
+//   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, CatPixels, ArgumentParser
+//   TerminalUI ─► CatScenes, CatFaces, CatImageIO, CatPixels, CChafaShim, CTerminalShim (no filter
+//     core: what `filters` and `bench` list comes through CatScenes/Tools)
+//   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO, CatPixels
+//   CatImageIO ─► CatPixels, CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim,
+//     CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim (the codecs, files, S3)
+//   FilterCore ─► CatPixels, CFilterKernels, CFreeTypeShim (the caption font); it knows no codec
+//     (its streaming pipeline pulls from a RowSource and pushes to a RowSink) and no detector
+//     (a scene hands its chains a SubjectFinder: CatScenes, over CatFaces)
+//   CatFaces ─► CatPixels, CCatDetectors (the cascades, the cat network, their SIMD kernels)
+//   CatPixels ─► (nothing but CatSupport): PixelBuffer, regions, drawing, animation frames,
+//     metadata, orientation, RowSource/RowSink; no I/O
 //   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
 //     handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
@@ -122,11 +126,14 @@ let package = Package(
 
         // Named CatImageIO, not ImageIO: that name is Apple's framework on macOS.
         .target(name: "CatSupport"),
+        // The pixels every layer shares, with no I/O: PixelBuffer, regions, drawing, animation
+        // frames, metadata, and the RowSource/RowSink protocols the codecs stream through.
+        .target(name: "CatPixels", dependencies: ["CatSupport"]),
         .target(
             name: "CatImageIO",
             dependencies: [
                 "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
-                "CTIFFShim", "CFreeTypeShim", "CatNetwork",
+                "CTIFFShim", "CatNetwork", "CatPixels",
             ]),
         // CatFaces' C: OpenCV's cat-face cascades, the cat detector network (Yolo-Fastest), and
         // their SIMD kernels, built per instruction set
@@ -141,37 +148,41 @@ let package = Package(
                 .headerSearchPath("../CFilterKernels"),
                 .unsafeFlags(["-Wno-c23-extensions", "-O3", "-ffp-contract=off", "-Wno-psabi"]),
             ]),
-        .target(name: "CatFaces", dependencies: ["CatImageIO", "CatSupport", "CCatDetectors"]),
-        .target(name: "FilterCore", dependencies: ["CatSupport", "CatImageIO", "CFilterKernels"]),
+        .target(name: "CatFaces", dependencies: ["CatPixels", "CatSupport", "CCatDetectors"]),
+        .target(name: "FilterCore", dependencies: ["CatSupport", "CatPixels", "CFilterKernels", "CFreeTypeShim"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
-        .target(name: "CatScenes", dependencies: ["CatSupport", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
+        .target(
+            name: "CatScenes",
+            dependencies: ["CatSupport", "CatPixels", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
         .target(
             name: "TerminalUI",
             dependencies: [
-                "CatSupport", "CatScenes", "CatFaces", "CatImageIO", "CChafaShim", "CTerminalShim",
+                "CatSupport", "CatPixels", "CatScenes", "CatFaces", "CatImageIO", "CChafaShim", "CTerminalShim",
             ]),
         .executableTarget(
             name: "catctl",
             dependencies: [
-                "CatSupport", "CatScenes", "TerminalUI", "FilterCore", "CatImageIO", "CatNetwork",
+                "CatSupport", "CatPixels", "CatScenes", "TerminalUI", "FilterCore", "CatImageIO", "CatNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // Fixture paths, random images, a process runner: shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["CatImageIO"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CatPixels", "CatImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "CatSupportTests", dependencies: ["CatSupport"]),
-        .testTarget(name: "CatFacesTests", dependencies: ["CatFaces", "CatImageIO", "FilterCore", "TestSupport"]),
-        .testTarget(name: "CatImageIOTests", dependencies: ["CatImageIO", "FilterCore", "TestSupport"]),
-        .testTarget(name: "FilterCoreTests", dependencies: ["FilterCore", "CatFaces", "CatImageIO", "TestSupport"]),
+        .testTarget(
+            name: "CatFacesTests", dependencies: ["CatFaces", "CatPixels", "CatImageIO", "FilterCore", "TestSupport"]),
+        .testTarget(name: "CatImageIOTests", dependencies: ["CatPixels", "CatImageIO", "FilterCore", "TestSupport"]),
+        .testTarget(
+            name: "FilterCoreTests", dependencies: ["FilterCore", "CatPixels", "CatFaces", "CatImageIO", "TestSupport"]),
         .testTarget(name: "CatNetworkTests", dependencies: ["CatNetwork", "CatScenes", "TestSupport"]),
         .testTarget(
             name: "CatScenesTests",
-            dependencies: ["CatScenes", "CatNetwork", "FilterCore", "CatImageIO", "TestSupport"]),
+            dependencies: ["CatScenes", "CatNetwork", "FilterCore", "CatPixels", "CatImageIO", "TestSupport"]),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "CatScenes", "FilterCore", "CatImageIO", "TestSupport"]),
+            dependencies: ["TerminalUI", "CatScenes", "FilterCore", "CatPixels", "CatImageIO", "TestSupport"]),
         // End to end: runs the built `catctl` binary.
-        .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["catctl", "FilterCore", "CatPixels", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import CatSupport
 
 let bombMode = getenv("CATCTL_FUZZ_LIMITS").map { String(cString: $0) == "default" } ?? false

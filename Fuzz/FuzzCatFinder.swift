@@ -6,6 +6,7 @@
 // fixed network inputs, not by the picture.
 import CatFaces
 import CatImageIO
+import CatPixels
 import CatScenes
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -6,6 +6,7 @@
 // reading, and give boxes inside the picture.
 import CatFaces
 import CatImageIO
+import CatPixels
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDarknet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

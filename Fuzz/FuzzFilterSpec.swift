@@ -2,6 +2,7 @@ import CatImageIO
 // libFuzzer target: the --filter spec parser, and the chain it gives run on a small image
 // (every kernel build), so odd values reach the kernels too; each input also with its
 // numbers swapped for integer and floating-point extremes (abs(Int.min) trapped once).
+import CatPixels
 import FilterCore
 import Foundation
 

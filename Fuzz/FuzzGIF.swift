@@ -2,6 +2,7 @@ import CatImageIO
 // libFuzzer target: the GIF decoder (giflib behind CGIFShim: the record scan, frame
 // compositing, disposal, palettes, interlacing, limits) on any bytes that start like a GIF;
 // what decodes is encoded again (quantizer and encoder).
+import CatPixels
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

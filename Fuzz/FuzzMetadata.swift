@@ -2,6 +2,7 @@ import CatImageIO
 // libFuzzer target: the metadata parsers and writers on hostile bytes: the EXIF (TIFF)
 // orientation reader and rewriter, and every metadata container catctl writes (JPEG
 // APP1/APP2/COM, PNG iCCP/eXIf/iTXt/tEXt, WebP ICCP/EXIF/XMP) read back by the decoders.
+import CatPixels
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

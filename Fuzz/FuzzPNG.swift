@@ -1,6 +1,7 @@
 import CatImageIO
 // libFuzzer target: the PNG decoder (libpng behind CPNGShim, whole-image and row-by-row
 // reading, limits) on any bytes that start like a PNG.
+import CatPixels
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -42,12 +42,12 @@ done
 swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
-for module in CatSupport CatNetwork CatImageIO CatFaces FilterCore CatScenes TerminalUI; do
+for module in CatSupport CatPixels CatNetwork CatImageIO CatFaces FilterCore CatScenes TerminalUI; do
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatImageIO -lCatNetwork -lCatSupport
+libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatImageIO -lCatNetwork -lCatPixels -lCatSupport
       $(pkg-config --libs $modules) -lgif)
 # The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift) when they use it.
 shared() { ! grep -q fuzzDecoder "Fuzz/Fuzz$1.swift" || echo Fuzz/DecoderFuzzing.swift; }

@@ -1,5 +1,5 @@
 internal import CCatDetectors
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// Finds whole cats with a small learned detector: Yolo-Fastest-1.1-xl, trained on COCO
@@ -21,10 +21,9 @@ public enum CatDetector {
         }
         return Result { () throws(Darknet.ReadError) -> Darknet in
             func read(_ name: String, _ limit: Int) throws(Darknet.ReadError) -> [UInt8] {
-                do {
-                    return try InputFile.read(dir + "/" + name, maxBytes: limit, special: .none)
-                } catch {
-                    throw Darknet.ReadError(description: "\(error)")
+                switch FileSystem.readRegularFile(dir + "/" + name, maxBytes: limit) {
+                case let .success(bytes): return bytes
+                case let .failure(failure): throw Darknet.ReadError(description: failure.description)
                 }
             }
             // Yolo-Fastest's weights are 3.7 MB: 16 MiB is room for a retrained copy.

@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 import CatSupport
 import Dispatch
 

@@ -1,5 +1,5 @@
 internal import CCatDetectors
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// An 8-bit grey picture, as the cascades read it.

@@ -1,3 +1,4 @@
+import CatPixels
 import CatSupport
 
 /// The decoders a process may run, for services that take files from strangers: as
@@ -162,7 +163,9 @@ public enum ImageDecoder {
         _ reader: ImageReader, options: DecodeOptions,
         progress: ((Double) -> Void)? = nil
     ) throws(ImageIOError) -> DecodedImage {
-        let buffer = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+        let buffer = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+        }
         if let progress, !reader.interlaced {
             while reader.rowsRead < reader.height {
                 try reader.readRows(
@@ -172,7 +175,11 @@ public enum ImageDecoder {
         } else {
             try reader.readAll(into: buffer)
         }
-        let upright = options.applyOrientation ? try ExifOrientation.apply(reader.orientation, to: buffer) : buffer
+        let upright =
+            options.applyOrientation
+            ? try ImageIOError.allocating { () throws(PixelError) in
+                try ExifOrientation.apply(reader.orientation, to: buffer)
+            } : buffer
         let swaps = options.applyOrientation && reader.orientation >= 5
         return DecodedImage(
             pixels: upright, format: reader.format, orientation: reader.orientation,
@@ -187,7 +194,7 @@ public enum ImageDecoder {
 /// it is made, rows come out as RGBA8 on demand. The one decoding path: ImageDecoder reads
 /// all rows at once, the streaming pipeline a strip at a time. The codec is picked by the
 /// first bytes (ImageCodecs).
-public final class ImageReader {
+public final class ImageReader: RowSource {
     public let format: ImageFormat
     /// Size of the rows this reader produces (smaller than the image with DCT scaling).
     public let width: Int

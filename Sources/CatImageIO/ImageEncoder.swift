@@ -1,3 +1,4 @@
+import CatPixels
 import CatSupport
 
 /// The encoding settings asked for (`--quality 85`, `--lossless`, ...), the same for every
@@ -83,9 +84,9 @@ public enum ImageEncoder {
 /// Encodes rows as they come (top to bottom) to a file descriptor, through the codec of
 /// `options.format`. The one encoding path: ImageEncoder writes all rows at once, the
 /// streaming pipeline a strip at a time, so both give the same bytes.
-public final class ImageWriter {
+public final class ImageWriter: RowSink {
     private let encoder: any RowEncoder
-    public let height: Int
+    public let width: Int, height: Int
     public private(set) var rowsWritten = 0
 
     /// `metadata`: the input's, written as `options.metadata` says.
@@ -93,7 +94,7 @@ public final class ImageWriter {
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool,
         metadata: ImageMetadata = .none, options: EncodeOptions
     ) throws(ImageIOError) {
-        self.height = height
+        (self.width, self.height) = (width, height)
         encoder = try ImageCodecs.codec(for: options.format).makeEncoder(
             fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
             metadata: metadata.kept(by: options.metadata), options: options)
@@ -109,13 +110,5 @@ public final class ImageWriter {
     public func finish() throws(ImageIOError) {
         precondition(rowsWritten == height, "\(rowsWritten) of \(height) rows written")
         try encoder.finish()
-    }
-}
-
-package func errnoReason(_ code: Int32, fallback: String = "") -> String {
-    switch code {
-    case ENOSPC: return "no space left on the device"
-    case 0: return fallback
-    default: return String(cString: strerror(code))
     }
 }

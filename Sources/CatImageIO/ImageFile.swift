@@ -1,3 +1,5 @@
+import CatPixels
+
 /// The one way catctl writes an image file: to an output path (`OutputFile`: atomic,
 /// links followed, FIFOs straight through, confined to a batch's folder), through the
 /// codec of `options.format` (`ImageWriter` rows, or an animating codec's frames), its
@@ -38,16 +40,29 @@ public enum ImageFile {
     }
 
     /// Writes a `width`×`height` picture to `output` a strip at a time: `rows` hands the
-    /// writer its rows, top to bottom (the streaming pipeline).
+    /// writer its rows, top to bottom (the streaming pipeline, which knows no codec). What
+    /// `rows` throws is thrown as it is, after the output is removed as on any failure.
     public static func stream(
         to output: String, within folder: OutputFolder? = nil, width: Int, height: Int, hasAlpha: Bool,
-        metadata: ImageMetadata, options: EncodeOptions, rows: (ImageWriter) throws(ImageIOError) -> Void
-    ) throws(ImageIOError) {
-        try OutputFile.write(to: output, within: folder) { (fd: Int32) throws(ImageIOError) in
-            let writer = try ImageWriter(
-                fd: fd, path: displayName(output), width: width, height: height, hasAlpha: hasAlpha,
-                metadata: metadata, options: options)
-            try rows(writer)
+        metadata: ImageMetadata, options: EncodeOptions, rows: (ImageWriter) throws -> Void
+    ) throws {
+        var failure: (any Error)?
+        do {
+            try OutputFile.write(to: output, within: folder) { (fd: Int32) throws(ImageIOError) in
+                let writer = try ImageWriter(
+                    fd: fd, path: displayName(output), width: width, height: height, hasAlpha: hasAlpha,
+                    metadata: metadata, options: options)
+                do {
+                    try rows(writer)
+                } catch let error as ImageIOError {
+                    throw error
+                } catch {
+                    failure = error  // a filter's failure: the write stops, and this is what is thrown
+                    throw .writeFailed(path: displayName(output), reason: "\(error)")
+                }
+            }
+        } catch {
+            throw failure ?? error
         }
     }
 

@@ -1,9 +1,10 @@
 import CatNetwork
+import CatPixels
 import CatSupport
 
 /// Everything that can go wrong while reading, decoding, encoding or writing an image.
 /// `description` is a complete human sentence naming the file and the reason.
-public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ImageIOError: PixelFailing, Equatable, Sendable, CustomStringConvertible {
     /// The bytes are in no format catctl reads.
     case notAnImage(file: String, head: [UInt8])
     /// The data is damaged (libjpeg/libpng said why).
@@ -15,22 +16,18 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The declared size (of every frame together) is over the pixel limit; refused before
     /// allocating anything.
     case tooLarge(file: String, width: Int, height: Int, frames: Int = 1, limit: Int)
-    /// A step of an edit would make an image over the pixel limit (a resize); refused before allocating.
-    case outputTooLarge(width: Int, height: Int, limit: Int)
     /// A resource limit other than size (e.g. progressive scans).
     case limitExceeded(file: String, reason: String)
-    case invalidSize(width: Int, height: Int)
-    case outOfMemory(bytes: Int)
+    /// A size that cannot be, or memory that is not there (`PixelBuffer`).
+    case pixels(PixelError)
     /// The input does not exist or cannot be read.
     case inputMissing(path: String)
     case inputUnreadable(path: String, reason: String)
-    /// A font file (CATCTL_FONT) that FreeType cannot read as a font.
-    case notAFont(path: String, reason: String)
     /// The output cannot be created (folder missing, not writable).
     case cannotCreate(path: String, reason: String)
     /// The output is the input file (refused unless forced).
     case outputIsInput(path: String)
-    /// A file catctl needs is missing or unusable (the caption font): an installation problem.
+    /// A file catctl needs is missing or unusable: an installation problem.
     case resourceMissing(String)
     /// Writing failed part way (disk full, I/O error).
     case writeFailed(path: String, reason: String)
@@ -51,14 +48,10 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupported(file, reason): return "cannot decode \(file): \(reason)"
         case let .tooLarge(file, w, h, frames, limit):
             let size = frames == 1 ? "\(w)x\(h)" : "\(w)x\(h) x \(frames) frames"
-            return "cannot decode \(file): \(size) is \(Self.pixels(product: [w, h, frames])), "
-                + "over the limit of \(Self.pixels(limit))"
-        case let .outputTooLarge(w, h, limit):
-            return "the edit would make a \(w)x\(h) image, \(Self.pixels(product: [w, h])), "
-                + "over the limit of \(Self.pixels(limit))"
+            return "cannot decode \(file): \(size) is \(PixelError.pixels(product: [w, h, frames])), "
+                + "over the limit of \(PixelError.pixels(limit))"
         case let .limitExceeded(file, reason): return "cannot decode \(file): \(reason)"
-        case let .invalidSize(w, h): return "invalid image size \(w)x\(h)"
-        case let .outOfMemory(bytes): return "out of memory allocating \(bytes) bytes"
+        case let .pixels(error): return error.description
         case let .inputMissing(path): return "cannot read \(path): no such file"
         case let .inputUnreadable(path, reason): return "cannot read \(path): \(reason)"
         case let .cannotCreate(path, reason): return "cannot create \(path): \(reason)"
@@ -66,24 +59,6 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .writeFailed(path, reason): return "cannot write \(path): \(reason)"
         case let .storage(error): return error.description
         case let .resourceMissing(what): return "cannot load \(what)"
-        case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
         }
-    }
-
-    /// The pixels of sizes multiplied together ("12.2 MP"), every step checked: a product
-    /// past `Int`, or of a negative size, is "too many pixels", never a wrapped number.
-    static func pixels(product factors: [Int]) -> String {
-        var total = 1
-        for factor in factors {
-            let (next, overflow) = total.multipliedReportingOverflow(by: factor)
-            guard !overflow, factor >= 0 else { return "too many pixels" }
-            total = next
-        }
-        return pixels(total)
-    }
-
-    /// "12.2 MP"; under 0.1 MP, "65536 pixels" (a limit of 255 is not "0.0 MP").
-    public static func pixels(_ n: Int) -> String {
-        n < 100_000 ? "\(n) pixel\(n == 1 ? "" : "s")" : String(printf: "%.1f MP", Double(n) / 1_000_000)
     }
 }

@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// One filter's speed: the fast kernels and the scalar reference, on the same buffer.
@@ -33,7 +33,9 @@ public enum FilterBenchmark {
     ) throws -> FilterBenchmarkReport {
         let chains = try specs.map { try FilterChain(specs: [$0], subjects: subjects) }
         let source = try noiseImage(width: width, height: height)
-        let copyDestination = try PixelBuffer(width: width, height: height, hasAlpha: true)
+        let copyDestination = try FilterError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: width, height: height, hasAlpha: true)
+        }
         let megapixels = Double(width * height) / 1_000_000
 
         progress("copy")
@@ -48,7 +50,9 @@ public enum FilterBenchmark {
         for (spec, chain) in zip(specs, chains) {
             progress(spec)
             let size = try chain.outputSize(width: width, height: height)
-            let destination = try PixelBuffer(width: size.width, height: size.height, hasAlpha: true)
+            let destination = try FilterError.allocating { () throws(PixelError) in
+                try PixelBuffer(width: size.width, height: size.height, hasAlpha: true)
+            }
             try chain.apply(from: source, into: destination, threads: threads)  // warm-up, page faults
             var failure: (any Error)?
             let fast = median(repetitions) {
@@ -97,7 +101,9 @@ public enum FilterBenchmark {
 
     /// A photo-like test image: smooth gradients plus noise, deterministic.
     static func noiseImage(width: Int, height: Int) throws -> PixelBuffer {
-        let image = try PixelBuffer(width: width, height: height, hasAlpha: true)
+        let image = try FilterError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: width, height: height, hasAlpha: true)
+        }
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         for y in 0..<height {
             let row = image.row(y)

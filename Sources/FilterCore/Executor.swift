@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 import CatSupport
 import Dispatch
 
@@ -23,13 +23,15 @@ enum Executor {
         var pending: [Float] = []
         /// Where a pass of `width`×`height` writes: the destination (or the image itself),
         /// unless that is what it reads and the pass cannot work in place.
-        func target(width: Int, height: Int, inPlace: Bool) throws(ImageIOError) -> PixelBuffer {
+        func target(width: Int, height: Int, inPlace: Bool) throws(FilterError) -> PixelBuffer {
             let dst = destination ?? current
             let fits = dst.width == width && dst.height == height
             if fits && (dst !== current || inPlace) { return dst }
-            return try PixelBuffer(width: width, height: height, hasAlpha: current.hasAlpha)
+            return try FilterError.allocating { () throws(PixelError) in
+                try PixelBuffer(width: width, height: height, hasAlpha: current.hasAlpha)
+            }
         }
-        func flush() throws(ImageIOError) {
+        func flush() throws(FilterError) {
             guard !pending.isEmpty else { return }
             let dst = try target(width: current.width, height: current.height, inPlace: true)
             kernels.color(pending, from: current, into: dst)

@@ -1,11 +1,20 @@
+import CatPixels
 import CatSupport
 
-/// A bad `--filter` argument. `description` names the filter and what is valid.
-public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
+/// What the filter core throws: a bad `--filter` argument (`description` names the filter
+/// and what is valid: a usage error), or a stage that cannot run (pixels, the font).
+public enum FilterError: PixelFailing, Equatable, Sendable, CustomStringConvertible {
     case unknownFilter(String)
     case badValue(filter: String, value: String, reason: String)
     /// A stage that cannot apply to the image it gets (a crop outside it).
     case doesNotFit(spec: String, width: Int, height: Int, reason: String)
+    /// A buffer the edit needs cannot be had, or would be over the pixel limit.
+    case pixels(PixelError)
+    /// The caption font (CATCTL_FONT or the bundled one) cannot be read, or is no font.
+    case fontUnreadable(path: String, reason: String)
+    case notAFont(path: String, reason: String)
+    /// A part of the installation the filters need is missing or unusable (the bundled font).
+    case resourceMissing(String)
 
     public var description: String {
         switch self {
@@ -18,6 +27,10 @@ public enum FilterError: Error, Equatable, Sendable, CustomStringConvertible {
             return "bad value '\(value)' for \(filter): \(reason) (usage: \(usage))"
         case let .doesNotFit(spec, width, height, reason):
             return "\(spec) does not fit the \(width)x\(height) image: \(reason)"
+        case let .pixels(error): return error.description
+        case let .fontUnreadable(path, reason): return "cannot read \(path): \(reason)"
+        case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
+        case let .resourceMissing(what): return "cannot load \(what)"
         }
     }
 }

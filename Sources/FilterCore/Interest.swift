@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// Where a window is most interesting, by libvips's two smartcrop measures (libvips 8.14,

@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 /// Plain scalar reference implementations: the definition of what each kernel computes,
 /// written for clarity, not speed, one pixel and one channel at a time. The fast kernels

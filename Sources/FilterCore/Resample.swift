@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// The one resampler: separable, a vertical pass into a float row, then a horizontal pass
@@ -132,7 +132,7 @@ final class ResampleKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         let (width, taps) = (horizontal.input, Int32(vertical.taps))
         row.withUnsafeMutableBufferPointer { column in
             hFirst.withUnsafeBufferPointer { first in

@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 /// A stage whose output pixels depend on their neighbours or their position (blur,
 /// sharpen, vignette) or that moves pixels around (resize, crop, rotate, flip). It
@@ -27,10 +27,10 @@ public protocol SpatialStage: Sendable {
     func inputRows(forOutput rows: Range<Int>, width: Int, height: Int) -> Range<Int>
     /// What one thread needs to run the stage on an input of this size (weights, tables,
     /// scratch memory); throws when the memory cannot be had.
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel
     /// The scalar reference the kernel is tested against: the whole image, `src` → `dst`
     /// (never the same buffer; `dst` has the output size).
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError)
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError)
     /// The same stage for a copy of the image `factor` times the size (a preview): values
     /// in pixels (a blur's sigma, a resize's target, a crop's rectangle) scale with it, so
     /// the preview looks as the full-size result will. Stages without such values return
@@ -64,7 +64,7 @@ public protocol SpatialKernel: AnyObject {
     /// `source`.
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
-        into destination: PixelBuffer, firstRow destinationRow: Int) throws(ImageIOError)
+        into destination: PixelBuffer, firstRow destinationRow: Int) throws(FilterError)
 }
 
 /// A stage whose output is a rectangle of its input, pixel for pixel (a crop): the

@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// Decode → filter → encode a strip of rows at a time, the decoder on a thread of its
@@ -43,34 +43,37 @@ public enum StreamingPipeline {
         return plan
     }
 
-    public static func canStream(_ chain: FilterChain, _ reader: ImageReader) -> Bool {
-        reader.canStream && plan(chain) != nil
-    }
+    /// Whether the chain streams (no stage needs rows from the far end first); the source
+    /// must stream as well.
+    public static func canStream(_ chain: FilterChain) -> Bool { plan(chain) != nil }
 
-    /// `writer` has the chain's output size (`FilterChain.outputSize`). `progress`: the
-    /// fraction of rows written so far, after each strip.
-    /// With `placing`, the rows wait at the first crop or caption that reads the picture
-    /// until `placing.pending` has placed it (`Deferred`); `chain` is `placing.chain`.
+    /// Rows from `source`, through `chain`, into `sink`, which has the chain's output size
+    /// (`FilterChain.outputSize`). `progress`: the fraction of rows written so far, after each
+    /// strip. With `placing`, the rows wait at the first crop or caption that reads the
+    /// picture until `placing.pending` has placed it (`Deferred`); `chain` is `placing.chain`.
+    /// Throws what the source or the sink throws, as it is, or a `FilterError`.
     public static func run(
-        reader: ImageReader, writer: ImageWriter, chain: FilterChain, placing: Placing? = nil,
+        source: any RowSource, sink: any RowSink, chain: FilterChain, placing: Placing? = nil,
         progress: (Double) -> Void = { _ in }
-    ) throws(ImageIOError) {
-        guard reader.canStream, let plan = plan(chain) else { preconditionFailure("canStream first") }
+    ) throws {
+        guard let plan = plan(chain) else { preconditionFailure("canStream first") }
         let channel = StripChannel(depth: depth)
         var free: [PixelBuffer] = []
         for _ in 0..<depth {
-            let strip = try PixelBuffer(width: reader.width, height: stripRows, hasAlpha: reader.hasAlpha)
+            let strip = try FilterError.allocating { () throws(PixelError) in
+                try PixelBuffer(width: source.width, height: stripRows, hasAlpha: source.hasAlpha)
+            }
             strip.base.initialize(repeating: 0, count: strip.byteCount)
             free.append(strip)
         }
         let spare = StripPool(free)
-        let reader = UncheckedSendable(reader)
+        let reader = UncheckedSendable(source)
         detachThread {
             var row = 0
             while row < reader.value.height {
                 guard let strip = spare.take() else { return }  // the consumer gave up
                 let count = min(stripRows, reader.value.height - row)
-                do throws(ImageIOError) {
+                do {
                     try reader.value.readRows(into: strip, at: 0, count: count)
                 } catch {
                     channel.send(.failed(error))
@@ -85,34 +88,34 @@ public enum StreamingPipeline {
 
         let (first, deferred) = try Stage.line(
             plan, width: reader.value.width, height: reader.value.height, hasAlpha: reader.value.hasAlpha,
-            writer: writer, placing: placing)
+            sink: sink, placing: placing)
         while true {
             switch channel.receive() {
             case let .strip(strip, count):
                 try first.put(strip, rows: count)
                 spare.give(strip)
-                progress(Double(writer.rowsWritten) / Double(writer.height))
+                progress(Double(sink.rowsWritten) / Double(sink.height))
             case let .failed(error):
                 throw error
             case .end:
                 try deferred?.finish()
-                try writer.finish()
+                try sink.finish()
                 return
             }
         }
     }
 
-    /// Where a stage's rows go: the next stage, or the encoder.
-    protocol RowSink: AnyObject {
+    /// Where a stage's rows go: the next stage, or the sink.
+    protocol StripSink: AnyObject {
         /// Rows 0..<rows of `strip`, the next ones top to bottom.
-        func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError)
+        func put(_ strip: PixelBuffer, rows: Int) throws
     }
 
-    /// The encoder as the end of the line.
-    final class WriterSink: RowSink {
-        let writer: ImageWriter
-        init(_ writer: ImageWriter) { self.writer = writer }
-        func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError) { try writer.write(strip, rows: 0..<rows) }
+    /// The sink (the encoder) as the end of the line.
+    final class LastStage: StripSink {
+        let sink: any RowSink
+        init(_ sink: any RowSink) { self.sink = sink }
+        func put(_ strip: PixelBuffer, rows: Int) throws { try sink.write(strip, rows: 0..<rows) }
     }
 
     /// A chain whose crops and captions that read the picture are being placed on another
@@ -128,41 +131,43 @@ public enum StreamingPipeline {
     /// before then are kept (in memory, up to the whole image at that stage), then go on
     /// through the placed stages (`make`), and every later row goes straight through.
     /// Decoding and the stages before go on meanwhile, on the other cores.
-    final class Deferred: RowSink {
+    final class Deferred: StripSink {
         let pending: Pending<FilterChain>
         let width: Int, height: Int, strip: Int, hasAlpha: Bool
-        let make: (FilterChain) throws(ImageIOError) -> any RowSink
-        private var target: (any RowSink)?
+        let make: (FilterChain) throws(FilterError) -> any StripSink
+        private var target: (any StripSink)?
         private var kept: PixelBuffer?
         private var keptRows = 0
 
         init(
             pending: Pending<FilterChain>, width: Int, height: Int, strip: Int, hasAlpha: Bool,
-            make: @escaping (FilterChain) throws(ImageIOError) -> any RowSink
+            make: @escaping (FilterChain) throws(FilterError) -> any StripSink
         ) {
             (self.pending, self.width, self.height, self.strip, self.hasAlpha, self.make) =
                 (pending, width, height, strip, hasAlpha, make)
         }
 
-        func put(_ strip: PixelBuffer, rows count: Int) throws(ImageIOError) {
+        func put(_ strip: PixelBuffer, rows count: Int) throws {
             if target == nil, let result = pending.poll() { try start(result) }
             if let target { return try target.put(strip, rows: count) }
-            if kept == nil { kept = try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha) }
+            if kept == nil {
+                kept = try FilterError.allocating { () throws(PixelError) in
+                    try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha)
+                }
+            }
             guard let kept, keptRows + count <= height else { preconditionFailure("no more rows than the image has") }
             for y in 0..<count { kept.row(keptRows + y).update(from: strip.row(y), count: width * 4) }
             keptRows += count
         }
 
         /// Every row is in: waits for the placed chain if it is not there yet.
-        func finish() throws(ImageIOError) {
+        func finish() throws {
             if target == nil { try start(pending.wait()) }
         }
 
         /// The placed stages take the kept rows, a strip at a time.
-        private func start(_ result: Result<FilterChain, any Error>) throws(ImageIOError) {
-            // The interactor reports the real error (`Pending.failure`); this only stops the line.
-            guard case let .success(chain) = result else { throw .unsupported(file: "", reason: "placing failed") }
-            let target = try make(chain)
+        private func start(_ result: Result<FilterChain, any Error>) throws {
+            let target = try make(result.get())
             self.target = target
             if let kept {
                 for top in stride(from: 0, to: keptRows, by: strip) {
@@ -176,9 +181,9 @@ public enum StreamingPipeline {
     }
 
     /// Colour stages, then a spatial stage (or none), then colour stages, strip by strip.
-    final class Stage: RowSink {
+    final class Stage: StripSink {
         let before: [Float], spatial: (any SpatialStage)?, after: [Float]
-        let next: any RowSink
+        let next: any StripSink
         let width: Int, height: Int
         /// The size it hands on.
         let outputWidth: Int, outputHeight: Int
@@ -194,12 +199,12 @@ public enum StreamingPipeline {
         private var outputRows = 0
 
         /// The stages of `plan` for an input of `width` x `height`, each feeding the next,
-        /// the last `writer`; returns the first. With `placing`, the first stage that reads
+        /// the last `sink`; returns the first. With `placing`, the first stage that reads
         /// the picture (a crop's gravity, a caption's side) and the ones after it are made
         /// once the chain it resolves is there: rows wait for it in a `Deferred`.
         static func line(
-            _ plan: Plan, width: Int, height: Int, hasAlpha: Bool, writer: ImageWriter, placing: Placing? = nil
-        ) throws(ImageIOError) -> (first: any RowSink, deferred: Deferred?) {
+            _ plan: Plan, width: Int, height: Int, hasAlpha: Bool, sink: any RowSink, placing: Placing? = nil
+        ) throws(FilterError) -> (first: any StripSink, deferred: Deferred?) {
             // Each stage's input is the one before's output: its size, and the most rows it
             // hands on at once.
             var inputs = [(width: width, height: height, strip: stripRows)]
@@ -212,7 +217,9 @@ public enum StreamingPipeline {
             }
             // Steps `range`, built from the last back; a chain of colour stages alone is one
             // stage.
-            func stages(_ plan: Plan, _ range: Range<Int>, next last: any RowSink) throws(ImageIOError) -> any RowSink {
+            func stages(_ plan: Plan, _ range: Range<Int>, next last: any StripSink) throws(FilterError)
+                -> any StripSink
+            {
                 var next = last
                 for i in range.reversed() {
                     let step = plan.steps[i]
@@ -228,14 +235,14 @@ public enum StreamingPipeline {
                 }
                 return next
             }
-            let writerSink = WriterSink(writer)
+            let writerSink = LastStage(sink)
             guard let placing, let k = plan.steps.firstIndex(where: { FilterChain.readsPicture($0.spatial) }) else {
                 return (try stages(plan, 0..<plan.steps.count, next: writerSink), nil)
             }
             let deferred = Deferred(
                 pending: placing.pending, width: inputs[k].width, height: inputs[k].height, strip: inputs[k].strip,
                 hasAlpha: hasAlpha
-            ) { (resolved: FilterChain) throws(ImageIOError) -> any RowSink in
+            ) { (resolved: FilterChain) throws(FilterError) -> any StripSink in
                 guard let placed = StreamingPipeline.plan(placing.chain.placing(from: resolved)),
                     placed.steps.count == plan.steps.count
                 else { preconditionFailure("a placed crop or caption streams as the unplaced one") }
@@ -252,8 +259,8 @@ public enum StreamingPipeline {
         /// `strip`: the most rows one `put` brings.
         init(
             before: [Float], spatial: (any SpatialStage)?, after: [Float], width: Int, height: Int, strip: Int,
-            hasAlpha: Bool, next: any RowSink
-        ) throws(ImageIOError) {
+            hasAlpha: Bool, next: any StripSink
+        ) throws(FilterError) {
             (self.before, self.spatial, self.after, self.next) = (before, spatial, after, next)
             self.width = width
             self.height = height
@@ -269,13 +276,17 @@ public enum StreamingPipeline {
                 }
                 // Room for what one output strip needs and one strip coming in: before a strip is
                 // added, rows no output needs any more are dropped, which leaves fewer than `needed`.
-                window = try PixelBuffer(width: width, height: needed + strip, hasAlpha: hasAlpha)
-                output = try PixelBuffer(width: outputWidth, height: outputRows, hasAlpha: hasAlpha)
+                (window, output) = try FilterError.allocating { () throws(PixelError) in
+                    (
+                        try PixelBuffer(width: width, height: needed + strip, hasAlpha: hasAlpha),
+                        try PixelBuffer(width: outputWidth, height: outputRows, hasAlpha: hasAlpha)
+                    )
+                }
             }
         }
 
         /// The next `rows` input rows, in `strip`.
-        func put(_ strip: PixelBuffer, rows: Int) throws(ImageIOError) {
+        func put(_ strip: PixelBuffer, rows: Int) throws {
             Self.color(before, strip, rows: rows)
             defer { row += rows }
             if let rectangle {
@@ -301,7 +312,7 @@ public enum StreamingPipeline {
         /// Adds rows to the window, then hands on every output strip whose input rows are in.
         private func slide(
             _ strip: PixelBuffer, rows: Int, spatial: any SpatialStage, kernel: any SpatialKernel
-        ) throws(ImageIOError) {
+        ) throws {
             guard let window, let output, nextOutput < outputHeight else { return }  // past the last output row
             if windowEnd - windowStart + rows > window.height {  // drop rows no output needs any more
                 let needed = spatial.inputRows(forOutput: nextOutput..<nextOutput + 1, width: width, height: height)
@@ -348,7 +359,7 @@ struct UncheckedSendable<T>: @unchecked Sendable { let value: T; init(_ value: T
 final class StripChannel: @unchecked Sendable {
     enum Message {
         case strip(PixelBuffer, Int)
-        case failed(ImageIOError)
+        case failed(any Error)
         case end
     }
     private let condition = Condition()

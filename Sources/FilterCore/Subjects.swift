@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 /// A region of a picture that a crop should keep in view or a caption should keep off (a
 /// cat's face or head), in the picture's pixels, with how sure its finder is (0-1).

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import Foundation
 import TestSupport
 import Testing

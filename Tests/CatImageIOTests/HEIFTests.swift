@@ -1,5 +1,6 @@
 import CHEIFShim
 import CatImageIO
+import CatPixels
 import Foundation
 import TestSupport
 import Testing

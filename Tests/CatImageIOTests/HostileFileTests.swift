@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import Foundation
 import TestSupport
 import Testing
@@ -86,7 +87,7 @@ struct LimitMessageTests {
         #expect(!message.contains("-"), "\(message)")
         let frames = ImageIOError.tooLarge(file: "x", width: 1 << 31, height: 1 << 31, frames: 3, limit: 1).description
         #expect(frames.contains("too many pixels"), "\(frames)")
-        let output = ImageIOError.outputTooLarge(width: Int.max, height: 2, limit: 1).description
+        let output = PixelError.outputTooLarge(width: Int.max, height: 2, limit: 1).description
         #expect(output.contains("too many pixels"), "\(output)")
         #expect(ImageIOError.tooLarge(file: "x", width: 4000, height: 3000, limit: 1).description.contains("12.0 MP"))
     }

@@ -20,13 +20,13 @@ struct StreamingTests {
     func streamed(_ bytes: [UInt8], _ specs: [String], _ options: EncodeOptions) throws -> [UInt8]? {
         let reader = try ImageReader(bytes: bytes, name: "in")
         let chain = try FilterChain(specs: specs)
-        guard StreamingPipeline.canStream(chain, reader) else { return nil }
+        guard reader.canStream && StreamingPipeline.canStream(chain) else { return nil }
         let size = try chain.outputSize(width: reader.width, height: reader.height)
         return try Fixtures.writtenBytes { fd in
             let writer = try ImageWriter(
                 fd: fd, path: "out", width: size.width, height: size.height,
                 hasAlpha: reader.hasAlpha, options: options)
-            try StreamingPipeline.run(reader: reader, writer: writer, chain: chain)
+            try StreamingPipeline.run(source: reader, sink: writer, chain: chain)
         }
     }
 
@@ -78,17 +78,23 @@ struct StreamingTests {
         }
     }
 
+    /// Whether the chain of `specs` streams from `reader`: both must.
+    func streams(_ specs: [String], _ reader: ImageReader) throws -> Bool {
+        let chain = try FilterChain(specs: specs)
+        return reader.canStream && StreamingPipeline.canStream(chain)
+    }
+
     @Test func whatCannotStream() throws {
         let rotated = try ImageReader(bytes: try Fixtures.bytes("jpeg/orient-6.jpg"), name: "o")
-        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia"]), rotated))
+        #expect(try !streams(["sepia"], rotated))
         let interlaced = try ImageReader(bytes: try Fixtures.bytes("pngsuite/basi2c08.png"), name: "i")
-        #expect(!StreamingPipeline.canStream(try FilterChain(specs: ["sepia"]), interlaced))
+        #expect(try !streams(["sepia"], interlaced))
         let plain = try ImageReader(bytes: try Fixtures.bytes("jpeg/chelsea-420.jpg"), name: "p")
-        #expect(StreamingPipeline.canStream(try FilterChain(specs: ["sepia", "blur:2", "mono"]), plain))
+        #expect(try streams(["sepia", "blur:2", "mono"], plain))
         #expect(
-            StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "sharpen"]), plain), "two spatial stages")
+            try streams(["blur:2", "sharpen"], plain), "two spatial stages")
         #expect(
-            !StreamingPipeline.canStream(try FilterChain(specs: ["blur:2", "flip"]), plain), "a flip needs the end")
+            try !streams(["blur:2", "flip"], plain), "a flip needs the end")
     }
 
     /// Crops and captions that read the picture stream while another thread places them
@@ -123,14 +129,14 @@ struct StreamingTests {
             }
             if placedFirst { _ = pending.wait() }
             let reader = try ImageReader(bytes: bytes, name: "in")
-            #expect(StreamingPipeline.canStream(chain, reader))
+            #expect(reader.canStream && StreamingPipeline.canStream(chain))
             let size = try chain.outputSize(width: reader.width, height: reader.height)
             let streamed = try Fixtures.writtenBytes { fd in
                 let writer = try ImageWriter(
                     fd: fd, path: "out", width: size.width, height: size.height, hasAlpha: reader.hasAlpha,
                     options: options)
                 try StreamingPipeline.run(
-                    reader: reader, writer: writer, chain: chain,
+                    source: reader, sink: writer, chain: chain,
                     placing: StreamingPipeline.Placing(chain: chain, pending: pending)
                 ) { _ in
                     started.lock()
@@ -143,19 +149,19 @@ struct StreamingTests {
         }
     }
 
-    /// A placing that fails stops the stream; its own error is the one the caller reports.
+    /// A placing that fails stops the stream with its own error.
     @Test func failedPlacingStopsTheStream() throws {
         struct Refused: Error {}
         let bytes = try Fixtures.bytes("jpeg/chelsea-420.jpg")
         let chain = try FilterChain(specs: ["crop:40x40:cat"])
         let pending = Pending { () throws -> FilterChain in throw Refused() }
         let reader = try ImageReader(bytes: bytes, name: "in")
-        #expect(throws: ImageIOError.self) {
+        #expect(throws: Refused.self) {
             _ = try Fixtures.writtenBytes { fd in
                 let writer = try ImageWriter(
                     fd: fd, path: "out", width: 40, height: 40, hasAlpha: false, options: EncodeOptions(format: .png))
                 try StreamingPipeline.run(
-                    reader: reader, writer: writer, chain: chain,
+                    source: reader, sink: writer, chain: chain,
                     placing: StreamingPipeline.Placing(chain: chain, pending: pending))
             }
         }

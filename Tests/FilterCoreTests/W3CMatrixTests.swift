@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import FilterCore
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import CatImageIO
 import CatNetwork
+import CatPixels
 import CatScenes
 import FilterCore
 import Foundation

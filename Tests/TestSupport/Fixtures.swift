@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import Foundation
 
 /// Paths of the committed test fixtures (Tests/Fixtures) and helpers around them.

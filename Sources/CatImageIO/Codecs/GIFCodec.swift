@@ -1,4 +1,6 @@
 internal import CGIFShim
+import CatPixels
+import CatSupport
 import Dispatch
 
 extension ImageFormat {
@@ -36,12 +38,12 @@ struct GIFCodec: AnimationCodec {
         guard
             let encoder = cg_encoder_create(
                 fd, UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? -1))
-        else { throw .outOfMemory(bytes: 0) }
+        else { throw .pixels(.outOfMemory(bytes: 0)) }
         defer { cg_encoder_destroy(encoder) }
         func check(_ code: Int32) throws(ImageIOError) {
             guard code != ShimCode.ok else { return }
             let message = String(cString: cg_encoder_message(encoder))
-            if code == ShimCode.noMemory { throw .outOfMemory(bytes: 0) }
+            if code == ShimCode.noMemory { throw .pixels(.outOfMemory(bytes: 0)) }
             if code == ShimCode.io {
                 throw .writeFailed(path: path, reason: errnoReason(cg_encoder_errno(encoder), fallback: message))
             }
@@ -76,7 +78,7 @@ struct GIFCodec: AnimationCodec {
         }
         if out.contains(where: { $0.code != ShimCode.ok }) {
             for frame in out { frame.free() }
-            throw .outOfMemory(bytes: frames[0].pixelCount)
+            throw .pixels(.outOfMemory(bytes: frames[0].pixelCount))
         }
         return out
     }
@@ -92,7 +94,7 @@ final class GIFRowDecoder: WholePictureDecoder {
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cg_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
+            throw .pixels(.outOfMemory(bytes: bytes.count))
         }
         var header = cg_info()
         // The scan stops at the screen when it alone is over the limit, and at the frame

@@ -1,4 +1,5 @@
 internal import CHEIFShim
+import CatPixels
 
 extension ImageFormat {
     public static let heic = ImageFormat("heic")
@@ -89,7 +90,7 @@ final class HEIFRowDecoder: WholePictureDecoder {
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         if let missing = HEIFCodec.missingLibraries() { throw .unsupported(file: name, reason: missing) }
         guard let d = bytes.withUnsafeBufferPointer({ ch_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
+            throw .pixels(.outOfMemory(bytes: bytes.count))
         }
         // The allow-list names HEIC and AVIF apart; the file's brand does not decide the codec.
         let allows = { (format: ImageFormat) in options.formats?.contains(format) ?? true }
@@ -155,7 +156,7 @@ final class HEIFRowsEncoder: RowEncoder {
     ) throws(ImageIOError) {
         if let missing = HEIFCodec.missingLibraries() { throw .cannotCreate(path: path, reason: missing) }
         guard let e = ch_rows_encoder_create(UInt32(width), UInt32(height), hasAlpha ? 1 : 0) else {
-            throw .outOfMemory(bytes: width * height * 4)
+            throw .pixels(.outOfMemory(bytes: width * height * 4))
         }
         encoder = e
         (self.fd, self.path, self.metadata, self.settings, self.format) = (fd, path, metadata, settings, format)

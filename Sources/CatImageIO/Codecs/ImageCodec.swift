@@ -1,3 +1,5 @@
+import CatPixels
+
 /// One image file format: how to recognise it, what it is called, how to read and write
 /// it. Each format is one file in this folder plus one line in `ImageCodecs.all`; after
 /// libvips's `foreign/*load.c` (a loader declares its suffixes and its `is_a` test) and
@@ -71,7 +73,9 @@ extension RowDecoder {
     }
 
     func readFrames() throws(ImageIOError) -> Animation {
-        let buffer = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+        let buffer = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+        }
         try readImage(into: buffer)
         return Animation(frames: [buffer], delays: [0], loopCount: nil)
     }

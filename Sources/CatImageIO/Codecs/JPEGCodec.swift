@@ -1,4 +1,6 @@
 internal import CJPEGShim
+import CatPixels
+import CatSupport
 
 extension ImageFormat {
     public static let jpeg = ImageFormat("jpeg")
@@ -63,7 +65,7 @@ final class JPEGRowDecoder: RowDecoder {
         } else {
             made = try source.bytes().withUnsafeBufferPointer { cj_decoder_create($0.baseAddress, $0.count) }
         }
-        guard let d = made else { throw .outOfMemory(bytes: source.count) }
+        guard let d = made else { throw .pixels(.outOfMemory(bytes: source.count)) }
         func fail(_ error: ImageIOError) -> ImageIOError {
             cj_decoder_destroy(d)
             return error
@@ -124,7 +126,7 @@ final class JPEGRowEncoder: RowEncoder {
                 path: path,
                 reason: "JPEG cannot hold \(width)x\(height) pixels (\(JPEGCodec.maxDimension) at most); use .png")
         }
-        guard let e = cj_encoder_create() else { throw .outOfMemory(bytes: 0) }
+        guard let e = cj_encoder_create() else { throw .pixels(.outOfMemory(bytes: 0)) }
         encoder = e
         self.path = path
         try withCMetadata(metadata) { (m: UnsafePointer<cs_metadata>) throws(ImageIOError) in

@@ -1,4 +1,5 @@
 internal import CJXLShim
+import CatPixels
 
 extension ImageFormat {
     public static let jxl = ImageFormat("jxl")
@@ -50,7 +51,7 @@ struct JXLCodec: AnimationCodec {
                 UInt32(animation.width), UInt32(animation.height), animation.hasAlpha ? 1 : 0,
                 Int32(clamping: animation.loopCount ?? 0), Int32(options.integer(.quality)), options.lossless ? 1 : 0,
                 Int32(options.integer(.effort)), Int32(clamping: options.threads))
-        else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
+        else { throw .pixels(.outOfMemory(bytes: animation.width * animation.height * 4)) }
         defer { cx_anim_encoder_destroy(encoder) }
         func check(_ code: Int32, _ errorNumber: Int32 = 0) throws(ImageIOError) {
             guard code != ShimCode.ok else { return }
@@ -97,7 +98,7 @@ final class JXLRowDecoder: WholePictureDecoder {
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         if let missing = JXLCodec.missingLibraries() { throw .unsupported(file: name, reason: missing) }
         guard let d = bytes.withUnsafeBufferPointer({ cx_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
+            throw .pixels(.outOfMemory(bytes: bytes.count))
         }
         var header = cx_info()
         // JPEG XL declares no frame count up front: the shim counts frame headers (no pixel

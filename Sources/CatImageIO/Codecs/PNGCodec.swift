@@ -1,4 +1,5 @@
 internal import CPNGShim
+import CatPixels
 
 extension ImageFormat {
     public static let png = ImageFormat("png")
@@ -42,7 +43,7 @@ final class PNGRowDecoder: RowDecoder {
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cp_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
+            throw .pixels(.outOfMemory(bytes: bytes.count))
         }
         var header = cp_info()
         cp_decoder_set_max_pixels(d, UInt64(options.maxPixels))

@@ -1,4 +1,5 @@
 internal import CPNGShim
+import CatPixels
 import CatSupport
 import Dispatch
 
@@ -62,7 +63,10 @@ final class PNGStreamWriter: RowEncoder {
         stripeRows = max(fewest, min(max(512, fewest), (height + 4 * threads - 1) / (4 * threads)))
         stripes = (height + stripeRows - 1) / stripeRows
         // The window keeps primer rows + one more (the filter's previous row) + a stripe.
-        window = try PixelBuffer(width: width, height: primerRows + 1 + stripeRows, hasAlpha: hasAlpha)
+        let windowRows = primerRows + 1 + stripeRows
+        window = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: width, height: windowRows, hasAlpha: hasAlpha)
+        }
         self.threads = threads
         pieces = (0..<stripes).map { _ in Piece() }
     }
@@ -127,7 +131,7 @@ final class PNGStreamWriter: RowEncoder {
             cp_deflate_piece($0.baseAddress, $0.count, nil, 0, 6, 1, &out, &length, &adler)
         }
         defer { free(out) }
-        guard code == ShimCode.ok, let out else { throw .outOfMemory(bytes: data.count) }
+        guard code == ShimCode.ok, let out else { throw .pixels(.outOfMemory(bytes: data.count)) }
         return [0x78, 0x9C] + Array(UnsafeBufferPointer(start: out, count: length)) + bigEndian(adler)
     }
 
@@ -141,7 +145,9 @@ final class PNGStreamWriter: RowEncoder {
         let available = min(primerRows + 1, first)
         let primer = min(primerRows, first)
         let hasPrevious = available > primer
-        let rows = try PixelBuffer(width: width, height: available + count, hasAlpha: hasAlpha)
+        let rows = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: self.width, height: available + count, hasAlpha: hasAlpha)
+        }
         Self.copyRows(from: window, primerRows + 1 - available, to: rows, 0, count: rows.height, width: width)
         let (width, channels, level, piece) = (UInt32(self.width), self.channels, Int32(self.level), pieces[s])
         let dictionary = primer * cp_scanline_bytes(width, channels, 1)
@@ -206,7 +212,7 @@ final class PNGStreamWriter: RowEncoder {
     private func writeFinishedPieces() throws(ImageIOError) {
         while piecesWritten < stripe {
             let piece = pieces[piecesWritten]
-            if piece.failed { throw .outOfMemory(bytes: width * 4 * stripeRows) }
+            if piece.failed { throw .pixels(.outOfMemory(bytes: width * 4 * stripeRows)) }
             let zlibHeader: [UInt8] =
                 level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
             try OutputFile.writeAll(

@@ -1,4 +1,6 @@
 internal import CShimSupport
+import CatPixels
+import CatSupport
 
 /// What the codecs' C shims share on the Swift side. Every shim answers with the same
 /// codes (0 OK, 1 corrupt, 2 truncated, 3 unsupported, 4 out of memory, 5 I/O with an
@@ -26,7 +28,7 @@ enum ShimCode {
         switch code {
         case truncated: return .truncated(file: name)
         case unsupported: return .unsupported(file: name, reason: message)
-        case noMemory: return .outOfMemory(bytes: 0)
+        case noMemory: return .pixels(.outOfMemory(bytes: 0))
         case limit: return .limitExceeded(file: name, reason: message)
         default: return .corrupt(file: name, reason: message)
         }
@@ -37,7 +39,7 @@ enum ShimCode {
         _ code: Int32, message: String, errorNumber: Int32, path: String, format: String, bytes: Int = 0
     ) -> ImageIOError {
         switch code {
-        case noMemory: return .outOfMemory(bytes: bytes)
+        case noMemory: return .pixels(.outOfMemory(bytes: bytes))
         case io: return .writeFailed(path: path, reason: errnoReason(errorNumber, fallback: message))
         default: return .writeFailed(path: path, reason: "\(format) encoder: \(message)")
         }
@@ -84,4 +86,10 @@ extension ImageMetadata {
             comment: copiedBytes(m.comment, m.comment_length),
             leftOut: ImageMetadata.leftOut(icc: m.icc_dropped, exif: m.exif_dropped, xmp: m.xmp_dropped))
     }
+}
+
+/// A copy of the `count` bytes at `start` (C metadata the codec owns), or nil when there are none.
+func copiedBytes(_ start: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8]? {
+    guard let start, count > 0 else { return nil }
+    return Array(UnsafeBufferPointer(start: start, count: count))
 }

@@ -1,4 +1,5 @@
 internal import CTIFFShim
+import CatPixels
 
 extension ImageFormat {
     public static let tiff = ImageFormat("tiff")
@@ -72,7 +73,7 @@ final class TIFFRowDecoder: RowDecoder {
     init(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError) {
         let fd = source.fileDescriptor ?? -1
         let bytes = fd >= 0 ? [] : try source.bytes()
-        guard let d = ct_decoder_create(source.count, fd) else { throw .outOfMemory(bytes: source.count) }
+        guard let d = ct_decoder_create(source.count, fd) else { throw .pixels(.outOfMemory(bytes: source.count)) }
         func fail(_ error: ImageIOError) -> ImageIOError {
             ct_decoder_destroy(d)
             return error
@@ -134,7 +135,7 @@ final class TIFFRowEncoder: RowEncoder {
         fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, compression: Int32, quality: Int,
         metadata: ImageMetadata
     ) throws(ImageIOError) {
-        guard let e = ct_encoder_create() else { throw .outOfMemory(bytes: 0) }
+        guard let e = ct_encoder_create() else { throw .pixels(.outOfMemory(bytes: 0)) }
         encoder = e
         (self.fd, self.path) = (fd, path)
         let code = try withCMetadata(metadata) { m throws(ImageIOError) in

@@ -1,4 +1,5 @@
 internal import CWebPShim
+import CatPixels
 
 extension ImageFormat {
     public static let webp = ImageFormat("webp")
@@ -60,7 +61,7 @@ struct WebPCodec: AnimationCodec {
                 UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? 1),
                 options.lossless ? 1 : 0, Int32(options.integer(.quality)), Self.method(options),
                 options.threads > 1 ? 1 : 0)
-        else { throw .outOfMemory(bytes: animation.width * animation.height * 4) }
+        else { throw .pixels(.outOfMemory(bytes: animation.width * animation.height * 4)) }
         defer { cw_anim_encoder_destroy(encoder) }
         func check(_ code: Int32, _ errorNumber: Int32 = 0) throws(ImageIOError) {
             guard code != ShimCode.ok else { return }
@@ -112,7 +113,7 @@ final class WebPRowsEncoder: RowEncoder {
         fd: Int32, path: String, width: Int, height: Int, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) {
         guard let e = cw_rows_encoder_create(UInt32(width), UInt32(height)) else {
-            throw .outOfMemory(bytes: width * height * 3 / 2)
+            throw .pixels(.outOfMemory(bytes: width * height * 3 / 2))
         }
         encoder = e
         (self.fd, self.path, self.metadata, self.options) = (fd, path, metadata, options)
@@ -123,7 +124,8 @@ final class WebPRowsEncoder: RowEncoder {
     func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
         let code = cw_rows_encoder_add(encoder, buffer.row(rows.lowerBound), buffer.stride, UInt32(rows.count))
         guard code == ShimCode.ok else {
-            throw code == ShimCode.noMemory ? .outOfMemory(bytes: 0) : .writeFailed(path: path, reason: "WebP rows")
+            throw code == ShimCode.noMemory
+                ? .pixels(.outOfMemory(bytes: 0)) : .writeFailed(path: path, reason: "WebP rows")
         }
     }
 
@@ -148,7 +150,7 @@ final class WebPRowDecoder: WholePictureDecoder {
 
     init(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
         guard let d = bytes.withUnsafeBufferPointer({ cw_decoder_create($0.baseAddress, $0.count) }) else {
-            throw .outOfMemory(bytes: bytes.count)
+            throw .pixels(.outOfMemory(bytes: bytes.count))
         }
         var header = cw_info()
         // No limit in C: the declared size and frame count are checked here, with the same message as other formats.

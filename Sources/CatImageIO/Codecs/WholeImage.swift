@@ -1,3 +1,5 @@
+import CatPixels
+
 /// A row encoder for the formats whose libraries take a whole picture at once (WebP, GIF):
 /// rows are gathered into one buffer and handed to `encode` at `finish`.
 final class WholeImageEncoder: RowEncoder {
@@ -8,7 +10,9 @@ final class WholeImageEncoder: RowEncoder {
     init(
         width: Int, height: Int, hasAlpha: Bool, encode: @escaping (PixelBuffer) throws(ImageIOError) -> Void
     ) throws(ImageIOError) {
-        image = try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha)
+        image = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: width, height: height, hasAlpha: hasAlpha)
+        }
         self.encode = encode
     }
 
@@ -36,7 +40,9 @@ struct WholeImageRows {
         if let decoded = self.image {
             image = decoded
         } else {
-            image = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            image = try ImageIOError.allocating { () throws(PixelError) in
+                try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            }
             try decode(image)
             self.image = image
         }
@@ -85,7 +91,9 @@ extension RowDecoder {
     ) throws(ImageIOError) -> Animation {
         var frames: [PixelBuffer] = [], delays: [Int] = []
         for _ in 0..<info.frameCount {
-            let frame = try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            let frame = try ImageIOError.allocating { () throws(PixelError) in
+                try PixelBuffer(width: info.width, height: info.height, hasAlpha: info.hasAlpha)
+            }
             delays.append(try next(frame))
             frames.append(frame)
         }

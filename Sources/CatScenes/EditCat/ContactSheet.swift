@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import FilterCore
 
 /// The original edit scene's thumbnail strip as one image: a grid of tiles, each a
@@ -65,7 +66,9 @@ public struct ContactSheet: Sendable {
         let slots = tiles.map { whole($0.width, cellWidth) }
         let width = slots.reduce(0, +) + (tiles.count - 1) * cellWidth
         let height = whole(tiles.map(\.height).max() ?? 1, cellHeight)
-        let row = try PixelBuffer(width: width, height: height, hasAlpha: true)
+        let row = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: width, height: height, hasAlpha: true)
+        }
         row.fill(r: 0, g: 0, b: 0, a: 0)
         var x = 0
         for (tile, slot) in zip(tiles, slots) {

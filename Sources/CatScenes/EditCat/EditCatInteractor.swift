@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatPixels
 import CatSupport
 import FilterCore
 
@@ -209,16 +210,16 @@ public struct EditCatInteractor: EditCatInteractorInput {
             {
                 chain = shrunk.chain
             }
-            if StreamingPipeline.canStream(chain, reader), !chain.readsPicture || placing != nil {
+            if reader.canStream, StreamingPipeline.canStream(chain), !chain.readsPicture || placing != nil {
                 let size = try chain.outputSize(width: reader.width, height: reader.height)
                 let streaming = chain
                 do {
                     try ImageFile.stream(
                         to: output, within: options.outputFolder, width: size.width, height: size.height,
                         hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode
-                    ) { (writer: ImageWriter) throws(ImageIOError) in
+                    ) { (writer: ImageWriter) in
                         try StreamingPipeline.run(
-                            reader: reader, writer: writer, chain: streaming,
+                            source: reader, sink: writer, chain: streaming,
                             placing: placing.map { .init(chain: streaming, pending: $0.pending) },
                             progress: progress.report)
                     }
@@ -318,7 +319,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         let sizes = try chain.sizes(width: width, height: height)
         let (all, overflow) = sizes.largestPixels.multipliedReportingOverflow(by: frames)
         if overflow || all > options.maxPixels {
-            throw ImageIOError.outputTooLarge(
+            throw PixelError.outputTooLarge(
                 width: sizes.largestWidth, height: sizes.largestHeight, limit: options.maxPixels)
         }
     }

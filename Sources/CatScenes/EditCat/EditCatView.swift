@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 
 /// What the one-shot Edit Cat scene shows (`catctl edit`, `load --filter`). Views
 /// implement every event and hold no logic: they render what they are told, in the order

@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatPixels
 import CatSupport
 import FilterCore
 

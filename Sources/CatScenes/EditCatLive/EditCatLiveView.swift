@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatPixels
 import FilterCore
 
 /// What the live Edit Cat scene shows (`catctl edit --interactive`, `e` in the live Load

@@ -1,5 +1,6 @@
 import CatImageIO
 import CatNetwork
+import CatPixels
 import CatSupport
 import FilterCore
 

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 
 /// What the one-shot Load Cat scene shows (`catctl load`). Views implement every event
 /// and hold no logic; the live scene's view adds its own (`LoadCatLiveView`).

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 
 /// What the live Load Cat scene shows (`catctl load --interactive`): the one-shot scene's
 /// events, and the live ones. Views implement every event and hold no logic.

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import CatSupport
 import FilterCore
 
@@ -22,11 +23,14 @@ public final class LiveFrames: @unchecked Sendable {
     /// The frames of `bytes`, or nil for a still image. The limits are the reader's (the
     /// canvas within `maxPixels`, the frames within `maxFrames`).
     public init?(bytes: [UInt8], name: String, options: DecodeOptions) throws(ImageIOError) {
-        reader = try ImageReader(bytes: bytes, name: name, options: options)
+        let reader = try ImageReader(bytes: bytes, name: name, options: options)
         guard reader.frameCount > 1 else { return nil }
+        self.reader = reader
         (self.bytes, self.name, self.options) = (bytes, name, options)
         count = reader.frameCount
-        canvas = try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+        canvas = try ImageIOError.allocating { () throws(PixelError) in
+            try PixelBuffer(width: reader.width, height: reader.height, hasAlpha: reader.hasAlpha)
+        }
     }
 
     /// The next frame, upright, fitted to `box` and through `chain` (its values in pixels

@@ -1,5 +1,6 @@
 import CatImageIO
 import CatNetwork
+import CatPixels
 import FilterCore
 
 /// How a scene ended, as the process exit status (sysexits, see docs/CLI.md).
@@ -48,7 +49,9 @@ public struct SceneFailure: Error, Equatable, Sendable {
         case let failure as SceneFailure:
             self = failure
         case let error as FilterError:
-            self.init(status: .usage, message: error.description)
+            self.init(status: Self.status(of: error), message: error.description, hint: Self.hint(for: error))
+        case let error as PixelError:
+            self.init(status: .dataError, message: error.description, hint: Self.hint(for: error))
         case let error as ImageIOError:
             self.init(status: Self.status(of: error), message: error.description, hint: Self.hint(for: error))
         case let error as S3Error:
@@ -72,9 +75,7 @@ public struct SceneFailure: Error, Equatable, Sendable {
 
     static func status(of error: ImageIOError) -> ExitStatus {
         switch error {
-        case .notAnImage, .notAFont, .corrupt, .truncated, .unsupported, .tooLarge, .outputTooLarge, .limitExceeded,
-            .invalidSize,
-            .outOfMemory:
+        case .notAnImage, .corrupt, .truncated, .unsupported, .tooLarge, .limitExceeded, .pixels:
             return .dataError
         case .inputMissing, .inputUnreadable:
             return .noInput
@@ -103,11 +104,34 @@ public struct SceneFailure: Error, Equatable, Sendable {
 
     static func hint(for error: ImageIOError) -> FailureHint? {
         switch error {
-        case .tooLarge, .outputTooLarge: return .raisePixelLimit
+        case .tooLarge: return .raisePixelLimit
         case .outputIsInput: return .overwriteInput
-        case .notAnImage, .notAFont, .corrupt, .truncated, .unsupported, .limitExceeded, .invalidSize, .outOfMemory,
-            .inputMissing, .inputUnreadable, .cannotCreate, .writeFailed, .resourceMissing, .storage:
+        case let .pixels(error): return hint(for: error)
+        case .notAnImage, .corrupt, .truncated, .unsupported, .limitExceeded, .inputMissing, .inputUnreadable,
+            .cannotCreate, .writeFailed, .resourceMissing, .storage:
             return nil
+        }
+    }
+
+    /// A bad `--filter` is a usage error; a stage that cannot run is the picture's or the font's.
+    static func status(of error: FilterError) -> ExitStatus {
+        switch error {
+        case .unknownFilter, .badValue, .doesNotFit: return .usage
+        case .pixels, .notAFont: return .dataError
+        case .fontUnreadable: return .noInput
+        case .resourceMissing: return .software
+        }
+    }
+
+    static func hint(for error: FilterError) -> FailureHint? {
+        if case let .pixels(error) = error { return hint(for: error) }
+        return nil
+    }
+
+    static func hint(for error: PixelError) -> FailureHint? {
+        switch error {
+        case .outputTooLarge: return .raisePixelLimit
+        case .invalidSize, .outOfMemory: return nil
         }
     }
 }

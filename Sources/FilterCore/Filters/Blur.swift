@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 import CatSupport
 
 /// A Gaussian kernel in the fixed point of the blur kernel: radius ⌈3σ⌉, Q15 taps
@@ -50,11 +50,11 @@ struct BlurStage: SpatialStage {
     var halo: Int { gaussian.radius }
     var isIdentity: Bool { gaussian.radius == 0 }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         try BlurKernel(gaussian, width: width, height: height)
     }
 
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         Self.reference(gaussian, from: src, into: dst)
     }
 
@@ -99,10 +99,10 @@ final class BlurKernel: SpatialKernel {
     let width: Int, height: Int
     private let scratch: UnsafeMutableRawPointer
 
-    init(_ gaussian: GaussianKernel, width: Int, height: Int) throws(ImageIOError) {
+    init(_ gaussian: GaussianKernel, width: Int, height: Int) throws(FilterError) {
         let bytes = ck_blur_scratch_bytes(width, Int32(gaussian.radius))
         var scratch: UnsafeMutableRawPointer?
-        guard posix_memalign(&scratch, 64, bytes) == 0, let scratch else { throw .outOfMemory(bytes: bytes) }
+        guard posix_memalign(&scratch, 64, bytes) == 0, let scratch else { throw .pixels(.outOfMemory(bytes: bytes)) }
         self.gaussian = gaussian
         self.width = width
         self.height = height
@@ -114,7 +114,7 @@ final class BlurKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         gaussian.weights.withUnsafeBufferPointer { w in
             ck_blur_rows(
                 source.base, source.stride, destination.base, destination.stride, width, height,

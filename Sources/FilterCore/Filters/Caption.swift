@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 import CatSupport
 
 extension FilterDefinition {
@@ -63,7 +63,7 @@ struct CaptionStage: SpatialStage {
 
     /// This caption on the side that keeps it off `faces` of a `width` × `height` picture:
     /// the top when one of them reaches into the bottom caption's band.
-    func placed(clearOf faces: [Subject], width: Int, height: Int) throws(ImageIOError) -> CaptionStage {
+    func placed(clearOf faces: [Subject], width: Int, height: Int) throws(FilterError) -> CaptionStage {
         let band = try CaptionMask(text, top: false, width: width, height: height)
         let covered = faces.contains { $0.y < band.top + band.height && $0.y + $0.height > band.top }
         return CaptionStage(text: text, side: covered ? .top : .bottom)
@@ -84,10 +84,10 @@ struct CaptionStage: SpatialStage {
 
     var inPlace: Bool { true }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         CaptionKernel(
             // One rendered mask per image size, shared by the threads of a pass.
-            mask: try masks.withLockedValue { (rendered) throws(ImageIOError) -> CaptionMask in
+            mask: try masks.withLockedValue { (rendered) throws(FilterError) -> CaptionMask in
                 if let mask = rendered["\(width)x\(height)"] { return mask }
                 let mask = try CaptionMask(text, top: top, width: width, height: height)
                 rendered["\(width)x\(height)"] = mask
@@ -95,7 +95,7 @@ struct CaptionStage: SpatialStage {
             })
     }
 
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         for y in 0..<src.height { dst.row(y).update(from: src.row(y), count: src.width * 4) }
         let mask = try CaptionMask(text, top: top, width: src.width, height: src.height)
         for y in 0..<src.height { mask.draw(row: y, into: dst.row(y)) }
@@ -113,7 +113,7 @@ struct CaptionMask: Sendable {
     /// The grey of the outline.
     static let dark: Int = 16
 
-    init(_ text: String, top atTop: Bool, width: Int, height: Int) throws(ImageIOError) {
+    init(_ text: String, top atTop: Bool, width: Int, height: Int) throws(FilterError) {
         let font = try Font.bundled()
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         let maxWidth = max(1, width * 92 / 100) * 64
@@ -136,8 +136,8 @@ struct CaptionMask: Sendable {
         self.lines = lines
         self.size = size
         var fill = [UInt8](repeating: 0, count: width * band), outline = fill
-        try fill.withUnsafeMutableBufferPointer { (f) throws(ImageIOError) in
-            try outline.withUnsafeMutableBufferPointer { (o) throws(ImageIOError) in
+        try fill.withUnsafeMutableBufferPointer { (f) throws(FilterError) in
+            try outline.withUnsafeMutableBufferPointer { (o) throws(FilterError) in
                 for (i, line) in lines.enumerated() {
                     try font.draw(
                         line, x: (width * 64 - font.width(line)) / 2,
@@ -203,7 +203,7 @@ final class CaptionKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         for y in rows {
             let d = destination.row(y - destinationRow)
             if source !== destination { d.update(from: source.row(y - sourceRow), count: source.width * 4) }

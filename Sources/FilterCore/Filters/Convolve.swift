@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let convolve = FilterDefinition(
@@ -68,13 +68,13 @@ struct ConvolveStage: SpatialStage {
 
     var halo: Int { size / 2 }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         ConvolveKernel(stage: self, width: width, height: height)
     }
 
     /// Each channel: the weighted sum over the clamped neighbourhood, in Int32, as a Float
     /// × (1 / scale) + offset + 0.5, clamped and truncated (the kernel's arithmetic).
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         let r = size / 2, inverse = Float(1 / scale), plus = Float(offset)
         for y in 0..<src.height {
             for x in 0..<src.width {
@@ -108,7 +108,7 @@ final class ConvolveKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         stage.kernel.withUnsafeBufferPointer { k in
             ck_convolve_rows(
                 source.base, source.stride, destination.base, destination.stride, width, height, rows.lowerBound,

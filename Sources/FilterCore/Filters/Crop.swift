@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let crop = FilterDefinition(
@@ -130,12 +130,12 @@ struct CropStage: RectangleStage {
         return rows.lowerBound + top..<rows.upperBound + top
     }
 
-    func makeKernel(width w: Int, height h: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width w: Int, height h: Int) throws(FilterError) -> any SpatialKernel {
         let box = box(width: w, height: h)
         return CropKernel(left: box.x, top: box.y, width: box.width)
     }
 
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         let (left, top) = origin(width: src.width, height: src.height)
         Geometry.move(from: src, into: dst) { x, y in (x + left, y + top) }
     }
@@ -153,7 +153,7 @@ final class CropKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         for y in rows {
             destination.row(y - destinationRow).update(
                 from: source.row(y + top - sourceRow) + 4 * left, count: 4 * width)

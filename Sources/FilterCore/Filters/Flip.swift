@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let flip = FilterDefinition(
@@ -18,11 +18,11 @@ struct FlipStage: SpatialStage {
     var inPlace: Bool { !vertical }
     var streams: Bool { !vertical }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         FlipKernel(vertical: vertical, width: width, height: height)
     }
 
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         Geometry.move(from: src, into: dst) { x, y in vertical ? (x, src.height - 1 - y) : (src.width - 1 - x, y) }
     }
 }
@@ -40,7 +40,7 @@ final class FlipKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         for y in rows {
             let d = destination.row(y - destinationRow)
             if vertical {

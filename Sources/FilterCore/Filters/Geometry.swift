@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 /// The value syntax the geometry filters share (ImageMagick's geometry): `W`, `xH`,
 /// `WxH`, `WxH+X+Y`. Sizes are whole pixels, 1 to 1,000,000; offsets 0 to 1,000,000.

@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let resize = FilterDefinition(
@@ -107,14 +107,14 @@ struct ResizeStage: SpatialStage {
         return axis.first(rows.lowerBound)..<axis.first(rows.upperBound - 1) + axis.taps
     }
 
-    func makeKernel(width w: Int, height h: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width w: Int, height h: Int) throws(FilterError) -> any SpatialKernel {
         let size = outputSize(width: w, height: h)
         return ResampleKernel(
             horizontal: ResampleAxis(input: w, output: size.width, filter: filter),
             vertical: ResampleAxis(input: h, output: size.height, filter: filter))
     }
 
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         ResampleKernel.reference(from: src, into: dst, filter: filter)
     }
 }

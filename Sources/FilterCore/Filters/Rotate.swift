@@ -1,4 +1,4 @@
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let rotate = FilterDefinition(
@@ -26,11 +26,11 @@ struct RotateStage: SpatialStage {
         quarterTurns == 2 ? (width, height) : (height, width)
     }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         RotateKernel(quarterTurns: quarterTurns, width: width, height: height)
     }
 
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         Geometry.move(from: src, into: dst) { x, y in RotateKernel.source(x, y, quarterTurns, src.width, src.height) }
     }
 }
@@ -56,7 +56,7 @@ final class RotateKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         let outWidth = quarterTurns == 2 ? width : height
         let from = UnsafeRawPointer(source.base), stride = source.stride
         for y in rows {

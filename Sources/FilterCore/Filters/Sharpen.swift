@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let sharpen = FilterDefinition(
@@ -26,13 +26,13 @@ struct SharpenStage: SpatialStage {
 
     func scaled(by factor: Double) -> any SpatialStage { SharpenStage(amount: Double(amount), sigma: sigma * factor) }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         try SharpenKernel(amount: amount, blur: BlurKernel(gaussian, width: width, height: height))
     }
 
     /// The reference blur, then v = ((s − b)·amount + s) + 0.5, clamped and truncated, for
     /// R, G and B; alpha from s.
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         BlurStage.reference(gaussian, from: src, into: dst)
         for y in 0..<src.height {
             for x in 0..<src.width {
@@ -60,7 +60,7 @@ final class SharpenKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         try blur.run(rows, from: source, firstRow: sourceRow, into: destination, firstRow: destinationRow)
         ck_unsharp(
             source.row(rows.lowerBound - sourceRow), source.stride,

@@ -1,5 +1,5 @@
 internal import CFilterKernels
-import CatImageIO
+import CatPixels
 
 extension FilterDefinition {
     static let vignette = FilterDefinition(
@@ -18,13 +18,13 @@ struct VignetteStage: SpatialStage {
 
     var inPlace: Bool { true }
 
-    func makeKernel(width: Int, height: Int) throws(ImageIOError) -> any SpatialKernel {
+    func makeKernel(width: Int, height: Int) throws(FilterError) -> any SpatialKernel {
         VignetteKernel(amount: amount, width: width, height: height)
     }
 
     /// f = 1 − amount·smoothstep(t), t = clamp(((dx² + dy²)·0.5 − 0.2)·1.25, 0, 1);
     /// each of R, G, B becomes c·f + 0.5, clamped and truncated.
-    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(ImageIOError) {
+    func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError) {
         let dx2 = Self.squaredDistances(src.width), dy2 = Self.squaredDistances(src.height)
         for y in 0..<src.height {
             for x in 0..<src.width {
@@ -66,7 +66,7 @@ final class VignetteKernel: SpatialKernel {
     func run(
         _ rows: Range<Int>, from source: PixelBuffer, firstRow sourceRow: Int,
         into destination: PixelBuffer, firstRow destinationRow: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         dx2.withUnsafeBufferPointer { dx in
             dy2.withUnsafeBufferPointer { dy in
                 ck_vignette(

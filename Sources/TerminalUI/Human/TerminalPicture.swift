@@ -1,5 +1,6 @@
 internal import CChafaShim
 import CatImageIO
+import CatPixels
 
 /// Draws an image in a terminal through libchafa (CChafaShim): Unicode symbols in colour,
 /// or the terminal's own graphics protocol (kitty, iTerm2, sixel), as `TerminalGraphics`

@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatPixels
 
 /// The live editor's overlays: `f`'s: a copy of the preview with each cat's box drawn in a
 /// bright blue line and each face's in yellow, as thick as a 150th of the picture (2 px at

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import CatSupport
 
 /// A picture of catctl's own through kitty's graphics protocol, under an id: the live

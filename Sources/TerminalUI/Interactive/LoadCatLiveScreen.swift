@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import CatScenes
 import CatSupport
 import Dispatch

@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 
 /// The live screens' widgets of labelled pictures: a strip (a row of them around the
 /// highlighted one) and a grid (scrolled to the highlighted one). Each picture has its

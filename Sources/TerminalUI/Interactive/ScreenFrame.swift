@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 
 /// One full screen of a live scene, built as one string and written at once (inside a
 /// synchronized update, so terminals that know it show no half-drawn frame). Rows and

@@ -9,7 +9,7 @@ public final class Font {
     /// The bold font bundled with catctl (DejaVu Sans Bold, Resources/fonts), or the file
     /// named by CATCTL_FONT.
     public static func bundled(environment: [String: String] = BundledResources.processEnvironment)
-        throws(ImageIOError) -> Font
+        throws(FilterError) -> Font
     {
         if let path = environment["CATCTL_FONT"], !path.isEmpty { return try Font(path: path) }
         guard let folder = BundledResources.directory("fonts", environment: environment) else {
@@ -18,21 +18,21 @@ public final class Font {
         return try Font(path: folder + "/DejaVuSans-Bold.ttf")
     }
 
-    /// A font file: missing or unreadable is `inputMissing`/`inputUnreadable` (66), a file
+    /// A font file: missing or unreadable is `fontUnreadable` (66), a file
     /// FreeType cannot read as a font `notAFont` (65). Only regular files are opened (a FIFO
     /// would hang, a device never end).
-    public init(path: String) throws(ImageIOError) {
+    public init(path: String) throws(FilterError) {
         let name = "the font \(path)"
         guard let st = FileSystem.status(path) else {
             let code = errno
-            if code == ENOENT || code == ENOTDIR { throw .inputMissing(path: name) }
-            throw .inputUnreadable(path: name, reason: errnoReason(code))
+            if code == ENOENT || code == ENOTDIR { throw .fontUnreadable(path: name, reason: "no such file") }
+            throw .fontUnreadable(path: name, reason: errnoReason(code))
         }
         guard st.st_mode & S_IFMT == S_IFREG else {
-            throw .inputUnreadable(path: name, reason: "it is not a regular file")
+            throw .fontUnreadable(path: name, reason: "it is not a regular file")
         }
         guard FileNames.withPath(path, { access($0, R_OK) }) == 0 else {
-            throw .inputUnreadable(path: name, reason: errnoReason(errno))
+            throw .fontUnreadable(path: name, reason: errnoReason(errno))
         }
         var message = [CChar](repeating: 0, count: 256)
         let opened = FileNames.withPath(path) { cPath in
@@ -48,7 +48,7 @@ public final class Font {
     deinit { cft_close(font) }
 
     /// Pixels per em.
-    public func setSize(_ pixels: Int) throws(ImageIOError) {
+    public func setSize(_ pixels: Int) throws(FilterError) {
         guard cft_set_size(font, Int32(pixels)) == 0 else { throw .resourceMissing("a \(pixels) px size of the font") }
     }
 
@@ -80,7 +80,7 @@ public final class Font {
     public func draw(
         _ text: String, x: Int, baseline: Int, fill: UnsafeMutablePointer<UInt8>,
         outline: UnsafeMutablePointer<UInt8>?, width: Int, height: Int, radius: Int
-    ) throws(ImageIOError) {
+    ) throws(FilterError) {
         var previous: UInt32 = 0, pen = x
         for scalar in text.unicodeScalars {
             pen += cft_advance(font, previous, scalar.value) - cft_advance(font, 0, scalar.value)  // the kerning

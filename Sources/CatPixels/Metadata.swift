@@ -85,9 +85,3 @@ public enum MetadataPolicy: String, Sendable, CaseIterable {
     /// `--strip-all`: nothing kept, the profile neither (the pixels are then read as sRGB).
     case stripAll = "strip-all"
 }
-
-/// A copy of the `count` bytes at `start` (C metadata the codec owns), or nil when there are none.
-func copiedBytes(_ start: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8]? {
-    guard let start, count > 0 else { return nil }
-    return Array(UnsafeBufferPointer(start: start, count: count))
-}

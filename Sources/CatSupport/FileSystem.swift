@@ -1,5 +1,3 @@
-import CatSupport
-
 /// The system calls on paths that catctl makes, each through `FileNames.withPath`.
 public enum FileSystem {
     /// stat(2) (`follow`) or lstat(2).
@@ -65,5 +63,47 @@ public enum FileSystem {
             }
         }
         return out
+    }
+}
+
+/// The reason an errno gives, in words ("no space left on the device"); `fallback` for 0.
+package func errnoReason(_ code: Int32, fallback: String = "") -> String {
+    switch code {
+    case ENOSPC: return "no space left on the device"
+    case 0: return fallback
+    default: return String(cString: strerror(code))
+    }
+}
+
+extension FileSystem {
+    /// The bytes of the regular file at `path` (an installed model, a font), at most `maxBytes`:
+    /// anything else (missing, a folder, a FIFO, a device, larger) is refused with why, in words.
+    /// Inputs from users go through CatImageIO's `InputFile`, which knows stdin, pipes and S3.
+    public static func readRegularFile(_ path: String, maxBytes: Int) -> Result<[UInt8], ReadFailure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return .failure(ReadFailure(path: path, reason: errnoReason(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            return .failure(ReadFailure(path: path, reason: "it is not a regular file"))
+        }
+        guard st.st_size <= maxBytes else {
+            return .failure(ReadFailure(path: path, reason: "it is over \(maxBytes) bytes"))
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return .failure(ReadFailure(path: path, reason: errnoReason(errno))) }
+            if n == 0 { break }  // shorter than it was
+            done += n
+        }
+        return .success(Array(bytes.prefix(done)))
+    }
+
+    public struct ReadFailure: Error, Sendable, CustomStringConvertible {
+        public let path: String, reason: String
+        public var description: String { "cannot read \(path): \(reason)" }
     }
 }

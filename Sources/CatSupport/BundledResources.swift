@@ -1,5 +1,3 @@
-import CatSupport
-
 /// The files that ship with catctl: `Resources/<name>` in a source tree, or
 /// `share/catctl/<name>` beside `bin/` once installed (scripts/install), found from the
 /// running executable, whatever the working folder.

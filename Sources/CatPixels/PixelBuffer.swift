@@ -22,7 +22,7 @@ public final class PixelBuffer: @unchecked Sendable {
     /// Rows start on `alignment` bytes when that costs at most an eighth of a row; a narrow
     /// picture's rows are packed, else a 1-pixel-wide one would take 64 bytes a pixel (a
     /// 544-byte WebP of ten 1x9961473 frames, within the pixel limit, took 1.3 GB).
-    public convenience init(width: Int, height: Int, hasAlpha: Bool = false) throws(ImageIOError) {
+    public convenience init(width: Int, height: Int, hasAlpha: Bool = false) throws(PixelError) {
         let (rowBytes, o1) = width.multipliedReportingOverflow(by: 4)
         let (padded, o2) = rowBytes.addingReportingOverflow(Self.alignment - 1)
         guard !o1, !o2 else { throw .invalidSize(width: width, height: height) }
@@ -32,7 +32,7 @@ public final class PixelBuffer: @unchecked Sendable {
 
     /// A buffer with an explicit stride (≥ width·4, any value: kernels must not assume
     /// alignment; tests use odd strides).
-    public init(width: Int, height: Int, stride: Int, hasAlpha: Bool = false) throws(ImageIOError) {
+    public init(width: Int, height: Int, stride: Int, hasAlpha: Bool = false) throws(PixelError) {
         guard width > 0, height > 0, width <= Int.max / 4, stride >= width * 4 else {
             throw .invalidSize(width: width, height: height)
         }
@@ -71,7 +71,7 @@ public final class PixelBuffer: @unchecked Sendable {
     @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
 
     /// A buffer of the same size and stride, with the same bytes.
-    public func copy() throws(ImageIOError) -> PixelBuffer {
+    public func copy() throws(PixelError) -> PixelBuffer {
         let other = try PixelBuffer(width: width, height: height, stride: stride, hasAlpha: hasAlpha)
         other.base.update(from: base, count: byteCount)
         return other

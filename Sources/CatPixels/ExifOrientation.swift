@@ -46,7 +46,7 @@ public enum ExifOrientation {
     }
 
     /// The upright image for an orientation: a new buffer, or `image` itself for 1.
-    public static func apply(_ orientation: Int, to image: PixelBuffer) throws(ImageIOError) -> PixelBuffer {
+    public static func apply(_ orientation: Int, to image: PixelBuffer) throws(PixelError) -> PixelBuffer {
         guard (2...8).contains(orientation) else { return image }
         let w = image.width, h = image.height
         let swaps = orientation >= 5
