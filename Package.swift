@@ -7,13 +7,17 @@ import PackageDescription
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, CatPixels, ArgumentParser
 //   TerminalUI ─► CatScenes, CatFaces, CatImageIO, CatPixels, CChafaShim, CTerminalShim (no filter
 //     core: what `filters` and `bench` list comes through CatScenes/Tools)
-//   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatImageIO, CatPixels
+//   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatModels, CatImageIO, CatPixels
 //   CatImageIO ─► CatPixels, CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim,
 //     CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim (the codecs, files, S3)
-//   FilterCore ─► CatPixels, CFilterKernels, CFreeTypeShim (the caption font); it knows no codec
+//   FilterCore ─► CatPixels, CFilterKernels, CKernelDispatch, CFreeTypeShim (the caption font); it knows no codec
 //     (its streaming pipeline pulls from a RowSource and pushes to a RowSink) and no detector
 //     (a scene hands its chains a SubjectFinder: CatScenes, over CatFaces)
-//   CatFaces ─► CatPixels, CCatDetectors (the cascades, the cat network, their SIMD kernels)
+//   CatFaces ─► CatModels, CatPixels, CCatDetectors (the cat-face cascades, their SIMD scan);
+//     CatFinder puts the whole cats (CatModels) and their faces together
+//   CatModels ─► CatPixels, CCatModels (the learned networks: the darknet reader, the runtime,
+//     the whole-cat detector; their convolutions)
+//   CFilterKernels, CCatDetectors, CCatModels ─► CKernelDispatch (one choice of SIMD build)
 //   CatPixels ─► (nothing but CatSupport): PixelBuffer, regions, drawing, animation frames,
 //     metadata, orientation, RowSource/RowSink; no I/O
 //   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
@@ -119,9 +123,12 @@ let package = Package(
         .target(name: "CTerminalShim", dependencies: ["CShimSupport"]),
         // FreeType for caption text (glyphs and stroked outlines into coverage masks).
         .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
+        // The run-time choice of a SIMD kernel build, and what every kernel target's builds share
+        // (ck_simd.h, ck_kernel_list.h: textual headers, included per build).
+        .target(name: "CKernelDispatch"),
         // Pixel kernels of the filter core.
         .target(
-            name: "CFilterKernels",
+            name: "CFilterKernels", dependencies: ["CKernelDispatch"],
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
 
         // Named CatImageIO, not ImageIO: that name is Apple's framework on macOS.
@@ -135,25 +142,30 @@ let package = Package(
                 "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
                 "CTIFFShim", "CatNetwork", "CatPixels",
             ]),
-        // CatFaces' C: OpenCV's cat-face cascades, the cat detector network (Yolo-Fastest), and
-        // their SIMD kernels, built per instruction set
-        // like the filter kernels (CFilterKernels' simd.h and dispatch.h) and run with the build
-        // CFilterKernels chooses.
+        // CatFaces' C: OpenCV's cat-face cascades, built in, and their SIMD scan, built per
+        // instruction set like the filter kernels.
         .target(
-            name: "CCatDetectors", dependencies: ["CFilterKernels"],
+            name: "CCatDetectors", dependencies: ["CKernelDispatch"],
             exclude: [
                 "haarcascade_frontalcatface.xml", "lbpcascade_frontalcatface.xml", "README.md",
             ],
-            cSettings: [
-                .headerSearchPath("../CFilterKernels"),
-                .unsafeFlags(["-Wno-c23-extensions", "-O3", "-ffp-contract=off", "-Wno-psabi"]),
-            ]),
-        .target(name: "CatFaces", dependencies: ["CatPixels", "CatSupport", "CCatDetectors"]),
-        .target(name: "FilterCore", dependencies: ["CatSupport", "CatPixels", "CFilterKernels", "CFreeTypeShim"]),
+            cSettings: [.unsafeFlags(["-Wno-c23-extensions", "-O3", "-ffp-contract=off", "-Wno-psabi"])]),
+        // CatModels' C: the learned networks' convolutions, built per instruction set.
+        .target(
+            name: "CCatModels", dependencies: ["CKernelDispatch"],
+            cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
+        // The learned models: the darknet reader, the network runtime, the whole-cat detector.
+        .target(name: "CatModels", dependencies: ["CatPixels", "CatSupport", "CCatModels"]),
+        .target(name: "CatFaces", dependencies: ["CatModels", "CatPixels", "CatSupport", "CCatDetectors"]),
+        .target(
+            name: "FilterCore",
+            dependencies: ["CatSupport", "CatPixels", "CFilterKernels", "CKernelDispatch", "CFreeTypeShim"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
         .target(
             name: "CatScenes",
-            dependencies: ["CatSupport", "CatPixels", "CatImageIO", "CatFaces", "FilterCore", "CatNetwork"]),
+            dependencies: [
+                "CatSupport", "CatPixels", "CatImageIO", "CatFaces", "CatModels", "FilterCore", "CatNetwork",
+            ]),
         .target(
             name: "TerminalUI",
             dependencies: [
@@ -170,7 +182,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CatPixels", "CatImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "CatSupportTests", dependencies: ["CatSupport"]),
         .testTarget(
-            name: "CatFacesTests", dependencies: ["CatFaces", "CatPixels", "CatImageIO", "FilterCore", "TestSupport"]),
+            name: "CatFacesTests",
+            dependencies: ["CatFaces", "CatModels", "CatPixels", "CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(name: "CatImageIOTests", dependencies: ["CatPixels", "CatImageIO", "FilterCore", "TestSupport"]),
         .testTarget(
             name: "FilterCoreTests", dependencies: ["FilterCore", "CatPixels", "CatFaces", "CatImageIO", "TestSupport"]),

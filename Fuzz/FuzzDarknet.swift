@@ -1,11 +1,11 @@
 // libFuzzer target: the cat detector's network files, read at run time from
-// share/catctl/models (CatFaces/Darknet.swift): a darknet .cfg and its .weights. The first
+// share/catctl/models (CatModels/Darknet.swift): a darknet .cfg and its .weights. The first
 // two bytes give the cfg's length, the next that many bytes are the cfg, the rest the
 // weights. Whatever reads must run as the detector runs it, at the real sizes (both passes,
 // 480 x 320 and 32 x 480 for a wide and a tall picture) within the bounds checked at
 // reading, and give boxes inside the picture.
-import CatFaces
 import CatImageIO
+import CatModels
 import CatPixels
 
 @_cdecl("LLVMFuzzerTestOneInput")

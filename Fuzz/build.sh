@@ -24,30 +24,36 @@ for c in Sources/CZlibNG/*.c Sources/CZlibNG/arch/generic/*.c; do
   clang $cflags $zdefs -ISources/CZlibNG -ISources/CZlibNG/include -c "$c" -o "$o"
   objs+=("$o")
 done
-for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim CFilterKernels CCURLShim CChafaShim CTerminalShim CCatDetectors; do
+for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim \
+  CKernelDispatch CFilterKernels CCatDetectors CCatModels CCURLShim CChafaShim CTerminalShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"
     clang $cflags -ffp-contract=off -Wno-psabi -Wno-c23-extensions -ISources/$target/include -ISources/CShimSupport/include \
-      -ISources/CZlibNG/include -ISources/CFilterKernels -ISources/CFilterKernels/include -c "$c" -o "$o"
+      -ISources/CZlibNG/include -ISources/CKernelDispatch/include -ISources/CFilterKernels/include -c "$c" -o "$o"
     objs+=("$o")
   done
+  map="$out/modules/$target/module.modulemap"
   mkdir -p "$out/modules/$target"
-  # Every public header of the target, as SwiftPM's umbrella directory takes them.
-  { printf 'module %s {\n' "$target"
-    for header in "Sources/$target/include/"*.h; do printf '    header "%s"\n' "$PWD/$header"; done
-    printf '    export *\n}\n'; } > "$out/modules/$target/module.modulemap"
-  maps+=(-Xcc "-fmodule-map-file=$out/modules/$target/module.modulemap" -I "Sources/$target/include")
+  if [ -f "Sources/$target/include/module.modulemap" ]; then
+    map="$PWD/Sources/$target/include/module.modulemap"  # the target's own (CKernelDispatch)
+  else
+    # Every public header of the target, as SwiftPM's umbrella directory takes them.
+    { printf 'module %s {\n' "$target"
+      for header in "Sources/$target/include/"*.h; do printf '    header "%s"\n' "$PWD/$header"; done
+      printf '    export *\n}\n'; } > "$map"
+  fi
+  maps+=(-Xcc "-fmodule-map-file=$map" -I "Sources/$target/include")
 done
 
 swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
-for module in CatSupport CatPixels CatNetwork CatImageIO CatFaces FilterCore CatScenes TerminalUI; do
+for module in CatSupport CatPixels CatNetwork CatImageIO CatModels CatFaces FilterCore CatScenes TerminalUI; do
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
 
-libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatImageIO -lCatNetwork -lCatPixels -lCatSupport
+libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatModels -lCatImageIO -lCatNetwork -lCatPixels -lCatSupport
       $(pkg-config --libs $modules) -lgif)
 # The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift) when they use it.
 shared() { ! grep -q fuzzDecoder "Fuzz/Fuzz$1.swift" || echo Fuzz/DecoderFuzzing.swift; }

@@ -4,6 +4,5 @@
 #define CK_LEVEL 2
 #define CK_SUFFIX avx2
 #include "scan_impl.h"
-#include "network_impl.h"
 #pragma clang attribute pop
 #endif

@@ -4,6 +4,5 @@
 #define CK_LEVEL 3
 #define CK_SUFFIX avx512
 #include "scan_impl.h"
-#include "network_impl.h"
 #pragma clang attribute pop
 #endif

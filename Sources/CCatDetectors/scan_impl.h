@@ -1,9 +1,9 @@
-// The cascade scan (and, in network_impl.h, the detector network's convolutions), written once in portable vector code and compiled once per
-// instruction set (scan_avx512.c, scan_avx2.c, scan_sse41.c, scan_baseline.c), with what
-// every SIMD build shares (CFilterKernels' simd.h: lanes, suffix, vector types).
+// The cascade scan, written once in portable vector code and compiled once per instruction
+// set (scan_avx512.c, scan_avx2.c, scan_sse41.c, scan_baseline.c), with what every SIMD
+// build shares (CKernelDispatch's ck_simd.h: lanes, suffix, vector types).
 #include "cat_detectors.h"
 
-#include "simd.h"
+#include "ck_simd.h"
 
 #define CK_KERNEL(ret, name, params, args) ret CK_FN(name) params;
 #include "cat_kernels.def"

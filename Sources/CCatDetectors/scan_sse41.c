@@ -4,6 +4,5 @@
 #define CK_LEVEL 1
 #define CK_SUFFIX sse41
 #include "scan_impl.h"
-#include "network_impl.h"
 #pragma clang attribute pop
 #endif

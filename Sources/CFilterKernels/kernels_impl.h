@@ -1,14 +1,14 @@
 // The kernels, written once in portable vector code (clang vector extensions) and
 // compiled once per instruction set: kernels_avx512.c, kernels_avx2.c, kernels_sse41.c
-// and kernels_baseline.c include this file with CK_SUFFIX set (simd.h: what a build
-// shares). dispatch.c picks one at run time. Float code uses no FMA and a fixed operation order; the Swift scalar
+// and kernels_baseline.c include this file with CK_SUFFIX set (ck_simd.h: what a build
+// shares). dispatch.c runs the one in use. Float code uses no FMA and a fixed operation order; the Swift scalar
 // reference (FilterCore/Reference.swift, FilterCore/Filters/*.swift) does the same, so
 // results are identical.
 #include "cfilter_kernels.h"
 
 #include <math.h>
 
-#include "simd.h"
+#include "ck_simd.h"
 
 // This build's kernels are declared from the one list, so a definition below that does
 // not match its line there does not compile.

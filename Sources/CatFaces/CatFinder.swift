@@ -1,3 +1,4 @@
+import CatModels
 import CatPixels
 import CatSupport
 import Dispatch

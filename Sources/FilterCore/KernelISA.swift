@@ -1,4 +1,4 @@
-internal import CFilterKernels
+internal import CKernelDispatch
 
 /// Which build of the C kernels runs: the best the CPU has, or a lower one on request.
 public enum KernelISA: Int32, Sendable, CaseIterable {

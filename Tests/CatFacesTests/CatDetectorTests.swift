@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import CatFaces
+@testable import CatModels
 
 @Suite struct CatDetectorTests {
     static let photos: [String] = {

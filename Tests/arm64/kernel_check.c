@@ -1,5 +1,6 @@
 // Checks the SIMD kernels' portable vector code on a CPU other than this one: every kernel
-// of both lists (CFilterKernels' cfilter_kernels.def, CCatDetectors' cat_kernels.def) against
+// of the lists (CFilterKernels' cfilter_kernels.def, CCatDetectors' cat_kernels.def,
+// CCatModels' cat_models.def) against
 // a plain C reference written from its contract there (a copy of the Swift scalar reference:
 // FilterCore/Reference.swift and the spatial stages' in FilterCore/Filters/), on random
 // buffers of awkward sizes, under every build the CPU runs. The table of checks is made from
@@ -8,6 +9,7 @@
 // under qemu; built natively it checks the x86 builds.
 #pragma STDC FP_CONTRACT OFF
 #include "cat_detectors.h"
+#include "cat_models.h"
 #include "cfilter_kernels.h"
 
 #include <math.h>
@@ -481,6 +483,7 @@ static const struct {
 } kernels[] = {
 #include "cfilter_kernels.def"
 #include "cat_kernels.def"
+#include "cat_models.def"
 };
 #undef CK_KERNEL
 

@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatModels
 import CatPixels
 import CatSupport
 import FilterCore

@@ -1,4 +1,4 @@
-internal import CCatDetectors
+internal import CCatModels
 import CatSupport
 import Dispatch
 

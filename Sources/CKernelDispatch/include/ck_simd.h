@@ -1,5 +1,4 @@
-// What every SIMD kernel build shares, in CFilterKernels and in CatFaces' CCatDetectors
-// (which includes it from here): the build's level and lane count, its function suffix,
+// What every SIMD kernel build shares (CFilterKernels, CCatDetectors, CCatModels): the build's level and lane count, its function suffix,
 // the vector types, and a mask's lanes as bits. A build's .c file sets CK_LEVEL and
 // CK_SUFFIX under its target attribute (the filter kernels also CK_HAS_FLOOR), then includes its kernels'
 // implementation, which includes this first. Not a public header: it defines static

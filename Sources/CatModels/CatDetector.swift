@@ -1,4 +1,4 @@
-internal import CCatDetectors
+internal import CCatModels
 import CatPixels
 import CatSupport
 
@@ -36,7 +36,7 @@ public enum CatDetector {
     }()
 
     /// The network, when it could be read (`loaded`); without it no cat is found, only faces.
-    static var network: Darknet? { try? loaded.get() }
+    package static var network: Darknet? { try? loaded.get() }
 
     /// COCO's class 15.
     static let catClass = 15
@@ -55,7 +55,7 @@ public enum CatDetector {
     }
 
     /// A box the network found, in its input's 0-1 coordinates (centre and size).
-    struct Candidate: Equatable {
+    package struct Candidate: Equatable {
         var x: Double, y: Double, width: Double, height: Double
         var score: Double
     }
@@ -83,7 +83,8 @@ public enum CatDetector {
     }
 
     /// The candidates of one pass over `picture`, its input `long` on its long side.
-    static func candidates(in picture: PixelBuffer, long: Int, threads: Int, network: Darknet? = network) -> [Candidate]
+    package static func candidates(in picture: PixelBuffer, long: Int, threads: Int, network: Darknet? = network)
+        -> [Candidate]
     {
         let size = inputSize(width: picture.width, height: picture.height, long: long)
         return candidates(
@@ -101,7 +102,7 @@ public enum CatDetector {
     static let maxCandidates = 1000, maxCats = 50
 
     /// The passes' candidates as cats in `picture`'s pixels: suppressed, the most certain first.
-    static func boxes(_ found: [Candidate], in picture: PixelBuffer) -> [ScoredRegion] {
+    package static func boxes(_ found: [Candidate], in picture: PixelBuffer) -> [ScoredRegion] {
         suppress(found).prefix(maxCats).map { c in
             let (w, h) = (picture.width, picture.height)
             func edge(_ v: Double, _ size: Int) -> Int { Int(min(max(0, v * Double(size)), Double(size)).rounded()) }

@@ -1,4 +1,4 @@
-#include "cat_detectors.h"
+#include "cat_models.h"
 
 /* The two layers below run once or twice a picture on small planes (the first layer's
  * 3 channels; the 10 x 10 pooling): plain loops, one build. */

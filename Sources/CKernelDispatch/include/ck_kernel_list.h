@@ -1,8 +1,9 @@
-// The dispatch of a kernel list (a .def of CK_KERNEL lines), shared by CFilterKernels'
-// dispatch.c and CCatDetectors' scan_dispatch.c: include this, then the list.
-#ifndef CK_DISPATCH_H
-#define CK_DISPATCH_H
-#include "cfilter_kernels.h"
+// The dispatch of a kernel list (a .def of CK_KERNEL lines), shared by every kernel
+// target's dispatch file (CFilterKernels' dispatch.c, CCatDetectors' scan_dispatch.c,
+// CCatModels' network_dispatch.c): include this, then the list.
+#ifndef CK_KERNEL_LIST_H
+#define CK_KERNEL_LIST_H
+#include "ck_dispatch.h"
 
 // Each kernel of the list: a declaration per build, and the public function, which runs
 // the build in use (ck_isa_active).

@@ -1,7 +1,15 @@
-// The cat detector's convolutions (cat_kernels.def), written once in portable vector code
-// and compiled per instruction set with the cascade scan (scan_*.c include this after
-// scan_impl.h). Vectors run along a plane's pixels, so a pixel's sum is made in the same
-// order in every build, whatever its lane count.
+// The networks' convolutions (cat_models.def), written once in portable vector code and
+// compiled once per instruction set (network_avx512.c, network_avx2.c, network_sse41.c,
+// network_baseline.c), with what every SIMD build shares (CKernelDispatch's ck_simd.h).
+// Vectors run along a plane's pixels, so a pixel's sum is made in the same order in every
+// build, whatever its lane count.
+#include "cat_models.h"
+
+#include "ck_simd.h"
+
+#define CK_KERNEL(ret, name, params, args) ret CK_FN(name) params;
+#include "cat_models.def"
+#undef CK_KERNEL
 
 static inline __attribute__((always_inline)) ck_f32x8 CK_FN(cd_load)(const float *p) {
     ck_f32x8 v;

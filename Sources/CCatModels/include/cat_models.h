@@ -1,0 +1,45 @@
+#ifndef CAT_MODELS_H
+#define CAT_MODELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+// The learned networks (CatModels/Darknet.swift: Yolo-Fastest, whose files are installed
+// data, Resources/models/yolo-fastest/) run on the kernels below.
+// Feature maps are planes of floats, one a channel, cd_plane_stride(pixels) apart: the
+// kernels read and write up to 32 floats past a plane's last pixel (two vectors of the
+// widest build), never into the next plane.
+static inline size_t cd_plane_stride(size_t pixels) { return (pixels + 31) / 32 * 32 + 32; }
+// The largest depthwise kernel side cd_depthwise takes.
+#define CD_MAX_TAPS 9
+
+// The width of cd_depthwise's padded copy of a plane: the plane, `pad` zeros on each side,
+// and room for the last vector's reads (16 lanes, twice that at step 2).
+static inline size_t cd_depthwise_scratch_width(int width, int size, int step, int pad) {
+    size_t ow = (size_t)((width + 2 * pad - size) / step + 1);
+    return (ow + 15) / 16 * 16 * (size_t)step + (size_t)size + 32;
+}
+
+// The floats of scratch cd_depthwise needs for a width x height plane.
+static inline size_t cd_depthwise_scratch(int width, int height, int size, int step, int pad) {
+    return cd_depthwise_scratch_width(width, size, step, pad) * (size_t)(height + 2 * pad);
+}
+
+// A convolution's input as the rows of a 1x1 one (im2col), for the output's rows
+// [first_row, end_row): for each input channel c and tap (ky, kx) of a size x size kernel,
+// `step` apart, `pad` zeros around, a plane (out_stride apart, in that order:
+// (c * size + ky) * size + kx) of those rows' pixels, each the input under that tap. The
+// output is ((width + 2 pad - size) / step + 1) wide, as high.
+void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,
+               int first_row, int end_row, float *out, size_t out_stride);
+
+// darknet's [maxpool] at stride 1 (size odd): the largest value in the size x size square
+// around each pixel, the part inside the plane; channels [first, end).
+void cd_maxpool(const float *in, size_t stride, int width, int height, int size, int first, int end, float *out);
+
+// The convolutions, from their list (cat_models.def), built per instruction set like the
+// filter kernels (network_*.c) and run with the build in use (ck_isa_active).
+#define CK_KERNEL(ret, name, params, args) ret name params;
+#include "cat_models.def"
+#undef CK_KERNEL
+
+#endif

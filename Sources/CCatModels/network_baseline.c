@@ -1,0 +1,3 @@
+// The baseline build: SSE2 on x86-64, NEON on arm64, whatever the compiler targets elsewhere.
+#define CK_SUFFIX baseline
+#include "network_impl.h"
