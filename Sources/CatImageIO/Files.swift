@@ -171,6 +171,29 @@ public final class ImageSource: Sendable {
     }
 }
 
+/// An output resolved and checked (`OutputFile.prepare`), to be written once
+/// (`OutputFile.write(to:_:)`, `ImageFile`): a file's folder stays open from the check to the
+/// write, so a rename or a swapped link between them cannot send the bytes elsewhere.
+public final class PreparedOutput {
+    enum Place {
+        /// "-", /dev/stdout, /dev/fd/N: the descriptor itself.
+        case descriptor(Int32)
+        /// An `s3://` key.
+        case objectStore(keepExisting: Bool)
+        /// A path: its folder, open.
+        case file(OutputFile.Destination)
+    }
+
+    /// As the user named it.
+    public let path: String
+    let place: Place
+    var written = false
+
+    init(_ path: String, _ place: Place) { (self.path, self.place) = (path, place) }
+
+    deinit { if case let .file(destination) = place { destination.close() } }
+}
+
 /// Writing outputs so that a failure never leaves a partial file and nothing lands where
 /// the user did not mean: a regular file is written to a temporary file in its folder,
 /// synced, and renamed over the destination (the folder synced after), keeping the mode of
@@ -189,21 +212,32 @@ public enum OutputFile {
     public static func checkCreatable(
         _ path: String, input: String? = nil, force: Bool = false, within root: OutputFolder? = nil
     ) throws(ImageIOError) {
-        if path == "-" || standardStream(path) != nil { return }
+        _ = try prepare(path, input: input, force: force, within: root)
+    }
+
+    /// `path` resolved and checked once, as `checkCreatable` checks it, before the work: the
+    /// folder stays open, so what is written later goes where was checked (`write(to:_:)`).
+    public static func prepare(
+        _ path: String, input: String? = nil, force: Bool = false, within root: OutputFolder? = nil
+    ) throws(ImageIOError) -> PreparedOutput {
+        if path == "-" { return PreparedOutput(path, .descriptor(STDOUT_FILENO)) }
+        if let fd = standardStream(path) { return PreparedOutput(path, .descriptor(fd)) }
         if ObjectStorage.names(path) {
             if !force, input == path { throw .outputIsInput(path: path) }
             // Below a batch's output prefix, its bucket was checked once when the run began.
-            return try ObjectStorage.checkCreatable(path, bucketChecked: root != nil)
+            try ObjectStorage.checkCreatable(path, bucketChecked: root != nil)
+            return PreparedOutput(path, .objectStore(keepExisting: root?.keepExisting ?? false))
         }
         let destination = try Destination(path, within: root)
-        defer { destination.close() }
-        if case .straightThrough = destination.kind { return }
+        let prepared = PreparedOutput(path, .file(destination))  // closes the folder when done with
+        if case .straightThrough = destination.kind { return prepared }
         guard faccessat(destination.folder, ".", W_OK, 0) == 0 else {
             throw .cannotCreate(path: path, reason: "the folder \(destination.folderPath) is not writable")
         }
         if !force, let input, input != "-", isSameFile(destination.shownPath, input) {
             throw .outputIsInput(path: path)
         }
+        return prepared
     }
 
     /// `path` when nothing is there, else the first free `stem-2.ext`, `stem-3.ext`, …: a
@@ -265,38 +299,44 @@ public enum OutputFile {
     public static func write(
         to path: String, within root: OutputFolder? = nil, _ body: (Int32) throws(ImageIOError) -> Void
     ) throws(ImageIOError) {
-        if path == "-" {
-            try body(STDOUT_FILENO)
-            return
-        }
-        if let fd = standardStream(path) {
+        try write(to: prepare(path, within: root), body)
+    }
+
+    /// Writes a prepared output (once): as `write(to:within:_:)`, where `prepare` checked.
+    public static func write(
+        to output: PreparedOutput, _ body: (Int32) throws(ImageIOError) -> Void
+    ) throws(ImageIOError) {
+        precondition(!output.written, "an output is written once")
+        output.written = true
+        let path = output.path
+        switch output.place {
+        case let .descriptor(fd):
             try body(fd)
-            return
-        }
-        if ObjectStorage.names(path) {
-            return try ObjectStorage.write(to: path, keepExisting: root?.keepExisting ?? false, body)
-        }
-        let destination = try Destination(path, within: root)
-        defer { destination.close() }
-        switch destination.kind {
-        case .straightThrough:
-            let fd = FileSystem.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-            guard fd >= 0 else { throw .cannotCreate(path: path, reason: errnoReason(errno)) }
-            // What was opened, not what was seen before: a file swapped in meanwhile is refused.
-            var st = stat()
-            guard fstat(fd, &st) == 0, [S_IFIFO, S_IFCHR].contains(st.st_mode & S_IFMT) else {
-                CatSupport.close(fd)
-                throw .cannotCreate(path: path, reason: "it changed while catctl opened it")
+        case let .objectStore(keepExisting):
+            try ObjectStorage.write(to: path, keepExisting: keepExisting, body)
+        case let .file(destination):
+            switch destination.kind {
+            case .straightThrough:
+                let fd = FileSystem.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+                guard fd >= 0 else { throw .cannotCreate(path: path, reason: errnoReason(errno)) }
+                // What was opened, not what was seen before: a file swapped in meanwhile is refused.
+                var st = stat()
+                guard fstat(fd, &st) == 0, [S_IFIFO, S_IFCHR].contains(st.st_mode & S_IFMT) else {
+                    CatSupport.close(fd)
+                    throw .cannotCreate(path: path, reason: "it changed while catctl opened it")
+                }
+                do throws(ImageIOError) {
+                    try body(fd)
+                } catch {
+                    CatSupport.close(fd)
+                    throw error
+                }
+                guard CatSupport.close(fd) == 0 else {
+                    throw .writeFailed(path: path, reason: errnoReason(errno))
+                }
+            case let .atomic(name, existingMode):
+                try destination.replace(name, shown: path, mode: existingMode, body)
             }
-            do throws(ImageIOError) {
-                try body(fd)
-            } catch {
-                CatSupport.close(fd)
-                throw error
-            }
-            guard CatSupport.close(fd) == 0 else { throw .writeFailed(path: path, reason: errnoReason(errno)) }
-        case let .atomic(name, existingMode):
-            try destination.replace(name, shown: path, mode: existingMode, body)
         }
     }
 

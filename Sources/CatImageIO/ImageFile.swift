@@ -23,9 +23,17 @@ public enum ImageFile {
         _ content: Content, to output: String, within folder: OutputFolder? = nil, options: EncodeOptions,
         progress: ((Double) -> Void)? = nil
     ) throws(ImageIOError) -> Int {
+        try write(content, to: OutputFile.prepare(output, within: folder), options: options, progress: progress)
+    }
+
+    /// Writes `content` to an output resolved and checked before the work (`OutputFile.prepare`).
+    @discardableResult
+    public static func write(
+        _ content: Content, to output: PreparedOutput, options: EncodeOptions, progress: ((Double) -> Void)? = nil
+    ) throws(ImageIOError) -> Int {
         var frames = 1
-        try OutputFile.write(to: output, within: folder) { (fd: Int32) throws(ImageIOError) in
-            let path = displayName(output)
+        try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
+            let path = displayName(output.path)
             switch content {
             case let .image(image, metadata):
                 try ImageEncoder.encode(
@@ -43,14 +51,15 @@ public enum ImageFile {
     /// writer its rows, top to bottom (the streaming pipeline, which knows no codec). What
     /// `rows` throws is thrown as it is, after the output is removed as on any failure.
     public static func stream(
-        to output: String, within folder: OutputFolder? = nil, width: Int, height: Int, hasAlpha: Bool,
-        metadata: ImageMetadata, options: EncodeOptions, rows: (ImageWriter) throws -> Void
+        to output: PreparedOutput, width: Int, height: Int, hasAlpha: Bool, metadata: ImageMetadata,
+        options: EncodeOptions, rows: (ImageWriter) throws -> Void
     ) throws {
         var failure: (any Error)?
+        let name = displayName(output.path)
         do {
-            try OutputFile.write(to: output, within: folder) { (fd: Int32) throws(ImageIOError) in
+            try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
                 let writer = try ImageWriter(
-                    fd: fd, path: displayName(output), width: width, height: height, hasAlpha: hasAlpha,
+                    fd: fd, path: name, width: width, height: height, hasAlpha: hasAlpha,
                     metadata: metadata, options: options)
                 do {
                     try rows(writer)
@@ -58,7 +67,7 @@ public enum ImageFile {
                     throw error
                 } catch {
                     failure = error  // a filter's failure: the write stops, and this is what is thrown
-                    throw .writeFailed(path: displayName(output), reason: "\(error)")
+                    throw .writeFailed(path: name, reason: "\(error)")
                 }
             }
         } catch {

@@ -11,6 +11,9 @@ public enum EditInput: Sendable {
     /// A file's bytes in hand (a downloaded animation); `name` names it in messages.
     case bytes([UInt8], name: String)
     case image(DecodedImage)
+
+    /// The file's path, when the input is one (the output may not be it, unless forced).
+    var path: String? { if case let .file(path) = self { path } else { nil } }
 }
 
 /// How to edit, besides the chain.
@@ -122,138 +125,200 @@ public struct EditCatInteractor: EditCatInteractorInput {
     /// Shares of the whole-image path's progress: decoding, then filtering, then encoding.
     static let decodeShare = 0.4, filterShare = 0.2
 
+    /// How an edit of a file runs, chosen once its reader is open.
+    enum Plan {
+        /// Every frame through the chain, for an output format that animates.
+        case animation
+        /// A strip at a time, from the reader through the chain to the encoder; a crop or
+        /// caption that reads the picture is placed meanwhile from a small copy (`placing`).
+        case stream(placing: StreamingPipeline.Placing?)
+        /// Decoded whole, then filtered, then written (placed from the copy when there is one).
+        case whole(placing: StreamingPipeline.Placing?)
+    }
+
+    /// The input open, before any pixel is decoded.
+    struct Opened {
+        let reader: ImageReader
+        let source: ImageSource, name: String
+        /// The input's size upright (its EXIF orientation applied).
+        let upright: (width: Int, height: Int)
+        let decode: DecodeOptions
+    }
+
     @concurrent
     public func edit(
         _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
         events: @escaping @Sendable (EditEvent) -> Void
     ) async throws -> EditOutcome {
+        // The output, resolved and checked once, before any work; written at the end.
+        let target = try OutputFile.prepare(
+            output, input: input.path, force: input.path != nil && options.force, within: options.outputFolder)
         let progress = ProgressReporter(events)
-        let image: PixelBuffer, metadata: ImageMetadata
-        var pages = 1, inputFrames = 1
-        var chain = chain
-        var window: EditCatCrop?
-        switch input {
-        case let .image(decoded):
-            try OutputFile.checkCreatable(output, within: options.outputFolder)
-            image = decoded.pixels
-            metadata = decoded.metadata
+        guard let opened = try Self.open(input, chain: chain, options: options) else {
+            guard case let .image(decoded) = input else { preconditionFailure() }
+            let image = decoded.pixels
             events(.opened(format: decoded.format, width: image.width, height: image.height))
             try Self.checkResult(chain, width: image.width, height: image.height, options: options)
-            window = Self.window(chain, width: image.width, height: image.height)
-        case .file, .bytes:
-            let source: ImageSource, name: String
-            switch input {
-            case let .file(path):
-                try OutputFile.checkCreatable(output, input: path, force: options.force, within: options.outputFolder)
-                (source, name) = (
-                    try ImageSource.open(path, special: options.specialFiles), path == "-" ? "(stdin)" : path
-                )
-            case let .bytes(data, label):
-                try OutputFile.checkCreatable(output, within: options.outputFolder)
-                (source, name) = (ImageSource(bytes: data), label)
-            case .image: preconditionFailure()
-            }
-            // Shrink-on-load: the decoder asks for the image's size before it starts.
-            let original = chain
-            var decode = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
-            decode.shrinkOnLoad = { width, height in
-                original.shrinkOnLoad(width: width, height: height)?.denominator ?? 1
-            }
-            let reader = try ImageReader(source: source, name: name, options: decode)
-            let swaps = reader.orientation >= 5
-            let upright = (
-                width: swaps ? reader.fullHeight : reader.fullWidth,
-                height: swaps ? reader.fullWidth : reader.fullHeight
-            )
-            events(.opened(format: reader.format, width: upright.width, height: upright.height))
-            // An output that holds one frame takes the first, decoded alone as a still (as
-            // detect reads it): 10,000 frames of JPEG XL were all decoded and kept for a PNG.
-            let animates = reader.frameCount > 1 && options.encode.format.animates
-            try Self.checkResult(
-                chain, width: upright.width, height: upright.height, frames: animates ? reader.frameCount : 1,
-                options: options)
-            if animates {
-                return try editAnimation(reader, to: output, chain: chain, options: options, progress: progress)
-            }
-            inputFrames = reader.frameCount
-            // A crop or caption that reads the picture is placed on a thread of its own from a
-            // copy by JPEG's DCT scaling (cheap), the smallest still as long as the picture
-            // gravities look at, while the full image decodes (and streams up to that stage).
-            var placing: StreamingPipeline.Placing?
-            if chain.asksSubjects { CatFinder.prepare() }
-            if chain.readsPicture, reader.format.shrinksOnLoad {
-                var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
-                small.scaleDenominator = DecodeOptions.denominator(
-                    longSide: max(upright.width, upright.height),
-                    keeping: chain.pictureCopySide(width: upright.width, height: upright.height))
-                let (full, copyOptions) = (chain, small)
-                let pending = Pending { () throws -> FilterChain in
-                    let copy = try ImageDecoder.decode(
-                        ImageReader(source: source, name: name, options: copyOptions), options: copyOptions)
-                    return try full.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)
-                }
-                placing = StreamingPipeline.Placing(chain: chain, pending: pending)
-            }
-            /// The placed chain, and where its crop is, once the copy has placed it (with no
-            /// copy, the chain itself and its compass window).
-            func placed() throws -> FilterChain {
-                guard let placing else {
-                    window = Self.window(original, width: upright.width, height: upright.height)
-                    return chain
-                }
-                let resolved = try placing.pending.wait().get()
-                window = Self.window(resolved, width: upright.width, height: upright.height)
-                return chain.placing(from: resolved)
-            }
-            if reader.width != reader.fullWidth,
-                let shrunk = chain.shrinkOnLoad(width: upright.width, height: upright.height)
-            {
-                chain = shrunk.chain
-            }
-            if reader.canStream, StreamingPipeline.canStream(chain), !chain.readsPicture || placing != nil {
-                let size = try chain.outputSize(width: reader.width, height: reader.height)
-                let streaming = chain
-                do {
-                    try ImageFile.stream(
-                        to: output, within: options.outputFolder, width: size.width, height: size.height,
-                        hasAlpha: reader.hasAlpha, metadata: reader.metadata, options: options.encode
-                    ) { (writer: ImageWriter) in
-                        try StreamingPipeline.run(
-                            source: reader, sink: writer, chain: streaming,
-                            placing: placing.map { .init(chain: streaming, pending: $0.pending) },
-                            progress: progress.report)
-                    }
-                } catch {
-                    // The copy failed (its error is the one to report), which stopped the line.
-                    if let failure = placing?.pending.failure { throw failure }
-                    throw error
-                }
-                _ = try placed()
-                return EditOutcome(
-                    width: size.width, height: size.height, streamed: true, inputFrames: inputFrames,
-                    inputPages: reader.pageCount, crop: window, leftOut: reader.metadata.leftOut)
-            }
-            decode.shrinkOnLoad = nil  // the reader has its scale already
-            pages = reader.pageCount
-            let decoded = try ImageDecoder.decode(reader, options: decode) { progress.report(Self.decodeShare * $0) }
-            (image, metadata) = (decoded.pixels, decoded.metadata)
-            chain = try placed()
+            return try filterWhole(
+                image, metadata: decoded.metadata, chain: chain,
+                window: Self.window(chain, width: image.width, height: image.height), to: target, options: options,
+                progress: progress)
         }
+        let reader = opened.reader, upright = opened.upright
+        events(.opened(format: reader.format, width: upright.width, height: upright.height))
+        // An output that holds one frame takes the first, decoded alone as a still (as
+        // detect reads it): 10,000 frames of JPEG XL were all decoded and kept for a PNG.
+        let animates = reader.frameCount > 1 && options.encode.format.animates
+        try Self.checkResult(
+            chain, width: upright.width, height: upright.height, frames: animates ? reader.frameCount : 1,
+            options: options)
+        var shrunk = chain
+        switch plan(opened, chain: &shrunk, animates: animates, options: options) {
+        case .animation:
+            return try editAnimation(reader, to: target, chain: chain, options: options, progress: progress)
+        case let .stream(placing):
+            let placed = { () throws in try Self.placed(shrunk, original: chain, placing, upright: upright) }
+            return try editStreaming(
+                opened, chain: shrunk, placing: placing, placed: placed, to: target, options: options,
+                progress: progress)
+        case let .whole(placing):
+            // Placed once the image is decoded: the copy is read meanwhile.
+            let placed = { () throws in try Self.placed(shrunk, original: chain, placing, upright: upright) }
+            return try editWhole(opened, placed: placed, to: target, options: options, progress: progress)
+        }
+    }
+
+    /// Opens a file's or bytes' reader, with shrink-on-load (the decoder asks the chain for
+    /// its scale before it starts); nil for an image decoded already.
+    static func open(_ input: EditInput, chain: FilterChain, options: EditOptions) throws -> Opened? {
+        let source: ImageSource, name: String
+        switch input {
+        case let .file(path):
+            (source, name) = (try ImageSource.open(path, special: options.specialFiles), path == "-" ? "(stdin)" : path)
+        case let .bytes(data, label):
+            (source, name) = (ImageSource(bytes: data), label)
+        case .image:
+            return nil
+        }
+        var decode = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
+        decode.shrinkOnLoad = { width, height in chain.shrinkOnLoad(width: width, height: height)?.denominator ?? 1 }
+        let reader = try ImageReader(source: source, name: name, options: decode)
+        let swaps = reader.orientation >= 5
+        return Opened(
+            reader: reader, source: source, name: name,
+            upright: (swaps ? reader.fullHeight : reader.fullWidth, swaps ? reader.fullWidth : reader.fullHeight),
+            decode: decode)
+    }
+
+    /// How the edit runs. Starts the placing copy when the chain reads the picture: a crop or
+    /// caption that reads it is placed on a thread of its own from a copy by JPEG's DCT
+    /// scaling (cheap), the smallest still as long as the picture gravities look at, while
+    /// the full image decodes (and streams up to that stage). `chain` becomes the one for the
+    /// reader's size (shrunk on load).
+    func plan(_ opened: Opened, chain: inout FilterChain, animates: Bool, options: EditOptions) -> Plan {
+        if animates { return .animation }
+        let reader = opened.reader, upright = opened.upright
+        var placing: StreamingPipeline.Placing?
+        if chain.asksSubjects { CatFinder.prepare() }
+        if chain.readsPicture, reader.format.shrinksOnLoad {
+            var small = DecodeOptions(maxPixels: options.maxPixels, maxFrames: options.maxFrames)
+            small.scaleDenominator = DecodeOptions.denominator(
+                longSide: max(upright.width, upright.height),
+                keeping: chain.pictureCopySide(width: upright.width, height: upright.height))
+            let (full, copyOptions, source, name) = (chain, small, opened.source, opened.name)
+            let pending = Pending { () throws -> FilterChain in
+                let copy = try ImageDecoder.decode(
+                    ImageReader(source: source, name: name, options: copyOptions), options: copyOptions)
+                return try full.resolvingGravity(picture: copy.pixels, width: upright.width, height: upright.height)
+            }
+            placing = StreamingPipeline.Placing(chain: chain, pending: pending)
+        }
+        if reader.width != reader.fullWidth,
+            let shrunk = chain.shrinkOnLoad(width: upright.width, height: upright.height)
+        {
+            chain = shrunk.chain
+        }
+        if reader.canStream, StreamingPipeline.canStream(chain), !chain.readsPicture || placing != nil {
+            return .stream(placing: placing.map { .init(chain: chain, pending: $0.pending) })
+        }
+        return .whole(placing: placing)
+    }
+
+    /// The placed chain once the copy has placed it, and where its crop is in the upright
+    /// input (with no copy, the chain itself and the compass window of the chain before a
+    /// shrink-on-load, `original`).
+    static func placed(
+        _ chain: FilterChain, original: FilterChain, _ placing: StreamingPipeline.Placing?,
+        upright: (width: Int, height: Int)
+    ) throws -> (FilterChain, EditCatCrop?) {
+        guard let placing else { return (chain, window(original, width: upright.width, height: upright.height)) }
+        let resolved = try placing.pending.wait().get()
+        return (chain.placing(from: resolved), window(resolved, width: upright.width, height: upright.height))
+    }
+
+    /// Decode, filter and encode a strip at a time.
+    private func editStreaming(
+        _ opened: Opened, chain: FilterChain, placing: StreamingPipeline.Placing?,
+        placed: () throws -> (FilterChain, EditCatCrop?), to target: PreparedOutput, options: EditOptions,
+        progress: ProgressReporter
+    ) throws -> EditOutcome {
+        let reader = opened.reader
+        let size = try chain.outputSize(width: reader.width, height: reader.height)
+        do {
+            try ImageFile.stream(
+                to: target, width: size.width, height: size.height, hasAlpha: reader.hasAlpha,
+                metadata: reader.metadata, options: options.encode
+            ) { (writer: ImageWriter) in
+                try StreamingPipeline.run(
+                    source: reader, sink: writer, chain: chain, placing: placing, progress: progress.report)
+            }
+        } catch {
+            // The copy failed (its error is the one to report), which stopped the line.
+            if let failure = placing?.pending.failure { throw failure }
+            throw error
+        }
+        let (_, window) = try placed()
+        return EditOutcome(
+            width: size.width, height: size.height, streamed: true, inputFrames: reader.frameCount,
+            inputPages: reader.pageCount, crop: window, leftOut: reader.metadata.leftOut)
+    }
+
+    /// Decode the whole image, then filter it through the chain `placed` gives and write it.
+    private func editWhole(
+        _ opened: Opened, placed: () throws -> (FilterChain, EditCatCrop?), to target: PreparedOutput,
+        options: EditOptions, progress: ProgressReporter
+    ) throws -> EditOutcome {
+        var decode = opened.decode
+        decode.shrinkOnLoad = nil  // the reader has its scale already
+        let decoded = try ImageDecoder.decode(opened.reader, options: decode) {
+            progress.report(Self.decodeShare * $0)
+        }
+        let (chain, window) = try placed()
+        return try filterWhole(
+            decoded.pixels, metadata: decoded.metadata, chain: chain, window: window, to: target, options: options,
+            progress: progress, inputFrames: opened.reader.frameCount, inputPages: opened.reader.pageCount)
+    }
+
+    /// A whole image through the chain (placed on the image itself when it still reads the
+    /// picture), then written.
+    private func filterWhole(
+        _ image: PixelBuffer, metadata: ImageMetadata, chain: FilterChain, window: EditCatCrop?,
+        to target: PreparedOutput, options: EditOptions, progress: ProgressReporter, inputFrames: Int = 1,
+        inputPages: Int = 1
+    ) throws -> EditOutcome {
+        var chain = chain, window = window
         if chain.readsPicture {
             chain = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
             window = Self.window(chain, width: image.width, height: image.height)
         }
         let filtered = try chain.apply(to: image, threads: threads)
         progress.report(Self.decodeShare + Self.filterShare)
-        try ImageFile.write(
-            .image(filtered, metadata: metadata), to: output, within: options.outputFolder, options: options.encode
-        ) {
+        try ImageFile.write(.image(filtered, metadata: metadata), to: target, options: options.encode) {
             progress.report(Self.decodeShare + Self.filterShare + (1 - Self.decodeShare - Self.filterShare) * $0)
         }
         return EditOutcome(
             width: filtered.width, height: filtered.height, streamed: false, inputFrames: inputFrames,
-            inputPages: pages,
-            crop: window, leftOut: metadata.leftOut)
+            inputPages: inputPages, crop: window, leftOut: metadata.leftOut)
     }
 
     /// Where the chain's gravity placed its crop, in the pixels of its input.
@@ -264,7 +329,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
     /// Every frame through the chain (several frames at once), then every frame written
     /// when the output format animates, else the first.
     private func editAnimation(
-        _ reader: ImageReader, to output: String, chain: FilterChain, options: EditOptions,
+        _ reader: ImageReader, to target: PreparedOutput, chain: FilterChain, options: EditOptions,
         progress: ProgressReporter
     ) throws -> EditOutcome {
         var animation = try reader.readAnimation()
@@ -280,8 +345,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         animation.frames = try chain.apply(toFrames: animation.frames, threads: threads) { frames in
             done.withLockedValue { $0.report(Self.decodeShare + Self.filterShare * Double(frames) / count) }
         }
-        let written = try ImageFile.write(
-            .animation(animation), to: output, within: options.outputFolder, options: options.encode)
+        let written = try ImageFile.write(.animation(animation), to: target, options: options.encode)
         progress.report(1)
         return EditOutcome(
             width: animation.width, height: animation.height, streamed: false, frames: written,
@@ -323,8 +387,6 @@ public struct EditCatInteractor: EditCatInteractorInput {
                 width: sizes.largestWidth, height: sizes.largestHeight, limit: options.maxPixels)
         }
     }
-
-    /// How an output is named in messages.
 }
 
 /// Turns fractions of a job into `progress` events, one per whole percent.
