@@ -6,7 +6,7 @@ import PackageDescription
 // paths and the files that ship with catctl):
 //   catctl ─► TerminalUI, CatScenes, CatNetwork, FilterCore, CatImageIO, CatPixels, ArgumentParser
 //   TerminalUI ─► CatScenes, CatFaces, CatImageIO, CatPixels, CChafaShim, CTerminalShim (no filter
-//     core: what `filters` and `bench` list comes through CatScenes/Tools)
+//     core: what `filters` and `bench` list comes through CatScenes/Listings)
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatModels, CatImageIO, CatPixels
 //   CatImageIO ─► CatPixels, CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim,
 //     CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim (the codecs, files, S3)

@@ -27,30 +27,8 @@ struct Catctl: AsyncParsableCommand {
     )
 
     /// The exit codes and environment variables, for the help (laid out for its width).
-    static let exitCodes: [(term: String, text: String)] = [
-        ("0", "done"),
-        (
-            "64",
-            "usage: bad option, unknown filter, bad value, unknown output extension, image bytes to a terminal "
-                + "(redirect them or give --force)"
-        ),
-        ("65", "input data: not an image catctl reads, corrupt, truncated, over the pixel or frame limit"),
-        ("66", "input file (or CATCTL_FONT) missing or unreadable"),
-        ("69", "network or service: connection failure, HTTP error, timeout, a reply that is not a cat"),
-        ("70", "internal error (a bug: please report it)"),
-        (
-            "73",
-            "cannot create the output (folder missing, not writable, the output is the input, a link to nothing)"
-        ),
-        ("74", "I/O error while writing (disk full, a full device)"),
-        (
-            "75",
-            "object storage or its network failed after the retries (a 5xx, a dropped connection, a stall): "
-                + "run it again; batch starts no more files"
-        ),
-        ("77", "object storage refused the credentials (S3's own code is named), or none are set"),
-        ("130", "interrupted (Ctrl-C, SIGTERM); nothing partial is left behind"),
-    ]
+    static let exitCodes: [(term: String, text: String)] = ExitStatus.allCases.sorted { $0.rawValue < $1.rawValue }
+        .map { (String($0.rawValue), $0.meaning) }
     static let environment: [(term: String, text: String)] = [
         ("CATCTL_API_KEY", "thecatapi key for load (or --api-key); never printed"),
         (
@@ -164,6 +142,29 @@ enum Interrupts {
 }
 
 extension ExitStatus {
+    /// What the status means, as the help and docs/CLI.md say it (one switch: a new status
+    /// cannot go unexplained).
+    var meaning: String {
+        switch self {
+        case .ok: "done"
+        case .usage:
+            "usage: bad option, unknown filter, bad value, unknown output extension, image bytes to a terminal "
+                + "(redirect them or give --force)"
+        case .dataError: "input data: not an image catctl reads, corrupt, truncated, over the pixel or frame limit"
+        case .noInput: "input file (or CATCTL_FONT) missing or unreadable"
+        case .unavailable: "network or service: connection failure, HTTP error, timeout, a reply that is not a cat"
+        case .software: "internal error (a bug: please report it)"
+        case .cannotCreate:
+            "cannot create the output (folder missing, not writable, the output is the input, a link to nothing)"
+        case .ioError: "I/O error while writing (disk full, a full device)"
+        case .tempFail:
+            "object storage or its network failed after the retries (a 5xx, a dropped connection, a stall): "
+                + "run it again; batch starts no more files"
+        case .noPermission: "object storage refused the credentials (S3's own code is named), or none are set"
+        case .interrupted: "interrupted (Ctrl-C, SIGTERM); nothing partial is left behind"
+        }
+    }
+
     /// Ends a command with this status (0 returns normally).
     func finish() throws {
         if self != .ok { throw ExitCode(rawValue) }

@@ -4,7 +4,7 @@ import CatPixels
 import FilterCore
 
 /// How a scene ended, as the process exit status (sysexits, see docs/CLI.md).
-public enum ExitStatus: Int32, Sendable, Equatable {
+public enum ExitStatus: Int32, Sendable, Equatable, CaseIterable {
     case ok = 0
     case usage = 64
     case dataError = 65
