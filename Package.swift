@@ -8,8 +8,9 @@ import PackageDescription
 //   TerminalUI ─► CatScenes, CatFaces, CatImageIO, CatPixels, CChafaShim, CTerminalShim (no filter
 //     core: what `filters` and `bench` list comes through CatScenes/Listings)
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatModels, CatImageIO, CatPixels
-//   CatImageIO ─► CatPixels, CatNetwork (s3:// paths: ObjectStorage), CShimSupport, CJPEGShim,
-//     CPNGShim, CWebPShim, CGIFShim, CJXLShim, CHEIFShim, CTIFFShim (the codecs, files, S3)
+//   CatImageIO ─► CatPixels, CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim,
+//     CHEIFShim, CTIFFShim (the codecs and files; an s3:// path goes through the seam,
+//     CatSupport's ObjectStore, to the store catctl plugs in: CatNetwork's S3Store)
 //   FilterCore ─► CatPixels, CFilterKernels, CKernelDispatch, CFreeTypeShim (the caption font); it knows no codec
 //     (its streaming pipeline pulls from a RowSource and pushes to a RowSink) and no detector
 //     (a scene hands its chains a SubjectFinder: CatScenes, over CatFaces)
@@ -20,8 +21,8 @@ import PackageDescription
 //   CFilterKernels, CCatDetectors, CCatModels ─► CKernelDispatch (one choice of SIMD build)
 //   CatPixels ─► (nothing but CatSupport): PixelBuffer, regions, drawing, animation frames,
 //     metadata, orientation, RowSource/RowSink; no I/O
-//   CatNetwork ─► CCURLShim (it knows no image format: the codec registry's recognizer is
-//     handed to it)
+//   CatNetwork ─► CCURLShim (HTTP, the providers, S3 behind the ObjectStore seam; it knows no
+//     image format: the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
 // holds what the shims share (a write that retries on EINTR, the copy of their input, messages).
 let package = Package(
@@ -140,7 +141,7 @@ let package = Package(
             name: "CatImageIO",
             dependencies: [
                 "CatSupport", "CShimSupport", "CJPEGShim", "CPNGShim", "CWebPShim", "CGIFShim", "CJXLShim", "CHEIFShim",
-                "CTIFFShim", "CatNetwork", "CatPixels",
+                "CTIFFShim", "CatPixels",
             ]),
         // CatFaces' C: OpenCV's cat-face cascades, built in, and their SIMD scan, built per
         // instruction set like the filter kernels.

@@ -1,4 +1,3 @@
-import CatNetwork
 import CatSupport
 
 /// Reading whole input files (or standard input).
@@ -225,7 +224,7 @@ public enum OutputFile {
         if ObjectStorage.names(path) {
             if !force, input == path { throw .outputIsInput(path: path) }
             // Below a batch's output prefix, its bucket was checked once when the run began.
-            try ObjectStorage.checkCreatable(path, bucketChecked: root != nil)
+            try ObjectStorage.checkCreatable(path, folderChecked: root != nil)
             return PreparedOutput(path, .objectStore(keepExisting: root?.keepExisting ?? false))
         }
         let destination = try Destination(path, within: root)
@@ -619,9 +618,7 @@ public struct OutputFolder: Sendable, Equatable {
     /// (`s3://bucket/prefix/`) has nothing to make: S3 must be set up, that is all.
     public static func prepare(_ path: String) throws(ImageIOError) -> OutputFolder {
         if ObjectStorage.names(path) {
-            let location: S3Location
-            do { location = try S3Location(path) } catch { throw .storage(error) }
-            try ObjectStorage.checkBucket(path, location)
+            try ObjectStorage.checkFolder(path)
             return OutputFolder(path: path, resolved: path, device: 0, inode: 0)
         }
         if !FileSystem.exists(path) {

@@ -1,4 +1,3 @@
-import CatNetwork
 import CatPixels
 import CatSupport
 
@@ -32,7 +31,7 @@ public enum ImageIOError: PixelFailing, Equatable, Sendable, CustomStringConvert
     /// Writing failed part way (disk full, I/O error).
     case writeFailed(path: String, reason: String)
     /// Object storage failed (`s3://` paths): the kind of failure decides the exit status.
-    case storage(S3Error)
+    case storage(StorageError)
 
     public var description: String {
         switch self {

@@ -1,5 +1,4 @@
 import CatImageIO
-import CatNetwork
 import CatSupport
 import FilterCore
 
@@ -41,23 +40,31 @@ public struct BatchInteractor: BatchInteractorInput {
                     try Self.addLines(reading: STDIN_FILENO, name: "(stdin)", to: &out)
                     continue
                 }
-                if ObjectStorage.names(input) {
+                if let store = ObjectStores.store(for: input) {
                     // A prefix is listed (as a folder is walked); an object is one input.
-                    let location: S3Location
-                    do { location = try S3Location(input) } catch { throw ImageIOError.storage(error) }
-                    guard location.isPrefix else {
+                    guard try Self.storage(input, { () throws(StorageError) in try store.isPrefix(input) }) else {
                         try out.add(input)
                         continue
                     }
-                    // At most the inputs still allowed (every listed key counts, so none is dropped here).
-                    try ObjectStorage.images(
-                        under: input, recursive: recursive, maxKeys: out.limit - out.count,
-                        found: { path, start in _ = try? out.add(path, relativeFrom: start) },
-                        outside: { path in
-                            out.note(
-                                "left out \(path): the server listed it under \(input), but its key does not start "
-                                    + "with that prefix")
-                        })
+                    // At most the inputs still allowed (every listed key counts, so none is dropped
+                    // here); images by extension, keys with a hidden component (`.x/`, `.x.jpg`) left out.
+                    try Self.storage(input) { () throws(StorageError) in
+                        try store.list(
+                            input, recursive: recursive, maxKeys: out.limit - out.count,
+                            found: { path, relative in
+                                let parts = FileNames.components(of: relative)
+                                guard !parts.isEmpty, !parts.contains(where: FileNames.isHidden),
+                                    !relative.hasSuffix("/"), ImageFormat(path: relative) != nil
+                                else { return }
+                                let start = FileNames.encode(path).count - FileNames.encode(relative).count
+                                _ = try? out.add(path, relativeFrom: start)
+                            },
+                            outside: { path in
+                                out.note(
+                                    "left out \(path): the server listed it under \(input), but its key does not "
+                                        + "start with that prefix")
+                            })
+                    }
                     continue
                 }
                 guard FileSystem.isDirectory(input) else {
@@ -75,7 +82,7 @@ public struct BatchInteractor: BatchInteractorInput {
             // A manifest: the list of a bucket or a tree made once, so that N tasks do not each
             // list it. Read as it comes, within InputFile's size limit (512 MiB).
             if let manifest {
-                if ObjectStorage.names(manifest) {
+                if ObjectStores.store(for: manifest) != nil {
                     try out.addLines(try InputFile.read(manifest))
                 } else {
                     let (fd, _) = try InputFile.open(manifest, maxBytes: InputFile.defaultMaxBytes)
@@ -154,8 +161,10 @@ public struct BatchInteractor: BatchInteractorInput {
     public func existingOutputs(_ outputs: BatchOutputs, of work: [Int32], in folder: OutputFolder) async throws
         -> [Bool]
     {
-        if ObjectStorage.names(folder.path) {
-            return try ObjectStorage.existing(count: work.count, under: folder.path) { outputs.output(Int(work[$0])) }
+        if let store = ObjectStores.store(for: folder.path) {
+            return try Self.storage(folder.path) { () throws(StorageError) in
+                try store.existing(count: work.count, under: folder.path) { outputs.output(Int(work[$0])) }
+            }
         }
         return work.map { FileSystem.exists(outputs.output(Int($0)), follow: false) }
     }
@@ -165,5 +174,18 @@ public struct BatchInteractor: BatchInteractorInput {
         -> Double
     {
         try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in }).megapixels
+    }
+}
+
+extension BatchInteractor {
+    /// An object store's answer for `path`; its failure as a file's (a folder or bucket that
+    /// is not there is an input that is missing).
+    static func storage<T>(_ path: String, _ body: () throws(StorageError) -> T) throws(ImageIOError) -> T {
+        do {
+            return try body()
+        } catch {
+            if error.kind == .missingFolder { throw .inputMissing(path: path) }
+            throw .storage(error)
+        }
     }
 }

@@ -1,5 +1,4 @@
 import CatImageIO
-import CatNetwork
 import CatSupport
 import FilterCore
 
@@ -42,64 +41,96 @@ public final class BatchPresenter {
     private func batch(_ request: BatchRequest) async -> ExitStatus {
         if request.listOnly { return await list(request) }
         let start = now()
-        let chain: FilterChain
-        let outputs: BatchOutputs
-        /// This run's inputs (indices into `outputs.inputs`): four bytes each.
-        var work: [Int32] = []
-        var otherShards = 0
-        var existing: [Int32] = []
-        var folder: OutputFolder
+        let run: Run
         do {
-            chain = try FilterChain(catSpecs: request.filters)
-            try Self.checkOutputsOutsideInputs(request.inputs, directory: request.outputDirectory)
-            folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
-            folder.keepExisting = request.skipExisting
-            // Names come from the whole list, before sharding: every shard agrees on them.
-            let inputs = try await interactor.expandInputs(
-                request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder,
-                limit: request.maxInputs)
-            showNotes(of: inputs)
-            outputs = try await Self.plan(inputs, directory: request.outputDirectory, format: request.format)
-            try Self.checkOutputsOutsideInputs(request.inputs, outputs: outputs)
-            work.reserveCapacity(request.shard == nil ? inputs.count : inputs.count / request.shard!.count + 16)
-            for i in 0..<inputs.count where request.shard?.contains(bytes: inputs.pathBytes(i)) ?? true {
-                work.append(Int32(i))
-            }
-            otherShards = inputs.count - work.count
-            if request.skipExisting {
-                let checked = work.filter { inputs.refusal(Int($0)) == nil }
-                let present = try await interactor.existingOutputs(outputs, of: checked, in: folder)
-                let done = Set(zip(checked, present).filter(\.1).map(\.0))
-                existing = work.filter { done.contains($0) }
-                work = work.filter { !done.contains($0) }
-            }
+            run = try await planRun(request)
         } catch {
             let failure = SceneFailure(error)
             view.showError(failure)
             return failure.status
         }
+        view.showPlan(BatchPlan(files: run.work.count, otherShards: run.otherShards, existing: run.existing.count))
+        for i in run.existing {
+            view.showFileResult(
+                BatchFileResult(
+                    input: run.outputs.inputs.path(Int(i)), output: run.outputs.output(Int(i)), error: nil,
+                    milliseconds: 0, skipped: true))
+        }
+        let tally = await process(run, request, start: start)
+        let interrupted = Task.isCancelled
+        view.showSummary(
+            BatchSummary(
+                ok: tally.ok, failed: tally.failed, skipped: tally.skipped, seconds: Self.seconds(now() - start),
+                interrupted: interrupted,
+                notStarted: run.work.count - tally.ok - tally.failed - (tally.skipped - run.existing.count),
+                stoppedBy: tally.stop))
+        if interrupted { return .interrupted }
+        if let stop = tally.stop { return stop }
+        return tally.failed > 0 ? .dataError : .ok
+    }
+
+    /// What a run does, decided before its first file: the chain, the output folder, every
+    /// input's output (named from the whole list, before sharding, so every shard agrees),
+    /// this shard's inputs (indices into `outputs.inputs`: four bytes each), and those whose
+    /// output is there already (`--skip-existing`).
+    struct Run {
+        let chain: FilterChain
+        let folder: OutputFolder
+        let outputs: BatchOutputs
+        let work: [Int32]
+        let otherShards: Int
+        let existing: [Int32]
+    }
+
+    private func planRun(_ request: BatchRequest) async throws -> Run {
+        let chain = try FilterChain(catSpecs: request.filters)
+        try Self.checkOutputsOutsideInputs(request.inputs, directory: request.outputDirectory)
+        var folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
+        folder.keepExisting = request.skipExisting
+        let inputs = try await interactor.expandInputs(
+            request.inputs, manifest: request.manifest, recursive: request.recursive, skipping: folder,
+            limit: request.maxInputs)
+        showNotes(of: inputs)
+        let outputs = try await Self.plan(inputs, directory: request.outputDirectory, format: request.format)
+        try Self.checkOutputsOutsideInputs(request.inputs, outputs: outputs)
+        var work: [Int32] = []
+        work.reserveCapacity(request.shard == nil ? inputs.count : inputs.count / request.shard!.count + 16)
+        for i in 0..<inputs.count where request.shard?.contains(bytes: inputs.pathBytes(i)) ?? true {
+            work.append(Int32(i))
+        }
+        let otherShards = inputs.count - work.count
+        var existing: [Int32] = []
+        if request.skipExisting {
+            let checked = work.filter { inputs.refusal(Int($0)) == nil }
+            let present = try await interactor.existingOutputs(outputs, of: checked, in: folder)
+            let done = Set(zip(checked, present).filter(\.1).map(\.0))
+            existing = work.filter { done.contains($0) }
+            work = work.filter { !done.contains($0) }
+        }
+        return Run(
+            chain: chain, folder: folder, outputs: outputs, work: work, otherShards: otherShards, existing: existing)
+    }
+
+    /// How the files of a run went; `stop`: the gravest failure that stops it (75, 77).
+    struct Tally {
+        var ok = 0, failed = 0, skipped = 0, megapixels = 0.0
+        var stop: ExitStatus?
+    }
+
+    /// The run's files, `request.jobs` at a time, each result shown as it comes.
+    private func process(_ run: Run, _ request: BatchRequest, start: Duration) async -> Tally {
         let options = EditOptions(
             encode: EncodeOptions(
                 format: .png, settings: request.encoding,
                 threads: max(1, CPUs.available / max(1, request.jobs))),
-            maxPixels: request.maxPixels, maxFrames: request.maxFrames, outputFolder: folder,
+            maxPixels: request.maxPixels, maxFrames: request.maxFrames, outputFolder: run.folder,
             specialFiles: request.allowSpecialFiles ? .all : .none)
-
-        view.showPlan(BatchPlan(files: work.count, otherShards: otherShards, existing: existing.count))
-        for i in existing {
-            view.showFileResult(
-                BatchFileResult(
-                    input: outputs.inputs.path(Int(i)), output: outputs.output(Int(i)), error: nil, milliseconds: 0,
-                    skipped: true))
-        }
-        var ok = 0, failed = 0, skipped = existing.count, megapixels = 0.0
-        /// The gravest failure that stops the run (75, 77), once one is seen.
-        var stop: ExitStatus?
-        let interactor = self.interactor
+        var tally = Tally(skipped: run.existing.count)
+        let (interactor, work, outputs, chain) = (self.interactor, run.work, run.outputs, run.chain)
         await withTaskGroup(of: (input: String, output: String, FileOutcome, Int).self) { group in
             var next = 0
             func launch() {
-                guard next < work.count, !Task.isCancelled, stop == nil else { return }
+                guard next < work.count, !Task.isCancelled, tally.stop == nil else { return }
                 let index = Int(work[next])
                 next += 1
                 let input = outputs.inputs.path(index), output = outputs.output(index)
@@ -117,7 +148,7 @@ public final class BatchPresenter {
                                 input, to: output, chain: chain, options: fileOptions))
                     } catch ImageIOError.inputUnreadable(let path, let reason) where refusal != nil {
                         outcome = .failed(SceneFailure(status: .dataError, message: "cannot read \(path): \(reason)"))
-                    } catch ImageIOError.storage(.alreadyExists) {
+                    } catch let ImageIOError.storage(error) where error.kind == .exists {
                         outcome = .writtenMeanwhile  // by another task of the array (If-None-Match)
                     } catch {
                         outcome = .failed(SceneFailure(error))
@@ -130,38 +161,32 @@ public final class BatchPresenter {
                 var error: String?
                 switch outcome {
                 case let .written(mp):
-                    ok += 1
-                    megapixels += mp
+                    tally.ok += 1
+                    tally.megapixels += mp
                 case .writtenMeanwhile:
-                    skipped += 1
+                    tally.skipped += 1
                 case let .failed(failure):
-                    failed += 1
+                    tally.failed += 1
                     error = failure.message
-                    if failure.status == .noPermission || (failure.status == .tempFail && stop == nil) {
-                        stop = failure.status
+                    if failure.status == .noPermission || (failure.status == .tempFail && tally.stop == nil) {
+                        tally.stop = failure.status
                     }
                 }
                 view.showFileResult(
                     BatchFileResult(
                         input: input, output: output, error: error, milliseconds: ms,
                         skipped: outcome == .writtenMeanwhile))
-                let elapsed = Self.seconds(now() - start), done = ok + failed + skipped - existing.count
+                let elapsed = Self.seconds(now() - start)
+                let done = tally.ok + tally.failed + tally.skipped - run.existing.count
                 view.updateProgress(
                     BatchProgress(
-                        done: done, total: work.count, megapixelsPerSecond: elapsed > 0 ? megapixels / elapsed : 0,
+                        done: done, total: work.count,
+                        megapixelsPerSecond: elapsed > 0 ? tally.megapixels / elapsed : 0,
                         remainingSeconds: done > 0 ? elapsed / Double(done) * Double(work.count - done) : nil))
                 launch()
             }
         }
-        let interrupted = Task.isCancelled
-        view.showSummary(
-            BatchSummary(
-                ok: ok, failed: failed, skipped: skipped, seconds: Self.seconds(now() - start),
-                interrupted: interrupted, notStarted: work.count - ok - failed - (skipped - existing.count),
-                stoppedBy: stop))
-        if interrupted { return .interrupted }
-        if let stop { return stop }
-        return failed > 0 ? .dataError : .ok
+        return tally
     }
 
     /// Every output's name, planned off the main actor (an interrupt is heard meanwhile, and
@@ -247,16 +272,20 @@ public final class BatchPresenter {
     static func checkOutputsOutsideInputs(
         _ inputs: [String], directory: String? = nil, outputs: BatchOutputs? = nil
     ) throws(SceneFailure) {
-        let prefixes = inputs.compactMap { try? S3Location($0) }.filter(\.isPrefix)
+        let prefixes: [(path: String, store: any ObjectStore)] = inputs.compactMap { input in
+            guard let store = ObjectStores.store(for: input), (try? store.isPrefix(input)) == true else { return nil }
+            return (input, store)
+        }
         guard !prefixes.isEmpty else { return }
         var targets: [String] = []
-        if let directory, let folder = try? S3Location(directory) {
-            targets.append(folder.isPrefix ? folder.description : folder.description + "/")
+        if let directory, let store = ObjectStores.store(for: directory), let isPrefix = try? store.isPrefix(directory)
+        {
+            targets.append(isPrefix ? directory : directory + "/")
         }
         func check(_ target: String) throws(SceneFailure) {
-            guard let location = try? S3Location(target),
-                let prefix = prefixes.first(where: { $0.contains(location) })
-            else { return }
+            guard let prefix = prefixes.first(where: { $0.store.contains(prefix: $0.path, target) })?.path else {
+                return
+            }
             throw SceneFailure(
                 status: .usage,
                 message: "\(target) would land under the input prefix \(prefix): outputs there would be taken "

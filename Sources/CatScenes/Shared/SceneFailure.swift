@@ -1,6 +1,7 @@
 import CatImageIO
 import CatNetwork
 import CatPixels
+import CatSupport
 import FilterCore
 
 /// How a scene ended, as the process exit status (sysexits, see docs/CLI.md).
@@ -54,7 +55,7 @@ public struct SceneFailure: Error, Equatable, Sendable {
             self.init(status: .dataError, message: error.description, hint: Self.hint(for: error))
         case let error as ImageIOError:
             self.init(status: Self.status(of: error), message: error.description, hint: Self.hint(for: error))
-        case let error as S3Error:
+        case let error as StorageError:
             self.init(status: Self.status(of: error), message: error.description)
         case let error as NetworkError:
             switch error {
@@ -90,11 +91,11 @@ public struct SceneFailure: Error, Equatable, Sendable {
         }
     }
 
-    static func status(of error: S3Error) -> ExitStatus {
+    static func status(of error: StorageError) -> ExitStatus {
         switch error.kind {
         case .usage: return .usage
         case .credentials: return .noPermission
-        case .missing, .tooLarge: return .noInput
+        case .missing, .missingFolder, .tooLarge: return .noInput
         case .exists, .cannotWrite: return .cannotCreate
         case .transient: return .tempFail
         case .refused: return .unavailable
