@@ -64,31 +64,32 @@ public enum CatFinder {
     public static func find(in picture: PixelBuffer, small: PixelBuffer? = nil) -> CatFinding {
         // Two threads, each with no waits: the larger pass on one, the smaller pass and the
         // cascades (about as long together) on the other.
-        final class Found: @unchecked Sendable {  // each written by one worker, read after
-            var large: [CatDetector.Candidate] = [], small: [CatDetector.Candidate] = []
-            var faces: [CatFace] = []
+        enum Found {
+            case cats([CatDetector.Candidate])
+            case catsAndFaces([CatDetector.Candidate], [CatFace])
         }
-        let found = Found()
         let passes = CatDetector.passes.sorted()
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            if worker == 0 {
-                found.large = CatDetector.candidates(in: picture, long: side, threads: 1)
-                return
-            }
+        let found = concurrentMap(2, threads: 2) { worker -> Found in
+            if worker == 0 { return .cats(CatDetector.candidates(in: picture, long: side, threads: 1)) }
+            var cats: [CatDetector.Candidate] = []
             for long in passes.dropLast() {
-                found.small += CatDetector.candidates(in: picture, long: long, threads: 1)
+                cats += CatDetector.candidates(in: picture, long: long, threads: 1)
             }
             let fit = picture.fittingSize(maxWidth: CatFaceDetector.side, maxHeight: CatFaceDetector.side)
             let grey = small.map { GreyImage($0) } ?? GreyImage(picture).resized(width: fit.0, height: fit.1)
             let (fx, fy) = (
                 Double(picture.width) / Double(grey.width), Double(picture.height) / Double(grey.height)
             )
-            found.faces = CatFaceDetector.faces(in: grey).map {
-                $0.scaled(x: fx, y: fy, within: picture.width, height: picture.height)
-            }
+            return .catsAndFaces(
+                cats,
+                CatFaceDetector.faces(in: grey).map {
+                    $0.scaled(x: fx, y: fy, within: picture.width, height: picture.height)
+                })
         }
-        let faces = found.faces
-        let boxes = CatDetector.boxes(found.large + found.small, in: picture)
+        guard case let .cats(large) = found[0], case let .catsAndFaces(smaller, faces) = found[1] else {
+            preconditionFailure("worker 0 finds the large pass's cats, worker 1 the rest")
+        }
+        let boxes = CatDetector.boxes(large + smaller, in: picture)
         // Each face is the face of the smallest box its centre is in; a cat's face is the
         // most certain of its faces.
         func owner(_ face: CatFace) -> Int? {

@@ -71,6 +71,42 @@ public final class LockedValue<Value> {
 // @unchecked: `value` is read and written under `lock` only, and it is itself Sendable.
 extension LockedValue: @unchecked Sendable where Value: Sendable {}
 
+/// A value behind a lock and a condition: `withValue` changes it and wakes whoever waits,
+/// `wait(until:then:)` sleeps until the value is ready. The hand-offs between threads (the
+/// streaming pipeline's strips, a pending result) are made of these, so none of them needs
+/// its own unchecked lock discipline.
+public final class GuardedValue<Value> {
+    private let condition = Condition()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with the value, the lock held, then wakes the waiters.
+    public func withValue<T>(_ body: (inout Value) -> T) -> T {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        return body(&value)
+    }
+
+    /// Waits until `ready` holds, then runs `body` with the value, the lock held (and wakes
+    /// the other waiters).
+    public func wait<T>(until ready: (Value) -> Bool, then body: (inout Value) -> T) -> T {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        while !ready(value) { condition.wait() }
+        return body(&value)
+    }
+}
+
+// @unchecked: `value` is read and written under `condition` only, and it is itself Sendable.
+extension GuardedValue: @unchecked Sendable where Value: Sendable {}
+
 extension LockedValue where Value == Int {
     /// The value, then one more: work items 0, 1, 2, ... handed to threads.
     public func next() -> Int {

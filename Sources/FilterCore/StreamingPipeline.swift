@@ -57,7 +57,7 @@ public enum StreamingPipeline {
         progress: (Double) -> Void = { _ in }
     ) throws {
         guard let plan = plan(chain) else { preconditionFailure("canStream first") }
-        let channel = StripChannel(depth: depth)
+        let channel = StripChannel()
         var free: [PixelBuffer] = []
         for _ in 0..<depth {
             let strip = try FilterError.allocating { () throws(PixelError) in
@@ -351,63 +351,35 @@ public enum StreamingPipeline {
     }
 }
 
-// @unchecked: for values handed to concurrentPerform workers that each use only their own element.
-struct UncheckedSendable<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }
-
 /// Decoded strips on their way from the decoder thread to the encoder.
-// @unchecked: its queue is read and written under its condition only.
-final class StripChannel: @unchecked Sendable {
+final class StripChannel: Sendable {
     enum Message {
         case strip(PixelBuffer, Int)
         case failed(any Error)
         case end
     }
-    private let condition = Condition()
-    private var messages: [Message] = []
-    private let depth: Int
-    init(depth: Int) { self.depth = depth }
+    private let messages = GuardedValue<[Message]>([])
 
-    func send(_ message: Message) {
-        condition.lock()
-        messages.append(message)
-        condition.signal()
-        condition.unlock()
-    }
+    func send(_ message: Message) { messages.withValue { $0.append(message) } }
 
-    func receive() -> Message {
-        condition.lock()
-        defer { condition.unlock() }
-        while messages.isEmpty { condition.wait() }
-        return messages.removeFirst()
-    }
+    func receive() -> Message { messages.wait(until: { !$0.isEmpty }, then: { $0.removeFirst() }) }
 }
 
 /// Empty strip buffers; closing it makes the decoder stop.
-// @unchecked: `buffers` and `closed` are read and written under `condition` only.
-final class StripPool: @unchecked Sendable {
-    private let condition = Condition()
-    private var buffers: [PixelBuffer]
-    private var closed = false
-    init(_ buffers: [PixelBuffer]) { self.buffers = buffers }
+final class StripPool: Sendable {
+    private struct State {
+        var buffers: [PixelBuffer]
+        var closed = false
+    }
+    private let state: GuardedValue<State>
+    init(_ buffers: [PixelBuffer]) { state = GuardedValue(State(buffers: buffers)) }
 
+    /// An empty buffer, waited for; nil once the pool is closed.
     func take() -> PixelBuffer? {
-        condition.lock()
-        defer { condition.unlock() }
-        while buffers.isEmpty && !closed { condition.wait() }
-        return closed ? nil : buffers.removeLast()
+        state.wait(until: { !$0.buffers.isEmpty || $0.closed }, then: { $0.closed ? nil : $0.buffers.removeLast() })
     }
 
-    func give(_ buffer: PixelBuffer) {
-        condition.lock()
-        buffers.append(buffer)
-        condition.signal()
-        condition.unlock()
-    }
+    func give(_ buffer: PixelBuffer) { state.withValue { $0.buffers.append(buffer) } }
 
-    func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    func close() { state.withValue { $0.closed = true } }
 }

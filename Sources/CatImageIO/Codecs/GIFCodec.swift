@@ -33,8 +33,8 @@ struct GIFCodec: AnimationCodec {
         _ animation: Animation, fd: Int32, path: String, metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) {
         try checkSize(animation.width, animation.height, path: path)
-        let frames = try Self.quantize(animation.frames, threads: options.threads)
-        defer { for frame in frames { frame.free() } }
+        var frames = try Self.quantize(animation.frames, threads: options.threads)
+        defer { for i in frames.indices { frames[i].free() } }
         guard
             let encoder = cg_encoder_create(
                 fd, UInt32(animation.width), UInt32(animation.height), Int32(clamping: animation.loopCount ?? -1))
@@ -50,7 +50,7 @@ struct GIFCodec: AnimationCodec {
             throw .writeFailed(path: path, reason: "GIF encoder: \(message)")
         }
         for (frame, delay) in zip(frames, animation.delays) {
-            try withUnsafePointer(to: &frame.indexed) { (p: UnsafePointer<cg_indexed>) throws(ImageIOError) in
+            try withUnsafePointer(to: frame.indexed) { (p: UnsafePointer<cg_indexed>) throws(ImageIOError) in
                 try check(cg_encoder_write_frame(encoder, p, Int32(clamping: delay)))
             }
         }
@@ -58,26 +58,23 @@ struct GIFCodec: AnimationCodec {
     }
 
     /// One frame reduced to a palette (owned: `free` releases its indices).
-    // @unchecked: each is written by one worker of concurrentPerform, read after it returns.
-    final class Quantized: @unchecked Sendable {
+    struct Quantized {
         var indexed = cg_indexed()
         var code = ShimCode.ok
-        func free() { cg_indexed_free(&indexed) }
+        mutating func free() { cg_indexed_free(&indexed) }
     }
 
     /// Every frame quantized, `threads` frames at a time (frames are independent).
     static func quantize(_ frames: [PixelBuffer], threads: Int) throws(ImageIOError) -> [Quantized] {
-        let out = frames.map { _ in Quantized() }
-        let workers = max(1, min(threads, frames.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for i in stride(from: worker, to: frames.count, by: workers) {
-                let frame = frames[i]
-                out[i].code = cg_quantize(
-                    frame.base, frame.stride, UInt32(frame.width), UInt32(frame.height), &out[i].indexed)
-            }
+        var out = concurrentMap(frames.count, threads: threads) { i in
+            var quantized = Quantized()
+            let frame = frames[i]
+            quantized.code = cg_quantize(
+                frame.base, frame.stride, UInt32(frame.width), UInt32(frame.height), &quantized.indexed)
+            return quantized
         }
         if out.contains(where: { $0.code != ShimCode.ok }) {
-            for frame in out { frame.free() }
+            for i in out.indices { out[i].free() }
             throw .pixels(.outOfMemory(bytes: frames[0].pixelCount))
         }
         return out

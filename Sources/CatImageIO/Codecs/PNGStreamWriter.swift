@@ -28,17 +28,18 @@ final class PNGStreamWriter: RowEncoder {
     /// Stripes filled but not yet compressed: compressed `threads` at a time with
     /// concurrentPerform, so the calling thread works too (it may be one of the only
     /// two threads of Swift's cooperative pool: blocking it would idle a core).
-    private var pending: [@Sendable () -> Void] = []
-    private let pieces: [Piece]
+    private var pending: [@Sendable () -> Piece] = []
+    /// Stripes compressed and not yet written, in order from `piecesWritten`.
+    private var finished: [Piece] = []
     private var piecesWritten = 0
     private var adler: UInt32 = 1
     private var started = false
     private let metadata: ImageMetadata
 
-    /// One stripe's deflated bytes, written by one worker (concurrentPerform is the barrier).
-    // @unchecked: each is written by one worker of concurrentPerform, read after it returns.
-    final class Piece: @unchecked Sendable {
-        var bytes: [UInt8] = [], adler: UInt32 = 1, length = 0, failed = false
+    /// One stripe's deflated bytes (nil when deflating failed), their Adler-32 and how many
+    /// filtered bytes they hold.
+    struct Piece {
+        var bytes: [UInt8]?, adler: UInt32 = 1, length = 0
     }
 
     init(
@@ -68,7 +69,6 @@ final class PNGStreamWriter: RowEncoder {
             try PixelBuffer(width: width, height: windowRows, hasAlpha: hasAlpha)
         }
         self.threads = threads
-        pieces = (0..<stripes).map { _ in Piece() }
     }
 
     func write(_ buffer: PixelBuffer, rows: Range<Int>) throws(ImageIOError) {
@@ -149,7 +149,7 @@ final class PNGStreamWriter: RowEncoder {
             try PixelBuffer(width: self.width, height: available + count, hasAlpha: hasAlpha)
         }
         Self.copyRows(from: window, primerRows + 1 - available, to: rows, 0, count: rows.height, width: width)
-        let (width, channels, level, piece) = (UInt32(self.width), self.channels, Int32(self.level), pieces[s])
+        let (width, channels, level) = (UInt32(self.width), self.channels, Int32(self.level))
         let dictionary = primer * cp_scanline_bytes(width, channels, 1)
         pending.append {
             var filtered = [UInt8](repeating: 0, count: cp_scanline_bytes(width, channels, UInt32(primer + count)))
@@ -168,14 +168,11 @@ final class PNGStreamWriter: RowEncoder {
                         dictionary, level, last ? 1 : 0, &out, &outLength, &adler)
                 }
             }
-            if rc != ShimCode.ok || out == nil {
-                piece.failed = true
-            } else {
-                piece.bytes = Array(UnsafeBufferPointer(start: out, count: outLength))
-                piece.adler = adler
-                piece.length = filtered.count - dictionary
-            }
-            free(out)
+            defer { free(out) }
+            guard rc == ShimCode.ok, out != nil else { return Piece(bytes: nil) }
+            return Piece(
+                bytes: Array(UnsafeBufferPointer(start: out, count: outLength)), adler: adler,
+                length: filtered.count - dictionary)
         }
         stripe += 1
         let keep = primerRows + 1, total = primerRows + 1 + count
@@ -204,23 +201,22 @@ final class PNGStreamWriter: RowEncoder {
     private func compressPending() throws(ImageIOError) {
         let jobs = pending
         pending = []
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { jobs[$0]() }
+        finished += concurrentMap(jobs.count, threads: jobs.count) { jobs[$0]() }
         try writeFinishedPieces()
     }
 
     /// Writes the pieces compressed so far, in order.
     private func writeFinishedPieces() throws(ImageIOError) {
-        while piecesWritten < stripe {
-            let piece = pieces[piecesWritten]
-            if piece.failed { throw .pixels(.outOfMemory(bytes: width * 4 * stripeRows)) }
+        for piece in finished {
+            guard let bytes = piece.bytes else { throw .pixels(.outOfMemory(bytes: width * 4 * stripeRows)) }
             let zlibHeader: [UInt8] =
                 level <= 1 ? [0x78, 0x01] : level <= 5 ? [0x78, 0x5E] : level == 6 ? [0x78, 0x9C] : [0x78, 0xDA]
             try OutputFile.writeAll(
-                Self.chunk("IDAT", (piecesWritten == 0 ? zlibHeader : []) + piece.bytes), to: fd, path: path)
+                Self.chunk("IDAT", (piecesWritten == 0 ? zlibHeader : []) + bytes), to: fd, path: path)
             adler = cp_adler32_combine(adler, piece.adler, piece.length)
-            piece.bytes = []
             piecesWritten += 1
         }
+        finished = []
     }
 
     static func bigEndian(_ v: UInt32) -> [UInt8] {
