@@ -69,39 +69,32 @@ package struct Darknet: Sendable {
         guard let net = sections.first, net.name == "net", sections.count - 1 <= Self.maxLayers else {
             throw ReadError(description: "the cfg does not start with [net], or has too many layers")
         }
-        func int(_ section: Section, _ key: String, _ fallback: Int?, _ range: ClosedRange<Int>) throws(ReadError)
-            -> Int
-        {
-            guard let text = section.values[key] else {
-                if let fallback { return fallback }
-                throw ReadError(description: "[\(section.name.prefix(20))] has no \(key)")
-            }
-            guard let value = Int(text.trimmingSpaces), range.contains(value) else {
-                throw ReadError(
-                    description: "[\(section.name.prefix(20))] \(key)=\(text.prefix(20)) is outside \(range)")
-            }
-            return value
-        }
-        func ints(_ section: Section, _ key: String) throws(ReadError) -> [Int] {
-            let text = section.values[key] ?? ""
-            var values: [Int] = []
-            for part in text.split(separator: ",") {
-                guard let value = Int(String(part).trimmingSpaces), values.count < 64 else {
-                    throw ReadError(
-                        description: "[\(section.name.prefix(20))] \(key)=\(text.prefix(20)) is not a list of numbers")
-                }
-                values.append(value)
-            }
-            return values
-        }
         input = Shape(
-            channels: try int(net, "channels", nil, 1...4), width: try int(net, "width", nil, 1...Self.maxSide),
-            height: try int(net, "height", nil, 1...Self.maxSide))
-
+            channels: try net.int("channels", nil, 1...4), width: try net.int("width", nil, 1...Self.maxSide),
+            height: try net.int("height", nil, 1...Self.maxSide))
         var reader = WeightReader(bytes: weights)
         try reader.header()
+        let layers = try Self.layers(sections.dropFirst(), input: input, weights: &reader)
+        guard reader.atEnd else {
+            throw ReadError(description: "the weights file holds more than the layers take")
+        }
+        guard layers.contains(where: { if case .yolo = $0 { return true } else { return false } }) else {
+            throw ReadError(description: "the network has no yolo layer")
+        }
+        self.layers = layers
+        guard let shapes = Self.shapes(of: layers, for: input) else {
+            throw ReadError(description: "the layers' sizes do not fit the input's")
+        }
+        self.shapes = shapes
+        try Self.checkCost(layers, input: input)
+    }
+
+    /// The layers of the cfg's sections, each checked and given its weights in order.
+    static func layers(_ sections: ArraySlice<Section>, input: Shape, weights reader: inout WeightReader)
+        throws(ReadError) -> [Layer]
+    {
         var layers: [Layer] = [], channels: [Int] = []
-        for section in sections.dropFirst() {
+        for section in sections {
             let index = layers.count
             let inputs = channels.last ?? input.channels
             func absolute(_ i: Int) throws(ReadError) -> Int {
@@ -114,108 +107,110 @@ package struct Darknet: Sendable {
             var outputChannels = inputs
             switch section.name {
             case "convolutional":
-                let outputs = try int(section, "filters", nil, 1...Self.maxChannels)
-                let size = try int(section, "size", 1, 1...Int(CD_MAX_TAPS))
-                let step = try int(section, "stride", 1, 1...2)
-                let pad = try int(section, "pad", 0, 0...1) == 1 ? size / 2 : 0
-                let groups = try int(section, "groups", 1, 1...Self.maxChannels)
-                let normalised = try int(section, "batch_normalize", 0, 0...1) == 1
-                let activation = section.values["activation"]?.trimmingSpaces ?? "logistic"
-                guard activation == "leaky" || activation == "linear" else {
-                    throw ReadError(description: "layer \(index): activation \(activation.prefix(20)) is not supported")
-                }
-                guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups) else {
-                    throw ReadError(
-                        description: "layer \(index): only full and depthwise odd-sized kernels are supported")
-                }
-                outputChannels = outputs
-                let count = outputs * (inputs / groups) * size * size
-                var bias = try reader.floats(outputs)
-                var kernel: [Float]
-                if normalised {
-                    let scales = try reader.floats(outputs), means = try reader.floats(outputs)
-                    let variances = try reader.floats(outputs)
-                    kernel = try reader.floats(count)
-                    // darknet's inference: (x - mean) / sqrt(variance + 1e-6) * scale + bias.
-                    let per = count / outputs
-                    for o in 0..<outputs {
-                        guard variances[o] >= 0 else {
-                            throw ReadError(description: "layer \(index): a negative variance")
-                        }
-                        let factor = scales[o] / (variances[o] + 0.000001).squareRoot()
-                        for k in 0..<per { kernel[o * per + k] *= factor }
-                        bias[o] -= means[o] * factor
-                    }
-                    guard kernel.allSatisfy(\.isFinite), bias.allSatisfy(\.isFinite) else {
-                        throw ReadError(description: "layer \(index): the weights overflow once normalised")
-                    }
-                } else {
-                    kernel = try reader.floats(count)
-                }
-                layers.append(
-                    .convolution(
-                        Convolution(
-                            inputs: inputs, outputs: outputs, size: size, step: step, pad: pad,
-                            groups: groups, leaky: activation == "leaky", weights: Floats(kernel), bias: Floats(bias))))
+                let convolution = try convolution(section, index: index, inputs: inputs, weights: &reader)
+                outputChannels = convolution.outputs
+                layers.append(.convolution(convolution))
             case "shortcut":
-                let from = try absolute(try int(section, "from", nil, -Self.maxLayers...Self.maxLayers))
+                let from = try absolute(try section.int("from", nil, -Self.maxLayers...Self.maxLayers))
                 guard channels[from] == inputs, (section.values["activation"] ?? "linear").trimmingSpaces == "linear"
                 else { throw ReadError(description: "layer \(index): the shortcut's shapes differ") }
                 layers.append(.shortcut(from: from))
             case "route":
                 var from: [Int] = []
-                for i in try ints(section, "layers") { from.append(try absolute(i)) }
+                for i in try section.ints("layers") { from.append(try absolute(i)) }
                 outputChannels = from.reduce(0) { $0 + channels[$1] }
                 guard !from.isEmpty, outputChannels <= Self.maxChannels else {
                     throw ReadError(description: "layer \(index): too many channels")
                 }
                 layers.append(.route(from))
             case "maxpool":
-                let size = try int(section, "size", 1, 1...Int(CD_MAX_TAPS))
-                guard try int(section, "stride", 1, 1...1) == 1, size % 2 == 1 else {
+                let size = try section.int("size", 1, 1...Int(CD_MAX_TAPS))
+                guard try section.int("stride", 1, 1...1) == 1, size % 2 == 1 else {
                     throw ReadError(description: "layer \(index): only odd max pools at stride 1 are supported")
                 }
                 layers.append(.maxpool(size: size))
             case "upsample":
-                _ = try int(section, "stride", 2, 2...2)
+                _ = try section.int("stride", 2, 2...2)
                 layers.append(.upsample)
             case "dropout":
                 layers.append(.dropout)
             case "yolo":
-                let anchors = try ints(section, "anchors"), mask = try ints(section, "mask")
-                let classes = try int(section, "classes", nil, 1...1000)
-                guard anchors.count % 2 == 0, !mask.isEmpty,
-                    mask.allSatisfy({ $0 >= 0 && 2 * $0 + 1 < anchors.count }),
-                    anchors.allSatisfy({ $0 > 0 && $0 <= 4 * Self.maxSide }),
-                    inputs == mask.count * (classes + 5),
-                    section.values["scale_x_y"].map({ Double($0.trimmingSpaces) == 1 }) ?? true
-                else { throw ReadError(description: "layer \(index): the yolo layer does not match its input") }
-                layers.append(
-                    .yolo(
-                        Yolo(
-                            anchors: mask.map { (Double(anchors[2 * $0]), Double(anchors[2 * $0 + 1])) },
-                            classes: classes)))
+                layers.append(.yolo(try yolo(section, index: index, inputs: inputs)))
             default:
                 throw ReadError(description: "layer \(index): [\(section.name.prefix(20))] is not supported")
             }
             channels.append(outputChannels)
         }
-        guard reader.atEnd else {
-            throw ReadError(description: "the weights file holds more than the layers take")
+        return layers
+    }
+
+    /// A `[convolutional]` section on `inputs` channels, its weights read (batch
+    /// normalisation folded into them).
+    static func convolution(_ section: Section, index: Int, inputs: Int, weights reader: inout WeightReader)
+        throws(ReadError) -> Convolution
+    {
+        let outputs = try section.int("filters", nil, 1...Self.maxChannels)
+        let size = try section.int("size", 1, 1...Int(CD_MAX_TAPS))
+        let step = try section.int("stride", 1, 1...2)
+        let pad = try section.int("pad", 0, 0...1) == 1 ? size / 2 : 0
+        let groups = try section.int("groups", 1, 1...Self.maxChannels)
+        let normalised = try section.int("batch_normalize", 0, 0...1) == 1
+        let activation = section.values["activation"]?.trimmingSpaces ?? "logistic"
+        guard activation == "leaky" || activation == "linear" else {
+            throw ReadError(description: "layer \(index): activation \(activation.prefix(20)) is not supported")
         }
-        guard layers.contains(where: { if case .yolo = $0 { return true } else { return false } }) else {
-            throw ReadError(description: "the network has no yolo layer")
+        guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups) else {
+            throw ReadError(
+                description: "layer \(index): only full and depthwise odd-sized kernels are supported")
         }
-        self.layers = layers
-        guard let shapes = Self.shapes(of: layers, for: input) else {
-            throw ReadError(description: "the layers' sizes do not fit the input's")
+        let count = outputs * (inputs / groups) * size * size
+        var bias = try reader.floats(outputs)
+        var kernel: [Float]
+        if normalised {
+            let scales = try reader.floats(outputs), means = try reader.floats(outputs)
+            let variances = try reader.floats(outputs)
+            kernel = try reader.floats(count)
+            // darknet's inference: (x - mean) / sqrt(variance + 1e-6) * scale + bias.
+            let per = count / outputs
+            for o in 0..<outputs {
+                guard variances[o] >= 0 else {
+                    throw ReadError(description: "layer \(index): a negative variance")
+                }
+                let factor = scales[o] / (variances[o] + 0.000001).squareRoot()
+                for k in 0..<per { kernel[o * per + k] *= factor }
+                bias[o] -= means[o] * factor
+            }
+            guard kernel.allSatisfy(\.isFinite), bias.allSatisfy(\.isFinite) else {
+                throw ReadError(description: "layer \(index): the weights overflow once normalised")
+            }
+        } else {
+            kernel = try reader.floats(count)
         }
-        self.shapes = shapes
-        // What a run may cost, before any: at `maxRunSide` square (the detector runs at most
-        // 480 long, and no map grows with a smaller side), no map over `maxMapFloats`, the
-        // maps alive at once (as `run` keeps them) at most `maxAliveFloats`, and at most
-        // `maxOperations` multiply-adds, comparisons and copies in all. A full convolution
-        // (unfolded a band at a time) takes at most `maxUnfoldTaps` inputs a pixel.
+        return Convolution(
+            inputs: inputs, outputs: outputs, size: size, step: step, pad: pad, groups: groups,
+            leaky: activation == "leaky", weights: Floats(kernel), bias: Floats(bias))
+    }
+
+    /// A `[yolo]` section on `inputs` channels.
+    static func yolo(_ section: Section, index: Int, inputs: Int) throws(ReadError) -> Yolo {
+        let anchors = try section.ints("anchors"), mask = try section.ints("mask")
+        let classes = try section.int("classes", nil, 1...1000)
+        guard anchors.count % 2 == 0, !mask.isEmpty,
+            mask.allSatisfy({ $0 >= 0 && 2 * $0 + 1 < anchors.count }),
+            anchors.allSatisfy({ $0 > 0 && $0 <= 4 * Self.maxSide }),
+            inputs == mask.count * (classes + 5),
+            section.values["scale_x_y"].map({ Double($0.trimmingSpaces) == 1 }) ?? true
+        else { throw ReadError(description: "layer \(index): the yolo layer does not match its input") }
+        return Yolo(
+            anchors: mask.map { (Double(anchors[2 * $0]), Double(anchors[2 * $0 + 1])) }, classes: classes)
+    }
+
+    /// What a run may cost, before any: at `maxRunSide` square (the detector runs at most
+    /// 480 long, and no map grows with a smaller side), no map over `maxMapFloats`, the
+    /// maps alive at once (as `run` keeps them) at most `maxAliveFloats`, and at most
+    /// `maxOperations` multiply-adds, comparisons and copies in all. A full convolution
+    /// (unfolded a band at a time) takes at most `maxUnfoldTaps` inputs a pixel.
+    static func checkCost(_ layers: [Layer], input: Shape) throws(ReadError) {
         let run = Shape(channels: input.channels, width: Self.maxRunSide, height: Self.maxRunSide)
         guard let big = Self.shapes(of: layers, for: run) else {
             throw ReadError(description: "the layers' sizes do not fit a \(Self.maxRunSide) px input")
@@ -315,6 +310,32 @@ package struct Darknet: Sendable {
     struct Section {
         let name: String
         var values: [String: String] = [:]
+
+        /// The integer `key`, within `range`; `fallback` when it is absent (an error when nil).
+        func int(_ key: String, _ fallback: Int?, _ range: ClosedRange<Int>) throws(ReadError) -> Int {
+            guard let text = values[key] else {
+                if let fallback { return fallback }
+                throw ReadError(description: "[\(name.prefix(20))] has no \(key)")
+            }
+            guard let value = Int(text.trimmingSpaces), range.contains(value) else {
+                throw ReadError(description: "[\(name.prefix(20))] \(key)=\(text.prefix(20)) is outside \(range)")
+            }
+            return value
+        }
+
+        /// The comma-separated integers `key` (at most 64; none when absent).
+        func ints(_ key: String) throws(ReadError) -> [Int] {
+            let text = values[key] ?? ""
+            var list: [Int] = []
+            for part in text.split(separator: ",") {
+                guard let value = Int(String(part).trimmingSpaces), list.count < 64 else {
+                    throw ReadError(
+                        description: "[\(name.prefix(20))] \(key)=\(text.prefix(20)) is not a list of numbers")
+                }
+                list.append(value)
+            }
+            return list
+        }
     }
 
     /// The cfg's `[name]` sections and their `key=value` lines (`#` and `;` start comments).
