@@ -149,7 +149,13 @@ static uint8_t *ch_nclx_icc(int primaries, int transfer, const float xy[8], size
         if (mlu) cmsMLUfree(mlu);
         cmsUInt32Number size = 0;
         if (cmsSaveProfileToMem(profile, NULL, &size) && size > 0 && (bytes = malloc(size)) != NULL) {
-            if (cmsSaveProfileToMem(profile, bytes, &size)) {
+            if (cmsSaveProfileToMem(profile, bytes, &size) && size >= 128) {
+                // lcms2 stamps the header with the time of making (bytes 24-35, six big-endian
+                // 16-bit numbers): the same file gave other output bytes each second. A fixed
+                // date, 2000-01-01 00:00:00, keeps outputs reproducible. (No profile ID is
+                // written, so nothing else depends on those bytes.)
+                static const uint8_t fixed[12] = { 0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0 };
+                memcpy(bytes + 24, fixed, sizeof fixed);
                 *out_length = size;
             } else {
                 free(bytes);

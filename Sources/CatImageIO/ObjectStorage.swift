@@ -25,7 +25,8 @@ enum ObjectStorage {
             case .missing: throw .inputMissing(path: path)
             case .tooLarge:
                 throw .inputUnreadable(path: path, reason: "larger than \(maxBytes / 1_048_576) MiB, \(error.reason)")
-            default: throw .storage(error)
+            case .usage, .credentials, .missingFolder, .exists, .transient, .refused, .cancelled, .cannotWrite:
+                throw .storage(error)
             }
         }
     }
