@@ -49,6 +49,7 @@ swiftflags=(-swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,add
             -I "$out/modules" "${maps[@]}")
 # Swift modules, in dependency order.
 for module in CatSupport CatPixels CatNetwork CatImageIO CatModels CatFaces FilterCore CatScenes TerminalUI; do
+  rm -f "$out/lib/lib$module.a"  # an archive keeps the members of files since deleted
   swiftc "${swiftflags[@]}" -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/modules/$module.swiftmodule" \
     -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
 done
