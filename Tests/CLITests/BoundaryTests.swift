@@ -211,7 +211,7 @@ struct BoundaryTests {
                 [
                     "batch", "--filter", "sepia", "--output-dir", "o", "--manifest", manifest.lastPathComponent,
                     "--shard", "999983/1000000",
-                ], memory: 1 << 30, seconds: 240, directory: dir)
+                ], memory: 1 << 30, seconds: 600, directory: dir)
             #expect([0, 65].contains(result.status), "\(result.stderr)")
             return result.maxResidentKiB
         }
@@ -306,7 +306,7 @@ struct BoundaryTests {
             }
         ])
         let result = try Catctl.runBounded(
-            ["batch", "--list", "s3://bkt/p/"], memory: 1 << 30, seconds: 120, environment: s3.environment(server))
+            ["batch", "--list", "s3://bkt/p/"], memory: 1 << 30, seconds: 300, environment: s3.environment(server))
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("too many pages"), "\(result.stderr)")
         #expect(count.value < 200, "\(count.value) pages")

@@ -173,7 +173,7 @@ struct ObjectStorageFaultTests {
             }
         ])
         let result = try Catctl.runBounded(
-            ["batch", "--list", "s3://bkt/p/"], memory: 1 << 30, seconds: 120, environment: environment(server))
+            ["batch", "--list", "s3://bkt/p/"], memory: 1 << 30, seconds: 300, environment: environment(server))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutLines.count == 100_000)
         #expect(result.stdoutLines.last == "s3://bkt/p/cat-099999.jpg")
