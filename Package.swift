@@ -9,8 +9,8 @@ import PackageDescription
 //     core: what `filters` and `bench` list comes through CatScenes/Listings)
 //   CatScenes ─► CatNetwork, FilterCore, CatFaces, CatModels, CatImageIO, CatPixels
 //   CatImageIO ─► CatPixels, CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim,
-//     CHEIFShim, CTIFFShim (the codecs and files; an s3:// path goes through the seam,
-//     CatSupport's ObjectStore, to the store catctl plugs in: CatNetwork's S3Store)
+//     CHEIFShim, CTIFFShim (the codecs, and local files behind the storage seam, CatSupport's
+//     Storage; an s3:// path goes through it to the store catctl plugs in: CatNetwork's S3Store)
 //   FilterCore ─► CatPixels, CFilterKernels, CKernelDispatch, CFreeTypeShim (the caption font); it knows no codec
 //     (its streaming pipeline pulls from a RowSource and pushes to a RowSink) and no detector
 //     (a scene hands its chains a SubjectFinder: CatScenes, over CatFaces)
@@ -21,8 +21,8 @@ import PackageDescription
 //   CFilterKernels, CCatDetectors, CCatModels ─► CKernelDispatch (one choice of SIMD build)
 //   CatPixels ─► (nothing but CatSupport): PixelBuffer, regions, drawing, animation frames,
 //     metadata, orientation, RowSource/RowSink; no I/O
-//   CatNetwork ─► CCURLShim (HTTP, the providers, S3 behind the ObjectStore seam; it knows no
-//     image format: the codec registry's recognizer is handed to it)
+//   CatNetwork ─► CCURLShim, CShimSupport (HTTP, the providers, S3 behind the Storage seam; it
+//     knows no image format: the codec registry's recognizer is handed to it)
 // C shims are imported with `internal import`: no C type reaches a public API. CShimSupport
 // holds what the shims share (a write that retries on EINTR, the copy of their input, messages).
 let package = Package(
@@ -161,7 +161,7 @@ let package = Package(
         .target(
             name: "FilterCore",
             dependencies: ["CatSupport", "CatPixels", "CFilterKernels", "CKernelDispatch", "CFreeTypeShim"]),
-        .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim"]),
+        .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim", "CShimSupport"]),
         .target(
             name: "CatScenes",
             dependencies: [

@@ -1,4 +1,5 @@
 import CatPixels
+import CatSupport
 
 /// The one way catctl writes an image file: to an output path (`OutputFile`: atomic,
 /// links followed, FIFOs straight through, confined to a batch's folder), through the
@@ -54,25 +55,15 @@ public enum ImageFile {
         to output: PreparedOutput, width: Int, height: Int, hasAlpha: Bool, metadata: ImageMetadata,
         options: EncodeOptions, rows: (ImageWriter) throws -> Void
     ) throws {
-        var failure: (any Error)?
         let name = displayName(output.path)
-        do {
-            try OutputFile.write(to: output) { (fd: Int32) throws(ImageIOError) in
-                let writer = try ImageWriter(
-                    fd: fd, path: name, width: width, height: height, hasAlpha: hasAlpha,
-                    metadata: metadata, options: options)
-                do {
-                    try rows(writer)
-                } catch let error as ImageIOError {
-                    throw error
-                } catch {
-                    failure = error  // a filter's failure: the write stops, and this is what is thrown
-                    throw .writeFailed(path: name, reason: "\(error)")
-                }
-            }
-        } catch {
-            throw failure ?? error
-        }
+        try OutputFile.write(
+            to: output,
+            rethrowing: { fd in
+                try rows(
+                    ImageWriter(
+                        fd: fd, path: name, width: width, height: height, hasAlpha: hasAlpha, metadata: metadata,
+                        options: options))
+            })
     }
 
     /// What errors call an output: "(stdout)" for "-".

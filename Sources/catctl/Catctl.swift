@@ -69,7 +69,7 @@ struct Catctl: AsyncParsableCommand {
         OutputFile.recordInheritedDescriptors()  // before anything opens one
         SystemCalls.keepConsole()  // stderr, before a library call can point fd 2 elsewhere
         Interrupts.install()
-        ObjectStores.register(S3Store())  // s3:// paths, wherever a path is taken
+        Storages.register(S3Store())  // s3:// paths, wherever a path is taken
         // Names that are not UTF-8 keep their bytes (FileNames); CommandLine.arguments would not.
         let arguments = Array(FileNames.commandLineArguments().dropFirst())
         do {

@@ -1,44 +1,69 @@
+internal import CShimSupport
 import CatSupport
 
-/// S3 behind the object-store seam (`ObjectStore`): what `s3://` paths do, over `S3Client`.
-/// `catctl` registers it at start; nothing else names S3 outside this folder.
-public struct S3Store: ObjectStore {
+/// S3 behind the storage seam (`Storage`): what `s3://` paths do, over `S3Client`. Reads
+/// come into memory and go to the decoder from there (no temporary file); writes are encoded
+/// into a memory file and uploaded when the encoder is done, so an object appears whole or
+/// not at all, as a file is renamed into place. `catctl` registers it at start; nothing else
+/// names S3 outside this folder.
+public struct S3Store: Storage {
     public init() {}
 
     public func names(_ path: String) -> Bool { S3Location.names(path) }
 
-    public func isPrefix(_ path: String) throws(StorageError) -> Bool { try location(path).isPrefix }
+    public func isFolder(_ path: String) throws(StorageError) -> Bool { try location(path).isPrefix }
 
-    public func contains(prefix: String, _ path: String) -> Bool {
-        guard let prefix = try? S3Location(prefix), prefix.isPrefix, let location = try? S3Location(path) else {
+    /// A listing takes every key under the prefix, outputs included.
+    public var listingSkipsOutputs: Bool { false }
+
+    /// Whether `path` lies under the prefix `folder` (it would be listed with its objects).
+    public func contains(folder: String, _ path: String) -> Bool {
+        guard let prefix = try? S3Location(folder), prefix.isPrefix, let location = try? S3Location(path) else {
             return false
         }
         return prefix.contains(location)
     }
 
-    public func read(_ path: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
+    /// The object's bytes, refused before the download when S3 announces more than
+    /// `maxBytes`, stopped when it sends more. (`special` is for local files.)
+    public func open(_ path: String, maxBytes: Int, special: SpecialFiles) throws(StorageError) -> StoredInput {
         let location = try object(path)
         let s3 = try client()
         do {
-            return try s3.get(location, maxBytes: maxBytes)
+            return .bytes(try s3.get(location, maxBytes: maxBytes))
         } catch let .tooLarge(_, announced, _) {
             throw StorageError(
                 .tooLarge, S3Error.tooLarge(location: path, bytes: announced, limit: maxBytes).description,
-                reason: announced == nil ? "it sent more; the download was stopped" : "as S3 announces it")
+                reason: "larger than \(maxBytes / 1_048_576) MiB, "
+                    + (announced == nil ? "it sent more; the download was stopped" : "as S3 announces it"))
         } catch {
             throw StorageError(error)
         }
     }
 
-    public func checkCreatable(_ path: String, folderChecked: Bool) throws(StorageError) {
-        _ = try object(path)
-        _ = try client()
-        if !folderChecked { try checkFolder(path) }
+    /// A well-formed object, S3 set up, and its bucket there (unless below a batch's output
+    /// prefix, whose bucket was checked once when the run began).
+    public func prepare(
+        _ path: String, input: String?, force: Bool, within folder: OutputFolder?, mediaType: String?
+    ) throws(StorageError) -> any StorageOutput {
+        if !force, input == path { throw .outputIsInput(path: path) }
+        let location = try object(path)
+        let s3 = try client()
+        if folder == nil { try checkFolder(path) }
+        return Upload(
+            path: path, location: location, client: s3, mediaType: mediaType,
+            keepExisting: folder?.keepExisting ?? false)
+    }
+
+    /// A prefix has nothing to make: S3 must be set up and the bucket there, that is all.
+    public func prepareFolder(_ path: String) throws(StorageError) -> OutputFolder {
+        try checkFolder(path)
+        return OutputFolder(path: path, resolved: path, device: 0, inode: 0)
     }
 
     /// A HEAD of the bucket. Credentials that may write but not look at the bucket (HEAD needs
     /// s3:ListBucket) get no answer here: the upload itself decides.
-    public func checkFolder(_ path: String) throws(StorageError) {
+    private func checkFolder(_ path: String) throws(StorageError) {
         let location = try self.location(path)
         let s3 = try client()
         let exists: Bool
@@ -52,23 +77,43 @@ public struct S3Store: ObjectStore {
         if !exists { throw Self.noBucket(path, location) }
     }
 
-    public func write(_ path: String, from fd: Int32, size: Int, mediaType: String?, keepExisting: Bool)
-        throws(StorageError)
-    {
-        let location = try object(path)
-        let s3 = try client()
-        do {
-            try s3.put(location, from: fd, size: size, contentType: mediaType, ifAbsent: keepExisting)
-        } catch .noSuchBucket {
-            throw Self.noBucket(path, location)
-        } catch {
-            throw StorageError(error)
+    /// An object to be: the output is encoded into a memory file, then uploaded whole.
+    /// `keepExisting`: an object another task wrote meanwhile stays (`exists`).
+    final class Upload: StorageOutput {
+        let path: String
+        let location: S3Location
+        let client: S3Client
+        let mediaType: String?
+        let keepExisting: Bool
+
+        init(path: String, location: S3Location, client: S3Client, mediaType: String?, keepExisting: Bool) {
+            (self.path, self.location, self.client) = (path, location, client)
+            (self.mediaType, self.keepExisting) = (mediaType, keepExisting)
+        }
+
+        func write(_ body: (Int32) throws -> Void) throws {
+            let fd = cs_memory_file("catctl-output")
+            guard fd >= 0 else {
+                throw StorageError.cannotCreate(path: path, reason: "no memory file: \(errnoReason(errno))")
+            }
+            defer { CatSupport.close(fd) }
+            try body(fd)
+            let size = Int(lseek(fd, 0, SEEK_END))
+            guard size >= 0 else { throw StorageError.writeFailed(path: path, reason: errnoReason(errno)) }
+            do {
+                try client.put(location, from: fd, size: size, contentType: mediaType, ifAbsent: keepExisting)
+            } catch .noSuchBucket {
+                throw S3Store.noBucket(path, location)
+            } catch {
+                throw StorageError(error)
+            }
         }
     }
 
+    /// Every key listed counts against `maxKeys` (each is network work), kept or not.
     public func list(
-        _ path: String, recursive: Bool, maxKeys: Int, found: (_ path: String, _ relative: String) -> Void,
-        outside: (_ path: String) -> Void
+        _ path: String, recursive: Bool, maxKeys: Int, skipping: OutputFolder?, keep: (_ relative: String) -> Bool,
+        found: (_ path: String, _ relative: String) -> Void, outside: (_ path: String) -> Void
     ) throws(StorageError) {
         let prefix = try location(path)
         let s3 = try client()
@@ -80,9 +125,8 @@ public struct S3Store: ObjectStore {
                         outside(object.location.description)
                         continue
                     }
-                    found(
-                        object.location.description,
-                        FileNames.decode(FileNames.encode(object.location.key).dropFirst(prefixBytes)))
+                    let relative = FileNames.decode(FileNames.encode(object.location.key).dropFirst(prefixBytes))
+                    if keep(relative) { found(object.location.description, relative) }
                 }
             }
         } catch .noSuchBucket {
@@ -159,7 +203,7 @@ public struct S3Store: ObjectStore {
         return location
     }
 
-    private static func noBucket(_ path: String, _ location: S3Location) -> StorageError {
+    fileprivate static func noBucket(_ path: String, _ location: S3Location) -> StorageError {
         let reason = "the bucket \(location.bucket) does not exist"
         return StorageError(.missingFolder, "cannot use \(path): \(reason)", reason: reason)
     }

@@ -40,52 +40,45 @@ public struct BatchInteractor: BatchInteractorInput {
                     try Self.addLines(reading: STDIN_FILENO, name: "(stdin)", to: &out)
                     continue
                 }
-                if let store = ObjectStores.store(for: input) {
-                    // A prefix is listed (as a folder is walked); an object is one input.
-                    guard try Self.storage(input, { () throws(StorageError) in try store.isPrefix(input) }) else {
-                        try out.add(input)
-                        continue
-                    }
-                    // At most the inputs still allowed (every listed key counts, so none is dropped
-                    // here); images by extension, keys with a hidden component (`.x/`, `.x.jpg`) left out.
-                    try Self.storage(input) { () throws(StorageError) in
-                        try store.list(
-                            input, recursive: recursive, maxKeys: out.limit - out.count,
-                            found: { path, relative in
-                                let parts = FileNames.components(of: relative)
-                                guard !parts.isEmpty, !parts.contains(where: FileNames.isHidden),
-                                    !relative.hasSuffix("/"), ImageFormat(path: relative) != nil
-                                else { return }
-                                let start = FileNames.encode(path).count - FileNames.encode(relative).count
-                                _ = try? out.add(path, relativeFrom: start)
-                            },
-                            outside: { path in
-                                out.note(
-                                    "left out \(path): the server listed it under \(input), but its key does not "
-                                        + "start with that prefix")
-                            })
-                    }
+                // A folder (a local one, an S3 prefix) is listed; anything else is one input (a
+                // missing file fails on its own, the others go on).
+                let storage = Storages.storage(for: input)
+                guard try Self.storage(input, { () throws(StorageError) in try storage.isFolder(input) }) else {
+                    try out.add(input)
                     continue
                 }
-                guard FileSystem.isDirectory(input) else {
-                    try out.add(input)  // a missing file fails on its own, the others go on
-                    continue
-                }
-                let folder = input.hasSuffix("/") ? input : input + "/"
-                let start = FileNames.encode(folder).count
-                for name in try Self.images(
-                    in: folder, recursive: recursive, skipping: skipping, limit: out.limit - out.count)
-                {
-                    try out.add(folder + name, relativeFrom: start)
+                // At most the inputs still allowed, so none is dropped here; images by extension,
+                // anything with a hidden component (`.x/`, `.x.jpg`) left out.
+                let allowed = out.limit - out.count
+                do {
+                    try storage.list(
+                        input, recursive: recursive, maxKeys: allowed, skipping: skipping,
+                        keep: { relative in
+                            let parts = FileNames.components(of: relative)
+                            return !parts.isEmpty && !parts.contains(where: FileNames.isHidden)
+                                && !relative.hasSuffix("/") && ImageFormat(path: relative) != nil
+                        },
+                        found: { path, relative in
+                            let start = FileNames.encode(path).count - FileNames.encode(relative).count
+                            _ = try? out.add(path, relativeFrom: start)
+                        },
+                        outside: { path in
+                            out.note(
+                                "left out \(path): the server listed it under \(input), but its key does not "
+                                    + "start with that prefix")
+                        })
+                } catch  where error.kind == .tooMany {
+                    throw BatchInputs.Overflow(limit: out.limit)
+                } catch {
+                    throw Self.failure(input, error)
                 }
             }
             // A manifest: the list of a bucket or a tree made once, so that N tasks do not each
             // list it. Read as it comes, within InputFile's size limit (512 MiB).
             if let manifest {
-                if ObjectStores.store(for: manifest) != nil {
-                    try out.addLines(try InputFile.read(manifest))
-                } else {
-                    let (fd, _) = try InputFile.open(manifest, maxBytes: InputFile.defaultMaxBytes)
+                switch try InputFile.open(manifest) {
+                case let .bytes(bytes): try out.addLines(bytes)
+                case let .file(fd, _), let .stream(fd):
                     defer { if fd != STDIN_FILENO { close(fd) } }
                     try Self.addLines(reading: fd, name: manifest, to: &out)
                 }
@@ -112,46 +105,6 @@ public struct BatchInteractor: BatchInteractorInput {
         }
     }
 
-    /// The images in `folder` (paths relative to it, sorted), hidden files and folders
-    /// left out; symbolic links to folders are not followed, so a walk always ends, and
-    /// the output folder is never entered.
-    static func images(in folder: String, recursive: Bool, skipping: OutputFolder?, limit: Int = .max)
-        throws(BatchInputs.Overflow) -> [String]
-    {
-        var found: [String] = []
-        var over = false
-        func walk(_ fd: Int32, _ prefix: String, depth: Int) {
-            defer { close(fd) }
-            var st = stat()
-            // The output folder is never walked into (the folder given may be it: then its own images count).
-            if depth > 0, let skipping, fstat(fd, &st) == 0, skipping.isFolder(st) { return }
-            for entry in FileSystem.entries(ofDirectory: fd) ?? [] where !FileNames.isHidden(entry.name) && !over {
-                switch entry.type {
-                case S_IFDIR:
-                    guard recursive, depth < 256 else { continue }
-                    let sub = FileSystem.openat(fd, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                    if sub >= 0 { walk(sub, prefix + entry.name + "/", depth: depth + 1) }
-                case S_IFREG, S_IFLNK:
-                    // A link counts when it leads to a file (never into a folder).
-                    if ImageFormat(path: entry.name) != nil,
-                        entry.type == S_IFREG || FileSystem.type(of: entry.name, in: fd, follow: true) == S_IFREG
-                    {
-                        guard found.count < limit else {
-                            over = true
-                            return
-                        }
-                        found.append(prefix + entry.name)
-                    }
-                default: continue
-                }
-            }
-        }
-        let top = FileSystem.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if top >= 0 { walk(top, "", depth: 0) }
-        if over { throw BatchInputs.Overflow(limit: limit) }
-        return found.sorted()
-    }
-
     @concurrent
     public func prepareOutputDirectory(_ directory: String) async throws -> OutputFolder {
         try OutputFolder.prepare(directory)
@@ -161,12 +114,11 @@ public struct BatchInteractor: BatchInteractorInput {
     public func existingOutputs(_ outputs: BatchOutputs, of work: [Int32], in folder: OutputFolder) async throws
         -> [Bool]
     {
-        if let store = ObjectStores.store(for: folder.path) {
-            return try Self.storage(folder.path) { () throws(StorageError) in
-                try store.existing(count: work.count, under: folder.path) { outputs.output(Int(work[$0])) }
+        try Self.storage(folder.path) { () throws(StorageError) in
+            try Storages.storage(for: folder.path).existing(count: work.count, under: folder.path) {
+                outputs.output(Int(work[$0]))
             }
         }
-        return work.map { FileSystem.exists(outputs.output(Int($0)), follow: false) }
     }
 
     @concurrent
@@ -178,14 +130,13 @@ public struct BatchInteractor: BatchInteractorInput {
 }
 
 extension BatchInteractor {
-    /// An object store's answer for `path`; its failure as a file's (a folder or bucket that
-    /// is not there is an input that is missing).
+    /// A storage's answer for `path`; its failure as a file's.
     static func storage<T>(_ path: String, _ body: () throws(StorageError) -> T) throws(ImageIOError) -> T {
-        do {
-            return try body()
-        } catch {
-            if error.kind == .missingFolder { throw .inputMissing(path: path) }
-            throw .storage(error)
-        }
+        do { return try body() } catch { throw failure(path, error) }
+    }
+
+    /// A folder or bucket that is not there is an input that is missing.
+    static func failure(_ path: String, _ error: StorageError) -> ImageIOError {
+        error.kind == .missingFolder ? .inputMissing(path: path) : ImageIOError(error, path: path)
     }
 }

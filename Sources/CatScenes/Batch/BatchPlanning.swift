@@ -73,7 +73,7 @@ public enum BatchPlanning {
         return out.isEmpty ? [slash] : out
     }
 
-    /// Whether the bytes start with "s3://", any case: what `ObjectStores.store(for:)` finds
+    /// Whether the bytes start with "s3://", any case: what `Storages.store(for:)` finds
     /// S3's, on bytes and with no lock, since planning asks it once an input (up to 10^7).
     static func isObjectStorage(_ path: ArraySlice<UInt8>) -> Bool {
         path.count >= 5 && zip(path, "s3://".utf8).allSatisfy { $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) == $1 }

@@ -267,23 +267,23 @@ public final class BatchPresenter {
     /// Outputs may never land under an input prefix in object storage: the next run (or
     /// the next task listing it) would take them as inputs, and again (the loop of
     /// functions triggered by their own uploads). Checked on the output prefix before any
-    /// listing, and on every output path once the names are known. Folders need no check:
-    /// their walk never enters the output folder.
+    /// listing, and on every output path once the names are known. Local folders need no
+    /// check (`listingSkipsOutputs`): their walk never enters the output folder.
     static func checkOutputsOutsideInputs(
         _ inputs: [String], directory: String? = nil, outputs: BatchOutputs? = nil
     ) throws(SceneFailure) {
-        let prefixes: [(path: String, store: any ObjectStore)] = inputs.compactMap { input in
-            guard let store = ObjectStores.store(for: input), (try? store.isPrefix(input)) == true else { return nil }
-            return (input, store)
+        let prefixes: [(path: String, store: any Storage)] = inputs.compactMap { input in
+            let storage = Storages.storage(for: input)
+            guard !storage.listingSkipsOutputs, (try? storage.isFolder(input)) == true else { return nil }
+            return (input, storage)
         }
         guard !prefixes.isEmpty else { return }
         var targets: [String] = []
-        if let directory, let store = ObjectStores.store(for: directory), let isPrefix = try? store.isPrefix(directory)
-        {
-            targets.append(isPrefix ? directory : directory + "/")
+        if let directory, let isFolder = try? Storages.storage(for: directory).isFolder(directory) {
+            targets.append(isFolder ? directory : directory + "/")
         }
         func check(_ target: String) throws(SceneFailure) {
-            guard let prefix = prefixes.first(where: { $0.store.contains(prefix: $0.path, target) })?.path else {
+            guard let prefix = prefixes.first(where: { $0.store.contains(folder: $0.path, target) })?.path else {
                 return
             }
             throw SceneFailure(

@@ -93,10 +93,11 @@ public struct SceneFailure: Error, Equatable, Sendable {
 
     static func status(of error: StorageError) -> ExitStatus {
         switch error.kind {
-        case .usage: return .usage
+        case .usage, .tooMany: return .usage
         case .credentials: return .noPermission
-        case .missing, .missingFolder, .tooLarge: return .noInput
-        case .exists, .cannotWrite: return .cannotCreate
+        case .missing, .missingFolder, .tooLarge, .unreadable: return .noInput
+        case .exists, .cannotWrite, .cannotCreate, .outputIsInput: return .cannotCreate
+        case .writeFailed: return .ioError
         case .transient: return .tempFail
         case .refused: return .unavailable
         case .cancelled: return .interrupted
