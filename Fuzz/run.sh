@@ -3,6 +3,7 @@
 # test fixtures; new inputs go to .build-fuzz/corpus-<target>/, crashes to
 # Fuzz/crashes/<target>/ (commit them as fixtures with a regression test).
 #   Fuzz/run.sh [SECONDS] [TARGET...]      TARGET: a target of Fuzz/targets (default: all)
+# CATCTL_FUZZ_JOBS targets fuzz at once in the first pass (default: the cores).
 # Then the decoders' bomb mode, for BOMB_SECONDS each (CATCTL_FUZZ_BOMB_SECONDS, default
 # SECONDS): the real default limits (CATCTL_FUZZ_LIMITS=default), -rss_limit_mb=1024 and
 # -timeout of its line in Fuzz/targets for one decode of every frame, seeded with the hostile fixtures too, so that a file costing far more
@@ -32,20 +33,37 @@ seed() {  # target -> seed folder
 bomb_seconds=${CATCTL_FUZZ_BOMB_SECONDS:-$seconds}
 [ "$seconds" != 0 ] || bomb_seconds=${CATCTL_FUZZ_BOMB_SECONDS:-60}
 status=0
-for t in "${targets[@]}"; do
-  [ "$seconds" != 0 ] || continue
-  corpus="$out/corpus-$t"
-  crashes="$PWD/Fuzz/crashes/$t"
+# The first pass runs CATCTL_FUZZ_JOBS targets at a time (default: one per core): each
+# target is one process on one core, and its inputs are small, so two of them on two cores
+# find as much each as one alone, in half the time. Bomb mode below stays one at a time:
+# it measures each decode's memory and time against the real limits.
+fuzz_one() {
+  local t=$1 corpus="$out/corpus-$1" crashes="$PWD/Fuzz/crashes/$1" seeds
   mkdir -p "$corpus" "$crashes"
   seeds=$(seed "$t")
   echo "fuzzing $t for ${seconds}s" >&2
-  if ! SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "$seeds" \
-      > "$out/fuzz-$t.log" 2>&1; then
-    echo "fuzz-$t FAILED: see $out/fuzz-$t.log and $crashes/" >&2
-    status=1
+  local rc=0
+  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$out/fuzz-$t" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "$seeds" \
+    > "$out/fuzz-$t.log" 2>&1 || rc=1
+  [ $rc = 0 ] || echo "fuzz-$t FAILED: see $out/fuzz-$t.log and $crashes/" >&2
+  { echo "$t:"; grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$out/fuzz-$t.log" | tail -3; } >&2 || true
+  return $rc
+}
+jobs=${CATCTL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for t in "${targets[@]}"; do
+  [ "$seconds" != 0 ] || continue
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || status=1
+    running=$((running - 1))
   fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$out/fuzz-$t.log" | tail -3 >&2 || true
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 
 # Bomb mode: the decoders at the real limits, with the hostile fixtures among the seeds.
