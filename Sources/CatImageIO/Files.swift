@@ -10,18 +10,24 @@ extension Storages {
 }
 
 extension ImageIOError {
-    /// A storage's failure as the files' error about `path` (as the user named it). A folder
-    /// (a bucket) that is not there is an output that cannot be created when `writing`.
-    package init(_ error: StorageError, path: String, writing: Bool = false) {
+    /// What was being done when a storage failed: the same kind reads differently.
+    package enum StorageUse { case reading, writing, listing }
+
+    /// A storage's failure as the files' error about `path` (as the user named it). The local
+    /// kinds are the files' own cases; a store's are `.storage` (its own sentence), except a
+    /// missing or too large object read (a missing or unreadable input), a missing bucket
+    /// written to (an output that cannot be created) or listed (an input that is missing).
+    package init(_ error: StorageError, path: String, in use: StorageUse) {
         let path = error.path.isEmpty ? path : error.path
-        switch error.kind {
-        case .missing: self = .inputMissing(path: path)
-        case .unreadable, .tooLarge: self = .inputUnreadable(path: path, reason: error.reason)
-        case .cannotCreate: self = .cannotCreate(path: path, reason: error.reason)
-        case .outputIsInput: self = .outputIsInput(path: path)
-        case .writeFailed: self = .writeFailed(path: path, reason: error.reason)
-        case .missingFolder: self = writing ? .cannotCreate(path: path, reason: error.reason) : .storage(error)
-        case .usage, .credentials, .tooMany, .exists, .transient, .refused, .cancelled, .cannotWrite:
+        switch (error.kind, use) {
+        case (.missing, .reading): self = .inputMissing(path: path)
+        case (.tooLarge, .reading), (.unreadable, _): self = .inputUnreadable(path: path, reason: error.reason)
+        case (.missingFolder, .writing), (.cannotCreate, _): self = .cannotCreate(path: path, reason: error.reason)
+        case (.missingFolder, .listing): self = .inputMissing(path: path)
+        case (.outputIsInput, _): self = .outputIsInput(path: path)
+        case (.writeFailed, _): self = .writeFailed(path: path, reason: error.reason)
+        case (.missing, _), (.tooLarge, _), (.missingFolder, _), (.usage, _), (.credentials, _), (.tooMany, _),
+            (.exists, _), (.transient, _), (.refused, _), (.cancelled, _), (.cannotWrite, _):
             self = .storage(error)
         }
     }
@@ -54,7 +60,7 @@ public enum InputFile {
         throws(ImageIOError) -> StoredInput
     {
         do { return try Storages.storage(for: path).open(path, maxBytes: maxBytes, special: special) } catch {
-            throw ImageIOError(error, path: path)
+            throw ImageIOError(error, path: path, in: .reading)
         }
     }
 
@@ -188,7 +194,7 @@ public enum OutputFile {
                 try Storages.storage(for: path).prepare(
                     path, input: input, force: force, within: root, mediaType: ImageFormat(path: path)?.mediaType))
         } catch {
-            throw ImageIOError(error, path: path, writing: true)
+            throw ImageIOError(error, path: path, in: .writing)
         }
     }
 
@@ -263,19 +269,27 @@ public enum OutputFile {
         } catch let error as ImageIOError {
             throw error
         } catch {
-            preconditionFailure("only the body's ImageIOError comes back: \(error)")
+            throw .writeFailed(path: output.path, reason: "\(error)")  // no storage throws other errors
         }
     }
 
-    /// As `write(to:_:)`, for a body that may throw anything (its error is thrown as it is,
-    /// after the output is discarded); the storage's failures are `ImageIOError`s.
+    /// As `write(to:_:)`, for a body that may throw anything: its error is thrown as it is,
+    /// after the output is discarded; the storage's own failures are `ImageIOError`s.
     public static func write(to output: PreparedOutput, rethrowing body: (Int32) throws -> Void) throws {
         precondition(!output.written, "an output is written once")
         output.written = true
+        var failure: (any Error)?
         do {
-            try output.output.write(body)
-        } catch let error as StorageError {
-            throw ImageIOError(error, path: output.path, writing: true)
+            try output.output.write { fd in
+                do { try body(fd) } catch {
+                    failure = error
+                    throw error
+                }
+            }
+        } catch {
+            if let failure { throw failure }
+            if let error = error as? StorageError { throw ImageIOError(error, path: output.path, in: .writing) }
+            throw ImageIOError.writeFailed(path: output.path, reason: "\(error)")
         }
     }
 
@@ -292,7 +306,7 @@ extension OutputFolder {
     /// store's prefix has nothing to make: its bucket must be there, that is all).
     public static func prepare(_ path: String) throws(ImageIOError) -> OutputFolder {
         do { return try Storages.storage(for: path).prepareFolder(path) } catch {
-            throw ImageIOError(error, path: path, writing: true)
+            throw ImageIOError(error, path: path, in: .writing)
         }
     }
 }

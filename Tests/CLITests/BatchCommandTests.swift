@@ -43,6 +43,21 @@ struct BatchCommandTests {
         #expect(upright.width == 16 && upright.height == 24)
     }
 
+    /// The bound on inputs counts each path once, however it came (a file named and again
+    /// in its folder's walk), and the message names the bound given.
+    @Test func theInputBoundCountsEachPathOnce() throws {
+        let src = try inputs(), out = try Fixtures.temporaryDirectory()
+        let one = src.path + "/chelsea-420.jpg"
+        let within = try Catctl.run(
+            ["batch", "--filter", "sepia", "--max-inputs", "5", "--output-dir", out.path, one, src.path])
+        #expect(within.status == 65, "\(within.stderr)")  // broken.jpg fails; the five images are the bound
+        #expect(within.stderr.contains("4 written, 1 failed"), "\(within.stderr)")
+        let over = try Catctl.run(
+            ["batch", "--filter", "sepia", "--max-inputs", "4", "--output-dir", out.path, one, src.path])
+        #expect(over.status == 64, "\(over.stderr)")
+        #expect(over.stderr.contains("over 4 inputs"), "\(over.stderr)")
+    }
+
     @Test func stdinPathsFormatAndCollisions() throws {
         let src = try inputs(), out = try Fixtures.temporaryDirectory()
         let list = out.deletingLastPathComponent().appendingPathComponent("list-\(UUID().uuidString).txt")

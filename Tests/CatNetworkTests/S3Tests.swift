@@ -1,3 +1,4 @@
+import CatSupport
 import Testing
 
 @testable import CatNetwork
@@ -16,6 +17,16 @@ struct S3Tests {
             "s3://cats/a/../../other/x.jpg", "s3://cats/./x.jpg", "s3://cats/in/..", "s3://cats/../x",
         ] {
             #expect(throws: S3Error.self, "\(bad)") { try S3Location(bad) }
+        }
+    }
+
+    /// An object is never written over itself unless forced, however its scheme is spelt;
+    /// refused before any request (no credentials are set here).
+    @Test func anOutputThatIsItsInputIsRefused() throws {
+        for input in ["s3://cats/k.png", "S3://cats/k.png"] {
+            #expect(throws: StorageError.outputIsInput(path: "s3://cats/k.png"), "\(input)") {
+                try S3Store().prepare("s3://cats/k.png", input: input, force: false, within: nil, mediaType: nil)
+            }
         }
     }
 

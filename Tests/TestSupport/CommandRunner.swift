@@ -127,6 +127,7 @@ public enum Catctl {
             for p in envp { free(p) }
         }
         var pid: pid_t = 0
+        let began = ContinuousClock.now
         let code = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
         guard code == 0 else { throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
         var status: Int32 = 0
@@ -140,6 +141,26 @@ public enum Catctl {
         // Linux's wait4 gives the largest of the child and the children it waited for (timeout
         // waits for catctl; prlimit becomes it).
         result.maxResidentKiB = Int(usage.ru_maxrss)
+        recordCPU(usage, ContinuousClock.now - began, [executable.path] + arguments)
         return result
+    }
+
+    /// With CATCTL_CPU_LOG (scripts/test sets it), each program a test runs (catctl, and the
+    /// tools around it) appends its processor time and wall time there, one line a run
+    /// ("cpu wall command"), so that a run's log says where the suite's time goes.
+    static func recordCPU(_ usage: rusage, _ wall: Duration, _ command: [String]) {
+        guard let log = ProcessInfo.processInfo.environment["CATCTL_CPU_LOG"], !log.isEmpty else { return }
+        let cpu =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        // catctl past GNU time, timeout and prlimit (runBounded), else the program run.
+        let words = command.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        let named = words[(words.firstIndex(of: "catctl") ?? 0)...].prefix(3)
+        let line = String(format: "%.2f %.2f", cpu, seconds) + " \(named.joined(separator: " "))\n"
+        let fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = line.withCString { write(fd, $0, strlen($0)) }
     }
 }

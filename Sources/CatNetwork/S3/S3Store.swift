@@ -48,6 +48,8 @@ public struct S3Store: Storage {
     ) throws(StorageError) -> any StorageOutput {
         if !force, input == path { throw .outputIsInput(path: path) }
         let location = try object(path)
+        // The same object however it is spelt (`S3://`, `s3://`): never replaced unless forced.
+        if !force, let input, (try? S3Location(input)) == location { throw .outputIsInput(path: path) }
         let s3 = try client()
         if folder == nil { try checkFolder(path) }
         return Upload(

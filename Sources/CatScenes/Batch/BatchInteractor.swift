@@ -47,20 +47,26 @@ public struct BatchInteractor: BatchInteractorInput {
                     try out.add(input)
                     continue
                 }
-                // At most the inputs still allowed, so none is dropped here; images by extension,
-                // anything with a hidden component (`.x/`, `.x.jpg`) left out.
-                let allowed = out.limit - out.count
-                do {
+                // Images by extension, anything with a hidden component (`.x/`, `.x.jpg`) left
+                // out; at most the bound on inputs, counted once each path is known to be new
+                // (a path given before its folder is not counted twice).
+                var overflow: BatchInputs.Overflow?
+                do throws(StorageError) {
                     try storage.list(
-                        input, recursive: recursive, maxKeys: allowed, skipping: skipping,
+                        input, recursive: recursive, maxKeys: out.limit, skipping: skipping,
                         keep: { relative in
                             let parts = FileNames.components(of: relative)
                             return !parts.isEmpty && !parts.contains(where: FileNames.isHidden)
                                 && !relative.hasSuffix("/") && ImageFormat(path: relative) != nil
                         },
                         found: { path, relative in
+                            guard overflow == nil else { return }
                             let start = FileNames.encode(path).count - FileNames.encode(relative).count
-                            _ = try? out.add(path, relativeFrom: start)
+                            do throws(BatchInputs.Overflow) {
+                                _ = try out.add(path, relativeFrom: start)
+                            } catch {
+                                overflow = error
+                            }
                         },
                         outside: { path in
                             out.note(
@@ -72,6 +78,7 @@ public struct BatchInteractor: BatchInteractorInput {
                 } catch {
                     throw Self.failure(input, error)
                 }
+                if let overflow { throw overflow }
             }
             // A manifest: the list of a bucket or a tree made once, so that N tasks do not each
             // list it. Read as it comes, within InputFile's size limit (512 MiB).
@@ -137,6 +144,6 @@ extension BatchInteractor {
 
     /// A folder or bucket that is not there is an input that is missing.
     static func failure(_ path: String, _ error: StorageError) -> ImageIOError {
-        error.kind == .missingFolder ? .inputMissing(path: path) : ImageIOError(error, path: path)
+        ImageIOError(error, path: path, in: .listing)
     }
 }
