@@ -66,6 +66,11 @@ let package = Package(
                 .apt(["libheif-dev", "libavif-dev", "libde265-dev", "libdav1d-dev"]),
                 .brew(["libheif", "libavif", "libde265", "dav1d"]),
             ]),
+        // libraqm lays text out over HarfBuzz (shaping) and FriBidi (direction); fontconfig finds
+        // fonts for what the bundled one lacks.
+        .systemLibrary(
+            name: "CLibRaqm", pkgConfig: "raqm fontconfig",
+            providers: [.apt(["libraqm-dev", "libfontconfig-dev"]), .brew(["libraqm", "fontconfig"])]),
         .systemLibrary(
             name: "CLibTIFF", pkgConfig: "libtiff-4",
             providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
@@ -122,8 +127,14 @@ let package = Package(
         .target(name: "CChafaShim", dependencies: ["CLibChafa"]),
         // Raw mode and the terminal given back on every way out, crashes included (signal-safe C).
         .target(name: "CTerminalShim", dependencies: ["CShimSupport"]),
-        // FreeType for caption text (glyphs and stroked outlines into coverage masks).
-        .target(name: "CFreeTypeShim", dependencies: ["CLibFreeType"]),
+        // The caption text stack: FreeType (glyphs, stroked outlines, colour emoji), libraqm over
+        // HarfBuzz and FriBidi (shaping, direction) and fontconfig (fallback fonts).
+        .target(
+            name: "CFreeTypeShim",
+            dependencies: [
+                // Linked on Apple's systems; on Linux loaded when first needed (text_libraries.h).
+                "CLibFreeType", .target(name: "CLibRaqm", condition: .when(platforms: [.macOS])), "CShimSupport",
+            ]),
         // The run-time choice of a SIMD kernel build, and what every kernel target's builds share
         // (ck_simd.h, ck_kernel_list.h: textual headers, included per build).
         .target(name: "CKernelDispatch"),

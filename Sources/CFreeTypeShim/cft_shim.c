@@ -1,7 +1,5 @@
-#include "cft_shim.h"
+#include "cft_private.h"
 
-#include <ft2build.h>
-#include FT_FREETYPE_H
 #include FT_GLYPH_H
 #include FT_STROKER_H
 
@@ -14,16 +12,24 @@ struct cft_font {
     FT_Library library;
     FT_Face face;
     FT_Stroker stroker;
+    long scale;  // a bitmap font's strike to the size asked, 16.16
+    int pixels;  // the size asked
 };
 
-cft_font *cft_open(const char *path, char *error, size_t error_size) {
+FT_Face cft_face(cft_font *font) { return font->face; }
+long cft_bitmap_scale(const cft_font *font) { return font->scale; }
+
+cft_font *cft_open(const char *path, char *error, size_t error_size) { return cft_open_face(path, 0, error, error_size); }
+
+cft_font *cft_open_face(const char *path, long index, char *error, size_t error_size) {
     cft_font *font = calloc(1, sizeof *font);
     if (!font) {
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
     FT_Error code = FT_Init_FreeType(&font->library);
-    if (code == 0) code = FT_New_Face(font->library, path, 0, &font->face);
+    font->scale = 65536;
+    if (code == 0) code = FT_New_Face(font->library, path, index, &font->face);
     if (code == 0) code = FT_Stroker_New(font->library, &font->stroker);
     if (code != 0) {
         const char *reason = FT_Error_String(code);
@@ -42,26 +48,34 @@ void cft_close(cft_font *font) {
     free(font);
 }
 
-int cft_set_size(cft_font *font, int pixels) { return FT_Set_Pixel_Sizes(font->face, 0, (FT_UInt)pixels); }
+int cft_has_char(cft_font *font, uint32_t codepoint) { return FT_Get_Char_Index(font->face, codepoint) != 0; }
+
+int cft_is_colour(cft_font *font) { return FT_HAS_COLOR(font->face) && !FT_IS_SCALABLE(font->face); }
+
+int cft_set_size(cft_font *font, int pixels) {
+    font->pixels = pixels;
+    font->scale = 65536;
+    if (FT_IS_SCALABLE(font->face) || font->face->num_fixed_sizes <= 0)
+        return FT_Set_Pixel_Sizes(font->face, 0, (FT_UInt)pixels);
+    // A bitmap font: the strike nearest the size from above (scaled down looks best).
+    int best = 0;
+    for (int i = 1; i < font->face->num_fixed_sizes; i++) {
+        FT_Pos have = font->face->available_sizes[best].y_ppem, want = (FT_Pos)pixels << 6;
+        FT_Pos size = font->face->available_sizes[i].y_ppem;
+        if ((have < want && size > have) || (size >= want && size < have)) best = i;
+    }
+    FT_Error code = FT_Select_Size(font->face, best);
+    FT_Pos ppem = font->face->available_sizes[best].y_ppem;
+    if (code == 0 && ppem > 0) font->scale = (long)(((int64_t)pixels << 22) / ppem);
+    return code;
+}
 
 void cft_metrics(const cft_font *font, int *ascender, int *descender, int *line_height) {
     const FT_Size_Metrics *m = &font->face->size->metrics;
-    *ascender = (int)((m->ascender + 63) >> 6);
-    *descender = (int)(m->descender >> 6);
-    *line_height = (int)((m->height + 63) >> 6);
-}
-
-long cft_advance(cft_font *font, uint32_t previous, uint32_t codepoint) {
-    FT_UInt glyph = FT_Get_Char_Index(font->face, codepoint);
-    long advance = 0;
-    if (FT_Load_Glyph(font->face, glyph, FT_LOAD_DEFAULT | FT_LOAD_NO_BITMAP) == 0)
-        advance = font->face->glyph->advance.x;
-    if (previous && FT_HAS_KERNING(font->face)) {
-        FT_Vector kern;
-        if (FT_Get_Kerning(font->face, FT_Get_Char_Index(font->face, previous), glyph, FT_KERNING_DEFAULT, &kern) == 0)
-            advance += kern.x;
-    }
-    return advance;
+    long s = font->scale;
+    *ascender = (int)(((m->ascender * s >> 16) + 63) >> 6);
+    *descender = (int)((m->descender * s >> 16) >> 6);
+    *line_height = (int)(((m->height * s >> 16) + 63) >> 6);
 }
 
 // Blits a rendered glyph into a mask with max(), clipped.
@@ -90,16 +104,70 @@ static FT_Error render(FT_Glyph glyph, long subpixel, int x0, int baseline, uint
     return code;
 }
 
-int cft_draw(cft_font *font, uint32_t codepoint, long pen_x, int baseline, uint8_t *fill, uint8_t *outline,
-             int width, int height, long radius) {
-    FT_UInt index = FT_Get_Char_Index(font->face, codepoint);  // 0: the missing-glyph box
+// A colour bitmap (BGRA, premultiplied) scaled by `scale` (16.16) with its top-left at
+// (x0, y0), drawn "over" the RGBA layer; its alpha, dilated by `radius` pixels, goes into
+// `outline` so that the emoji has the text's border.
+static void blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *colour, uint8_t *outline, int width,
+                        int height, int radius) {
+    int w = (int)(((long)b->width * scale + 32768) >> 16), h = (int)(((long)b->rows * scale + 32768) >> 16);
+    for (int y = 0; y < h; y++) {
+        int ty = y0 + y;
+        if (ty < 0 || ty >= height) continue;
+        unsigned sy = (unsigned)(((long)y << 16) / scale);
+        if (sy >= b->rows) sy = b->rows - 1;
+        const uint8_t *row = b->buffer + (long)sy * b->pitch;
+        for (int x = 0; x < w; x++) {
+            int tx = x0 + x;
+            if (tx < 0 || tx >= width) continue;
+            unsigned sx = (unsigned)(((long)x << 16) / scale);
+            if (sx >= b->width) sx = b->width - 1;
+            const uint8_t *p = row + 4 * sx;  // B, G, R, A
+            uint8_t a = p[3];
+            if (a == 0) continue;
+            uint8_t *d = colour + 4 * ((size_t)ty * (size_t)width + (size_t)tx);
+            d[0] = (uint8_t)(p[2] + d[0] * (255 - a) / 255);
+            d[1] = (uint8_t)(p[1] + d[1] * (255 - a) / 255);
+            d[2] = (uint8_t)(p[0] + d[2] * (255 - a) / 255);
+            d[3] = (uint8_t)(a + d[3] * (255 - a) / 255);
+            if (!outline) continue;
+            for (int dy = -radius; dy <= radius; dy++) {
+                int oy = ty + dy;
+                if (oy < 0 || oy >= height) continue;
+                for (int dx = -radius; dx <= radius; dx++) {
+                    int ox = tx + dx;
+                    if (ox < 0 || ox >= width || dx * dx + dy * dy > radius * radius) continue;
+                    uint8_t *o = outline + (size_t)oy * (size_t)width + (size_t)ox;
+                    if (a > *o) *o = a;
+                }
+            }
+        }
+    }
+}
+
+int cft_draw_glyph(cft_font *font, uint32_t index, long pen_x, long pen_y, uint8_t *fill, uint8_t *outline,
+                   uint8_t *colour, int width, int height, long radius) {
+    if (cft_is_colour(font)) {
+        FT_Error code = FT_Load_Glyph(font->face, index, FT_LOAD_COLOR);
+        if (code != 0) return code;
+        FT_GlyphSlot slot = font->face->glyph;
+        if (slot->format != FT_GLYPH_FORMAT_BITMAP) code = FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL);
+        if (code != 0) return code;
+        if (slot->bitmap.pixel_mode != FT_PIXEL_MODE_BGRA || !colour) return 0;
+        long s = font->scale;
+        int x0 = (int)((pen_x + ((long)slot->bitmap_left * s >> 10)) >> 6);
+        int y0 = (int)((pen_y - ((long)slot->bitmap_top * s >> 10)) >> 6);
+        blit_colour(&slot->bitmap, s, x0, y0, colour, outline, width, height, (int)(radius >> 6));
+        return 0;
+    }
     FT_Error code = FT_Load_Glyph(font->face, index, FT_LOAD_DEFAULT | FT_LOAD_NO_BITMAP);
     if (code != 0) return code;
     FT_Glyph glyph;
     code = FT_Get_Glyph(font->face->glyph, &glyph);
     if (code != 0) return code;
-    int x0 = (int)(pen_x >> 6);
+    int x0 = (int)(pen_x >> 6), baseline = (int)(pen_y >> 6);
     long subpixel = pen_x & 63;
+    FT_Vector shift = {0, -(pen_y & 63)};
+    FT_Glyph_Transform(glyph, NULL, &shift);
     if (outline && radius > 0) {
         FT_Glyph border;
         code = FT_Glyph_Copy(glyph, &border);

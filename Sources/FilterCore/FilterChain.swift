@@ -119,6 +119,16 @@ public struct FilterChain: Sendable {
         return placed
     }
 
+    /// What the stages want the user to know before the work (a caption character that no
+    /// installed font has), each once: warnings, never failures.
+    public var notices: [String] {
+        var seen: Set<String> = []
+        return stages.flatMap { stage -> [String] in
+            guard case let .spatial(spatial) = stage else { return [] }
+            return spatial.notices.filter { seen.insert($0).inserted }
+        }
+    }
+
     /// How large a copy the stages that read the picture look at: 512 pixels for the
     /// `attention` and `entropy` gravities (libvips's attention looks at 32 x 32; the
     /// entropy's slices are an eighth of what goes); for the `cat` gravity and captions

@@ -31,6 +31,8 @@ public protocol SpatialStage: Sendable {
     /// The scalar reference the kernel is tested against: the whole image, `src` → `dst`
     /// (never the same buffer; `dst` has the output size).
     func reference(from src: PixelBuffer, into dst: PixelBuffer) throws(FilterError)
+    /// What the user should know before the work (a caption character no font has).
+    var notices: [String] { get }
     /// The same stage for a copy of the image `factor` times the size (a preview): values
     /// in pixels (a blur's sigma, a resize's target, a crop's rectangle) scale with it, so
     /// the preview looks as the full-size result will. Stages without such values return
@@ -39,6 +41,7 @@ public protocol SpatialStage: Sendable {
 }
 
 extension SpatialStage {
+    public var notices: [String] { [] }
     public var halo: Int { 0 }
     public var isIdentity: Bool { false }
     public var inPlace: Bool { false }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import FilterCore
 
-/// Captions through FreeType and the bundled font.
+/// Captions through the text stack (FreeType, libraqm, fontconfig) and the bundled font.
 @Suite("Captions")
 struct CaptionTests {
     func grey(_ width: Int, _ height: Int) throws -> PixelBuffer {
@@ -47,7 +47,8 @@ struct CaptionTests {
     }
 
     @Test func utf8AndCharactersTheFontLacks() throws {
-        // DejaVu has é and even 😺; the CJK character and a private-use one draw its missing-glyph box.
+        // DejaVu has é; 😺 comes from the colour emoji font, 猫 from a CJK font; a private-use
+        // character no font has draws the bundled font's missing-glyph box.
         for text in ["Hé, chat!", "😺", "猫", "\u{E000}"] {
             let out = try FilterChain(specs: ["caption:" + text]).apply(to: try grey(200, 120))
             #expect(!touchedRows(out).isEmpty, "\(text) draws something")

@@ -84,6 +84,7 @@ public final class BatchPresenter {
 
     private func planRun(_ request: BatchRequest) async throws -> Run {
         let chain = try FilterChain(catSpecs: request.filters)
+        for notice in chain.notices { view.showNote(notice) }
         try Self.checkOutputsOutsideInputs(request.inputs, directory: request.outputDirectory)
         var folder = try await interactor.prepareOutputDirectory(request.outputDirectory)
         folder.keepExisting = request.skipExisting

@@ -43,16 +43,16 @@ enum EditRun {
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
             frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop,
-            leftOut: outcome.leftOut)
+            leftOut: outcome.leftOut, notices: chain.notices)
     }
 
     static func result(
         _ request: EditRequest, width: Int, height: Int, specs: [String], elapsed: Duration,
         gallery: Bool = false, frames: (written: Int, input: Int) = (1, 1), pages: Int = 1, crop: EditCatCrop? = nil,
-        leftOut: [String] = []
+        leftOut: [String] = [], notices: [String] = []
     ) -> EditCatResult {
         let output = request.output == "-" ? "stdout" : request.output
-        var notes: [String] = []
+        var notes = notices  // the chain's (a caption character no font has)
         if frames.written < frames.input {
             let animated = ImageFormat.all.filter(\.animates)
             notes.append(

@@ -5,8 +5,10 @@ extension FilterDefinition {
     static let caption = FilterDefinition(
         name: "caption", valueName: "TEXT", kind: .spatial,
         description:
-            "Meme caption: white, dark outline, sized to the width, wrapped (FreeType); at the bottom, or at "
-            + "the top when a cat's face or head is where the bottom caption would go; at most 1000 characters",
+            "Meme caption: white, dark outline, sized to the width, wrapped; any script, shaped (HarfBuzz, "
+            + "right to left where it reads so), fonts found for what the bundled one lacks, colour emoji; at the "
+            + "bottom, or at the top when a cat's face or head is where the bottom caption would go; at most 1000 "
+            + "characters",
         showcase: "HELLO CAT",
         parse: { text throws(FilterError) in [.spatial(try CaptionStage(text, side: .clearOfFaces, filter: "caption"))]
         })
@@ -39,9 +41,11 @@ enum CaptionSide: Sendable {
 
 /// Text over the picture, meme style: white letters with a dark outline, as large as the
 /// width allows (and at most two fifths of the height), wrapped onto several lines when
-/// long, centred at the bottom (or the top). Glyphs and outlines come from FreeType and the
-/// bundled DejaVu Sans Bold; a character the font lacks shows its missing-glyph box. Each
-/// row is drawn over in place, so it streams.
+/// long, centred at the bottom (or the top). The text is shaped (`TextLayout`: HarfBuzz,
+/// FriBidi, libraqm) in the bundled DejaVu Sans Bold and, for what it lacks, the fonts
+/// fontconfig finds (CJK, Devanagari, Thai, colour emoji); a character no font has shows the
+/// missing-glyph box, and the chain says so (`notices`). Each row is drawn over in place, so
+/// it streams.
 struct CaptionStage: SpatialStage {
     /// Longer captions are refused (64): a meme line is a few dozen characters, and each
     /// character costs a glyph at every font size tried (SECURITY.md).
@@ -56,9 +60,13 @@ struct CaptionStage: SpatialStage {
     /// The side still to be decided on the picture.
     var needsPicture: Bool { side == .clearOfFaces }
 
-    private init(text: String, side: CaptionSide) {
+    /// A warning for each character no installed font has (`FilterChain.notices`).
+    let notices: [String]
+
+    private init(text: String, side: CaptionSide, notices: [String]) {
         self.text = text
         self.side = side
+        self.notices = notices
     }
 
     /// This caption on the side that keeps it off `faces` of a `width` × `height` picture:
@@ -66,7 +74,7 @@ struct CaptionStage: SpatialStage {
     func placed(clearOf faces: [Subject], width: Int, height: Int) throws(FilterError) -> CaptionStage {
         let band = try CaptionMask(text, top: false, width: width, height: height)
         let covered = faces.contains { $0.y < band.top + band.height && $0.y + $0.height > band.top }
-        return CaptionStage(text: text, side: covered ? .top : .bottom)
+        return CaptionStage(text: text, side: covered ? .top : .bottom, notices: notices)
     }
 
     init(_ text: String, side: CaptionSide, filter: String) throws(FilterError) {
@@ -80,6 +88,38 @@ struct CaptionStage: SpatialStage {
         }
         self.text = trimmed
         self.side = side
+        // A font that cannot be read fails when the caption is drawn, as it always has.
+        let missing = (try? TextLayout(trimmed, primary: Font.bundled()))?.missing ?? []
+        notices = Self.notices(for: missing)
+    }
+
+    /// "no installed font has 猫, 犬 (U+732B, U+72AC)…", one line per Debian package that
+    /// would draw them (at most 8 characters named, then how many more).
+    static func notices(for missing: [Character]) -> [String] {
+        var byPackage: [(package: String, clusters: [Character])] = []
+        for cluster in missing {
+            let first = cluster.unicodeScalars.first?.value ?? 0
+            let package =
+                TextLayout.isEmoji(cluster)
+                ? "fonts-noto-color-emoji"
+                : (0x2E80...0x9FFF).contains(first) || (0xAC00...0xD7AF).contains(first)
+                    || (0xF900...0xFAFF).contains(first) || (0x20000...0x3FFFF).contains(first)
+                    ? "fonts-noto-cjk" : "fonts-noto-core or fonts-noto-extra"
+            if let i = byPackage.firstIndex(where: { $0.package == package }) {
+                if !byPackage[i].clusters.contains(cluster) { byPackage[i].clusters.append(cluster) }
+            } else {
+                byPackage.append((package, [cluster]))
+            }
+        }
+        return byPackage.map { package, clusters in
+            let shown = clusters.prefix(8)
+            let codes = shown.map { $0.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) } }
+            let more = clusters.count > shown.count ? " and \(clusters.count - shown.count) more" : ""
+            let it = clusters.count == 1 ? "it" : "them"
+            return "no installed font has \(shown.map(String.init).joined(separator: ", "))\(more) "
+                + "(\(codes.map { $0.joined(separator: " ") }.joined(separator: ", "))): the caption shows "
+                + "\(clusters.count == 1 ? "a box" : "boxes") for \(it); \(package) would draw \(it)"
+        }
     }
 
     var inPlace: Bool { true }
@@ -102,80 +142,95 @@ struct CaptionStage: SpatialStage {
     }
 }
 
-/// The caption's coverage: `fill` (the letters) and `outline` (their stroked borders), for
-/// the band of rows [top, top + height) of an image `width` wide.
+/// The caption's coverage: `fill` (the letters), `outline` (their stroked borders) and
+/// `colour` (colour glyphs, emoji: RGBA premultiplied, empty when there are none), for the
+/// band of rows [top, top + height) of an image `width` wide.
 struct CaptionMask: Sendable {
     let width: Int, top: Int, height: Int
-    let fill: [UInt8], outline: [UInt8]
-    /// For tests: the lines the text was wrapped onto, and the font size.
+    let fill: [UInt8], outline: [UInt8], colour: [UInt8]
+    /// For tests: the lines the text was wrapped onto (as scalar strings), and the font size.
     let lines: [String], size: Int
 
     /// The grey of the outline.
     static let dark: Int = 16
 
     init(_ text: String, top atTop: Bool, width: Int, height: Int) throws(FilterError) {
-        let font = try Font.bundled()
-        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        let layout = try TextLayout(text, primary: try Font.bundled())
+        let words = layout.words
         let maxWidth = max(1, width * 92 / 100) * 64
-        var size = max(6, min(width / 9, height / 4)), lines: [String] = []
+        var size = max(6, min(width / 9, height / 4))
+        var lines: [TextLayout.Line] = [], groups: [ArraySlice<TextLayout.Word>] = []
         while true {
-            try font.setSize(size)
-            lines = Self.wrap(words, font: font, maxWidth: maxWidth)
+            try layout.setSize(size)
+            groups = try Self.wrap(words, layout: layout, maxWidth: maxWidth)
+            lines = []
+            for group in groups { lines.append(try layout.shape(group)) }
             let fits =
-                lines.allSatisfy { font.width($0) <= maxWidth }
-                && lines.count * font.metrics.lineHeight <= height * 2 / 5
+                lines.allSatisfy { $0.width <= maxWidth }
+                && lines.reduce(0) { $0 + $1.ascender - $1.descender } <= height * 2 / 5
             if fits || size <= 6 { break }
             size = max(6, size * 9 / 10)
         }
-        let metrics = font.metrics, radius = max(1, size / 14)
-        let band = min(height, lines.count * metrics.lineHeight + 2 * radius)
+        let radius = max(1, size / 14)
+        let band = min(height, lines.reduce(0) { $0 + $1.ascender - $1.descender } + 2 * radius)
         let margin = max(1, height / 40)
         self.width = width
         self.height = band
         self.top = atTop ? min(margin, height - band) : max(0, height - margin - band)
-        self.lines = lines
+        self.lines = groups.map { group in
+            group.enumerated().map { i, word in
+                (i > 0 && word.spaced ? " " : "")
+                    + String(String.UnicodeScalarView(layout.scalars[word.range].compactMap(Unicode.Scalar.init)))
+            }.joined()
+        }
         self.size = size
+        let hasColour = lines.contains { $0.glyphs.contains { layout.fonts[Int($0.font)].isColour } }
         var fill = [UInt8](repeating: 0, count: width * band), outline = fill
+        var colour = [UInt8](repeating: 0, count: hasColour ? width * band * 4 : 4)
         try fill.withUnsafeMutableBufferPointer { (f) throws(FilterError) in
             try outline.withUnsafeMutableBufferPointer { (o) throws(FilterError) in
-                for (i, line) in lines.enumerated() {
-                    try font.draw(
-                        line, x: (width * 64 - font.width(line)) / 2,
-                        baseline: radius + i * metrics.lineHeight + metrics.ascender, fill: f.baseAddress!,
-                        outline: o.baseAddress, width: width, height: band, radius: radius * 64)
+                try colour.withUnsafeMutableBufferPointer { (c) throws(FilterError) in
+                    var baseline = radius
+                    for line in lines {
+                        baseline += line.ascender
+                        try layout.draw(
+                            line, x: (width * 64 - line.width) / 2, baseline: baseline, fill: f.baseAddress!,
+                            outline: o.baseAddress!, colour: c.baseAddress!, width: width, height: band,
+                            radius: radius * 64)
+                        baseline -= line.descender
+                    }
                 }
             }
         }
         self.fill = fill
         self.outline = outline
+        self.colour = hasColour ? colour : []
     }
 
     /// Words greedily onto lines no wider than `maxWidth` (1/64 px); a word wider than a
-    /// line stands alone on one. Each word is measured once: a line's width grows by the
-    /// space and the word, kerning across the joins included, so it is exactly
-    /// `font.width(line)` without measuring the line again.
-    static func wrap(_ words: [String], font: Font, maxWidth: Int) -> [String] {
-        var lines: [String] = [], line: [String] = [], lineWidth = 0
-        let space = font.width(" ")
-        for word in words {
-            let own = font.width(word)
-            let joined =
-                lineWidth + font.kerning(line.last?.unicodeScalars.last, " ") + space
-                + font.kerning(" ", word.unicodeScalars.first) + own
-            if line.isEmpty {
-                (line, lineWidth) = ([word], own)
-            } else if joined <= maxWidth {
-                line.append(word)
-                lineWidth = joined
+    /// line stands alone on one. Words are as `TextLayout.words` gives them (CJK text breaks
+    /// between ideographs). Each word is shaped once, and a line's width is its words' and
+    /// spaces' widths; the lines are then shaped whole (which the fit is checked on).
+    static func wrap(_ words: [TextLayout.Word], layout: TextLayout, maxWidth: Int) throws(FilterError)
+        -> [ArraySlice<TextLayout.Word>]
+    {
+        var lines: [ArraySlice<TextLayout.Word>] = [], start = 0, lineWidth = 0
+        let space = try layout.spaceWidth()
+        for i in words.indices {
+            let own = try layout.shape(words[i...i]).width
+            let gap = words[i].spaced ? space : 0
+            if i == start {
+                lineWidth = own
+            } else if lineWidth + gap + own <= maxWidth {
+                lineWidth += gap + own
             } else {
-                lines.append(line.joined(separator: " "))
-                (line, lineWidth) = ([word], own)
+                lines.append(words[start..<i])
+                (start, lineWidth) = (i, own)
             }
         }
-        if !line.isEmpty { lines.append(line.joined(separator: " ")) }
+        if start < words.count { lines.append(words[start..<words.count]) }
         return lines
     }
-
     /// Paints image row `y` (RGBA8): the outline over the picture, the letters over that;
     /// alpha becomes at least the coverage.
     func draw(row y: Int, into pixels: UnsafeMutablePointer<UInt8>) {
@@ -183,13 +238,15 @@ struct CaptionMask: Sendable {
         let start = (y - top) * width
         for x in 0..<width {
             let o = Int(outline[start + x]), f = Int(fill[start + x])
-            guard o | f != 0 else { continue }
+            let a = colour.isEmpty ? 0 : Int(colour[4 * (start + x) + 3])
+            guard o | f | a != 0 else { continue }
             let p = pixels + 4 * x
             for c in 0..<3 {
-                let under = (Int(p[c]) * (255 - o) + Self.dark * o + 127) / 255
-                p[c] = UInt8((under * (255 - f) + 255 * f + 127) / 255)
+                var under = (Int(p[c]) * (255 - o) + Self.dark * o + 127) / 255
+                if a != 0 { under = Int(colour[4 * (start + x) + c]) + (under * (255 - a) + 127) / 255 }
+                p[c] = UInt8(min(255, (under * (255 - f) + 255 * f + 127) / 255))
             }
-            p[3] = max(p[3], UInt8(max(o, f)))
+            p[3] = max(p[3], UInt8(max(o, f, a)))
         }
     }
 }

@@ -2,9 +2,17 @@ internal import CFreeTypeShim
 import CatSupport
 
 /// A TrueType/OpenType font through FreeType, drawing text into 8-bit coverage masks:
-/// the glyphs, and their outlines stroked by FreeType's stroker. One thread at a time.
+/// the glyphs, and their outlines stroked by FreeType's stroker; colour glyphs (emoji) into
+/// an RGBA layer. One thread at a time. Captions lay text out through `TextLayout`, which
+/// shapes it over this font and the fonts fontconfig finds for what it lacks.
 public final class Font {
-    private let font: OpaquePointer
+    let font: OpaquePointer
+    /// The file, and the face in it (a collection holds several).
+    let path: String, index: Int
+
+    /// Font files larger than this are not opened (Noto Serif CJK Bold, the largest Debian
+    /// ships, is 27 MB).
+    public static let maxBytes = 128 * 1_048_576
 
     /// The bold font bundled with catctl (DejaVu Sans Bold, Resources/fonts), or the file
     /// named by CATCTL_FONT.
@@ -18,10 +26,10 @@ public final class Font {
         return try Font(path: folder + "/DejaVuSans-Bold.ttf")
     }
 
-    /// A font file: missing or unreadable is `fontUnreadable` (66), a file
-    /// FreeType cannot read as a font `notAFont` (65). Only regular files are opened (a FIFO
-    /// would hang, a device never end).
-    public init(path: String) throws(FilterError) {
+    /// A font file (face `index` of a collection): missing or unreadable is `fontUnreadable`
+    /// (66), a file FreeType cannot read as a font `notAFont` (65). Only regular files no
+    /// larger than `maxBytes` are opened, read-only (a FIFO would hang, a device never end).
+    public init(path: String, index: Int = 0) throws(FilterError) {
         let name = "the font \(path)"
         guard let st = FileSystem.status(path) else {
             let code = errno
@@ -31,21 +39,32 @@ public final class Font {
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw .fontUnreadable(path: name, reason: "it is not a regular file")
         }
+        guard st.st_size <= Self.maxBytes else {
+            throw .fontUnreadable(path: name, reason: "it is larger than \(Self.maxBytes / 1_048_576) MiB")
+        }
         guard FileNames.withPath(path, { access($0, R_OK) }) == 0 else {
             throw .fontUnreadable(path: name, reason: errnoReason(errno))
         }
         var message = [CChar](repeating: 0, count: 256)
         let opened = FileNames.withPath(path) { cPath in
-            message.withUnsafeMutableBufferPointer { cft_open(cPath, $0.baseAddress, $0.count) }
+            message.withUnsafeMutableBufferPointer { cft_open_face(cPath, index, $0.baseAddress, $0.count) }
         }
         guard let font = opened else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw .notAFont(path: path, reason: reason)
         }
         self.font = font
+        self.path = path
+        self.index = index
     }
 
     deinit { cft_close(font) }
+
+    /// Whether the font has a glyph for `scalar`.
+    func has(_ scalar: UInt32) -> Bool { cft_has_char(font, scalar) != 0 }
+
+    /// Whether its glyphs are colour bitmaps (emoji), drawn in their own colours.
+    var isColour: Bool { cft_is_colour(font) != 0 }
 
     /// Pixels per em.
     public func setSize(_ pixels: Int) throws(FilterError) {
@@ -57,39 +76,5 @@ public final class Font {
         var a: Int32 = 0, d: Int32 = 0, h: Int32 = 0
         cft_metrics(font, &a, &d, &h)
         return (Int(a), Int(d), Int(h))
-    }
-
-    /// The width of `text` in 1/64 pixels, kerning included.
-    public func width(_ text: String) -> Int {
-        var previous: UInt32 = 0, total = 0
-        for scalar in text.unicodeScalars {
-            total += cft_advance(font, previous, scalar.value)
-            previous = scalar.value
-        }
-        return total
-    }
-
-    /// The kerning between two scalars, in 1/64 pixels (0 when either is missing).
-    public func kerning(_ left: Unicode.Scalar?, _ right: Unicode.Scalar?) -> Int {
-        guard let left, let right else { return 0 }
-        return cft_advance(font, left.value, right.value) - cft_advance(font, 0, right.value)
-    }
-
-    /// Draws `text` starting at (x / 64, baseline) into `fill` (the glyphs) and `outline`
-    /// (their borders, `radius` / 64 pixels wide), masks of `width` × `height`.
-    public func draw(
-        _ text: String, x: Int, baseline: Int, fill: UnsafeMutablePointer<UInt8>,
-        outline: UnsafeMutablePointer<UInt8>?, width: Int, height: Int, radius: Int
-    ) throws(FilterError) {
-        var previous: UInt32 = 0, pen = x
-        for scalar in text.unicodeScalars {
-            pen += cft_advance(font, previous, scalar.value) - cft_advance(font, 0, scalar.value)  // the kerning
-            guard
-                cft_draw(font, scalar.value, pen, Int32(baseline), fill, outline, Int32(width), Int32(height), radius)
-                    == 0
-            else { throw .resourceMissing("a glyph of the font") }
-            pen += cft_advance(font, 0, scalar.value)
-            previous = scalar.value
-        }
     }
 }

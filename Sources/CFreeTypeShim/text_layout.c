@@ -1,0 +1,154 @@
+// Caption text laid out as the field does it: libraqm itemises the text by script and by
+// direction (FriBidi's bidirectional algorithm) and shapes each run with HarfBuzz, over the
+// FreeType faces the caller chose for each character; fontconfig finds those faces for the
+// characters the bundled font lacks (by script and language, as Pango and Pillow do).
+#include "cft_private.h"
+#include "text_libraries.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__linux__)
+struct ct_libraqm ct_libraqm;
+struct ct_fontconfig ct_fontconfig;
+static const char *const ct_libraqm_symbols[] = {CT_LIBRAQM_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const ct_fontconfig_symbols[] = {CT_FONTCONFIG_FUNCTIONS(CS_LIBRARY_NAME) NULL};
+static const char *const ct_libraqm_names[] = {"libraqm.so.0", "libraqm.so", NULL};
+static const char *const ct_fontconfig_names[] = {"libfontconfig.so.1", "libfontconfig.so", NULL};
+static cs_library ct_libraries[] = {
+    {ct_libraqm_names, ct_libraqm_symbols, (void **)&ct_libraqm, 0, ""},
+    {ct_fontconfig_names, ct_fontconfig_symbols, (void **)&ct_fontconfig, 0, ""},
+};
+
+int ctl_available(char *why, size_t size) {
+    return cs_libraries_load(ct_libraries, sizeof ct_libraries / sizeof ct_libraries[0], why, size);
+}
+#else
+int ctl_available(char *why, size_t size) {
+    (void)why;
+    (void)size;
+    return 1;
+}
+#endif
+
+long ctl_shape(const uint32_t *text, size_t count, cft_font *const *fonts, const int32_t *font_of, size_t font_count,
+               const char *language, int direction, ctl_glyph *out, size_t capacity) {
+    if (count == 0) return 0;
+    raqm_t *rq = RAQM(raqm_create)();
+    if (!rq) return -1;
+    long result = -1;
+    raqm_direction_t dir = direction == 1 ? RAQM_DIRECTION_LTR : direction == 2 ? RAQM_DIRECTION_RTL
+                                                                                : RAQM_DIRECTION_DEFAULT;
+    if (!RAQM(raqm_set_text)(rq, text, count) || !RAQM(raqm_set_par_direction)(rq, dir)) goto done;
+    if (language && *language && !RAQM(raqm_set_language)(rq, language, 0, count)) goto done;
+    // Each run of characters with one font gets that font.
+    for (size_t start = 0; start < count;) {
+        size_t end = start + 1;
+        while (end < count && font_of[end] == font_of[start]) end++;
+        int32_t f = font_of[start];
+        if (f < 0 || (size_t)f >= font_count) goto done;
+        if (!RAQM(raqm_set_freetype_face_range)(rq, cft_face(fonts[f]), start, end - start)) goto done;
+        start = end;
+    }
+    if (!RAQM(raqm_set_freetype_load_flags)(rq, FT_LOAD_DEFAULT | FT_LOAD_NO_HINTING)) goto done;
+    if (!RAQM(raqm_layout)(rq)) goto done;
+    size_t n = 0;
+    raqm_glyph_t *glyphs = RAQM(raqm_get_glyphs)(rq, &n);
+    if (!glyphs) goto done;
+    if (n > capacity) {
+        result = -(long)n - 1;  // the caller makes room and asks again
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t f = -1;
+        for (size_t k = 0; k < font_count && f < 0; k++)
+            if (cft_face(fonts[k]) == glyphs[i].ftface) f = (int32_t)k;
+        if (f < 0) goto done;
+        // A bitmap font (colour emoji) is shaped at its strike's size: scaled to the size asked.
+        long scale = cft_bitmap_scale(fonts[f]);
+        out[i] = (ctl_glyph){
+            .glyph = glyphs[i].index,
+            .font = f,
+            .x_advance = (int32_t)((long)glyphs[i].x_advance * scale >> 16),
+            .x_offset = (int32_t)((long)glyphs[i].x_offset * scale >> 16),
+            .y_offset = (int32_t)((long)glyphs[i].y_offset * scale >> 16),
+            .cluster = glyphs[i].cluster,
+        };
+    }
+    result = (long)n;
+done:
+    RAQM(raqm_destroy)(rq);
+    return result;
+}
+
+// Fontconfig's fonts for a language, best first, each adding characters the ones before it
+// lack (FcFontSort, trimmed): asked once per language and weight in a run, then each
+// character is looked up in their character sets, so finding fonts for a thousand different
+// characters costs a thousand look-ups, not a thousand font searches.
+typedef struct {
+    char language[16];
+    int bold;
+    FcFontSet *fonts;
+} ct_sorted;
+
+static pthread_mutex_t ct_lock = PTHREAD_MUTEX_INITIALIZER;
+static FcConfig *ct_config;
+static ct_sorted ct_sorts[8];
+static size_t ct_sort_count;
+
+static FcFontSet *sorted(const char *language, int bold) {
+    for (size_t i = 0; i < ct_sort_count; i++)
+        if (ct_sorts[i].bold == bold && strcmp(ct_sorts[i].language, language) == 0) return ct_sorts[i].fonts;
+    if (ct_sort_count == sizeof ct_sorts / sizeof ct_sorts[0]) return NULL;
+    if (!ct_config) ct_config = FC(FcInitLoadConfigAndFonts)();
+    if (!ct_config) return NULL;
+    FcPattern *pattern = FC(FcPatternCreate)();
+    if (!pattern) return NULL;
+    if (*language) {
+        FcLangSet *langs = FC(FcLangSetCreate)();
+        if (langs) {
+            FC(FcLangSetAdd)(langs, (const FcChar8 *)language);
+            FC(FcPatternAddLangSet)(pattern, FC_LANG, langs);
+            FC(FcLangSetDestroy)(langs);
+        }
+    }
+    FC(FcPatternAddInteger)(pattern, FC_WEIGHT, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR);
+    FC(FcConfigSubstitute)(ct_config, pattern, FcMatchPattern);
+    FC(FcDefaultSubstitute)(pattern);
+    FcResult status;
+    FcFontSet *fonts = FC(FcFontSort)(ct_config, pattern, FcTrue, NULL, &status);
+    FC(FcPatternDestroy)(pattern);
+    if (!fonts) return NULL;
+    ct_sorted *entry = &ct_sorts[ct_sort_count++];
+    snprintf(entry->language, sizeof entry->language, "%s", language);
+    entry->bold = bold;
+    entry->fonts = fonts;
+    return fonts;
+}
+
+int ctl_find_font(const char *language, int bold, const uint32_t *scalars, size_t count, char *path, size_t path_size,
+                  int *index) {
+    if (!language || strlen(language) >= sizeof ct_sorts[0].language) language = "";
+    pthread_mutex_lock(&ct_lock);
+    int found = 0;
+    FcFontSet *fonts = sorted(language, bold);
+    for (int i = 0; fonts && i < fonts->nfont && !found; i++) {
+        FcPattern *font = fonts->fonts[i];
+        FcCharSet *chars = NULL;
+        FcChar8 *file = NULL;
+        int face = 0;
+        if (FC(FcPatternGetCharSet)(font, FC_CHARSET, 0, &chars) != FcResultMatch) continue;
+        if (FC(FcPatternGetString)(font, FC_FILE, 0, &file) != FcResultMatch) continue;
+        if (FC(FcPatternGetInteger)(font, FC_INDEX, 0, &face) != FcResultMatch) face = 0;
+        int all = 1;
+        for (size_t k = 0; k < count && all; k++) all = FC(FcCharSetHasChar)(chars, scalars[k]);
+        if (!all || strlen((const char *)file) >= path_size) continue;
+        memcpy(path, file, strlen((const char *)file) + 1);
+        *index = face;
+        found = 1;
+    }
+    pthread_mutex_unlock(&ct_lock);
+    return found;
+}

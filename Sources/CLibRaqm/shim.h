@@ -1,0 +1,2 @@
+#include <raqm.h>
+#include <fontconfig/fontconfig.h>

@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Hostile caption text, end to end: work and memory stay linear in the text (the caption's
+/// limit is 1000 scalars), whatever the text holds. Each run under a kill timer and, without
+/// the sanitizer, checked at 256 MiB resident.
+@Suite("Caption text at its bounds")
+struct CaptionTextCommandTests {
+    static let hostile: [(String, String)] = [
+        ("a letter with 500 combining marks", "a" + String(repeating: "\u{0301}", count: 500)),
+        ("998 joiners between two cats", "🐈" + String(repeating: "\u{200D}", count: 998) + "🐈"),
+        (
+            "bidi controls nested 200 deep",
+            String(repeating: "\u{202B}\u{2067}", count: 100) + "قطة cat"
+                + String(repeating: "\u{202C}\u{2069}", count: 100)
+        ),
+        ("a thousand characters of many scripts", Self.manyScripts),
+    ]
+
+    /// 1000 letters taken across the planes, a few from each block: a fallback-font search
+    /// for each, most of them in no installed font.
+    static let manyScripts: String = {
+        var scalars = String.UnicodeScalarView()
+        var value: UInt32 = 0x100
+        while scalars.count < 1000, value < 0x3_0000 {
+            if let s = Unicode.Scalar(value), s.properties.isAlphabetic { scalars.append(s) }
+            value += 53
+        }
+        return String(scalars)
+    }()
+
+    @Test(arguments: hostile) func hostileTextStaysBounded(_ name: String, _ text: String) throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.png").path
+        let result = try Catctl.runBounded(
+            ["edit", "--filter", "caption-top:" + text, Fixtures.path("photos/chelsea.png"), out],
+            memory: 1 << 30, seconds: 60)
+        #expect(result.status == 0, "\(name): \(result.stderr.prefix(400))")
+        #expect(FileManager.default.fileExists(atPath: out), "\(name)")
+        #expect(Catctl.isSanitized || result.maxResidentKiB < 256 * 1024, "\(name): \(result.maxResidentKiB) KiB")
+    }
+
+    /// A character no font has is named once, with the package that would draw it; the
+    /// caption is still drawn.
+    @Test func missingCharactersAreNamed() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.png").path
+        let result = try Catctl.run(
+            ["edit", "--filter", "caption:cat \u{E000}\u{E001}", Fixtures.path("photos/chelsea.png"), out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("no installed font has"), "\(result.stderr)")
+        #expect(result.stderr.contains("U+E000, U+E001"), "\(result.stderr)")
+    }
+}

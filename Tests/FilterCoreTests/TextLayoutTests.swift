@@ -1,0 +1,137 @@
+import CatPixels
+import Foundation
+import TestSupport
+import Testing
+
+@testable import FilterCore
+
+/// Caption text is shaped by HarfBuzz (through libraqm, with FriBidi for direction) in the
+/// fonts fontconfig finds: checked against HarfBuzz's own `hb-shape` (libharfbuzz-bin) for
+/// the same font and text, and by pixels that cannot lie.
+@Suite("Caption text: shaping, direction, fallback fonts, colour emoji")
+struct TextLayoutTests {
+    /// Texts each drawn in one font (the bundled one, or the one fontconfig gives).
+    static let scripts: [(String, String)] = [
+        ("Arabic", "قطة جميلة"), ("Hebrew", "חתול יפה"), ("Devanagari", "बिल्ली सुंदर है"),
+        ("Thai", "แมวน่ารัก"), ("Japanese", "猫が好き"), ("emoji", "🐈‍⬛ 👍🏽 🇯🇵 ❤️"),
+    ]
+
+    func layout(_ text: String) throws -> TextLayout { try TextLayout(text, primary: Font.bundled()) }
+
+    /// hb-shape's glyphs for `text` in face `index` of `path` at `size` px, as (glyph,
+    /// cluster, advance, x offset, y offset), positions in 1/64 px (`--font-size` in 1/64 px).
+    /// Its format: `glyph=cluster@x,y+advance` (the offsets only when not zero).
+    func hbShape(_ text: String, path: String, index: Int, size: Int) throws -> [(UInt32, UInt32, Int, Int, Int)] {
+        guard
+            let hb = ["/usr/bin/hb-shape", "/usr/local/bin/hb-shape"].first(where: FileManager.default.isExecutableFile)
+        else { throw CocoaError(.fileNoSuchFile) }
+        let result = try Catctl.run(
+            program: URL(fileURLWithPath: hb),
+            ["--no-glyph-names", "--face-index=\(index)", "--font-size=\(size * 64)", path, text])
+        #expect(result.status == 0, "\(result.stderr)")
+        let body = result.stdout.split(separator: UInt8(ascii: "\n")).first.map { String(decoding: $0, as: UTF8.self) }
+        return try (body ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]")).split(separator: "|").map {
+            let glyph = $0.split(separator: "=", maxSplits: 1)
+            let rest = glyph.count == 2 ? glyph[1].split(separator: "+", maxSplits: 1) : []
+            let place = rest.first?.split(separator: "@", maxSplits: 1) ?? []
+            let offsets = place.count == 2 ? place[1].split(separator: ",").compactMap { Int($0) } : [0, 0]
+            guard let id = UInt32(glyph[0]), let cluster = place.first.flatMap({ UInt32($0) }),
+                let advance = rest.count == 2 ? Int(rest[1]) : nil, offsets.count == 2
+            else { throw CocoaError(.coderReadCorrupt) }
+            return (id, cluster, advance, offsets[0], offsets[1])
+        }
+    }
+
+    @Test(arguments: scripts) func glyphsAndPositionsAreHarfBuzzs(_ name: String, _ text: String) throws {
+        let layout = try layout(text)
+        #expect(layout.missing.isEmpty, "\(name): \(layout.missing)")
+        try layout.setSize(40)
+        let line = try layout.shape(layout.words[...])
+        let used = Set(line.glyphs.map(\.font))
+        #expect(used.count == 1, "\(name) is drawn in one font: \(used)")
+        let font = layout.fonts[Int(used.first ?? 0)]
+        let expected = try hbShape(text, path: font.path, index: font.index, size: 40)
+        #expect(line.glyphs.map(\.glyph) == expected.map(\.0), "\(name): the same glyphs")
+        #expect(line.glyphs.map(\.cluster) == expected.map(\.1), "\(name): the same clusters")
+        // A colour emoji font is a bitmap font, shaped at its strike and scaled: ids only.
+        if !font.isColour {
+            #expect(line.glyphs.map { Int($0.x_advance) } == expected.map(\.2), "\(name): the same advances")
+            #expect(line.glyphs.map { Int($0.x_offset) } == expected.map(\.3), "\(name): the same x offsets")
+            #expect(line.glyphs.map { Int($0.y_offset) } == expected.map(\.4), "\(name): the same y offsets")
+        }
+    }
+
+    /// Japanese text gets the Japanese forms of a CJK font, Korean the Korean, and a Han-only
+    /// text the locale's.
+    @Test func cjkLanguageChoosesTheFace() {
+        #expect(TextLayout.language(of: "猫が好き", environment: [:]) == "ja")
+        #expect(TextLayout.language(of: "고양이 猫", environment: [:]) == "ko")
+        #expect(TextLayout.language(of: "猫", environment: ["LANG": "ja_JP.UTF-8"]) == "ja")
+        #expect(TextLayout.language(of: "猫", environment: ["LANG": "zh_TW.UTF-8"]) == "zh-tw")
+        #expect(TextLayout.language(of: "猫", environment: [:]) == "zh-cn")
+        #expect(TextLayout.language(of: "cat", environment: ["LANG": "ja_JP.UTF-8"]) == "")
+    }
+
+    /// One ZWJ sequence, a skin tone and a flag are one glyph each.
+    @Test func emojiSequencesAreOneGlyphEach() throws {
+        let layout = try layout("🐈‍⬛👍🏽🇯🇵")
+        try layout.setSize(40)
+        let line = try layout.shape(layout.words[...])
+        #expect(line.glyphs.count == 3, "\(line.glyphs.map(\.glyph))")
+        #expect(line.glyphs.allSatisfy { layout.fonts[Int($0.font)].isColour })
+    }
+
+    /// A right-to-left caption's first letter is its rightmost glyph.
+    @Test func rightToLeftReadsFromTheRight() throws {
+        for text in ["חתול", "قطة"] {
+            let layout = try layout(text)
+            #expect(layout.rightToLeft)
+            try layout.setSize(40)
+            let line = try layout.shape(layout.words[...])
+            #expect(line.glyphs.last?.cluster == 0 && line.glyphs.first?.cluster != 0, "\(text)")
+        }
+    }
+
+    /// Japanese has no spaces: it wraps between ideographs and kana, never with a line
+    /// starting with a full stop, a comma or a small kana.
+    @Test func cjkWrapsWithoutSpaces() throws {
+        let text = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。"
+        let mask = try CaptionMask(text, top: false, width: 300, height: 400)
+        #expect(mask.lines.count > 1, "\(mask.lines)")
+        #expect(mask.lines.joined() == text)
+        for line in mask.lines.dropFirst() {
+            #expect(!["。", "、", "っ", "ー"].contains(String(line.prefix(1))), "\(mask.lines)")
+        }
+    }
+
+    func mask(_ text: String) throws -> CaptionMask { try CaptionMask(text, top: false, width: 240, height: 160) }
+
+    @Test func differentCharactersDrawDifferently() throws {
+        // 猫 and 犬 (no box for either), and Arabic letters with and without a ZWNJ between them
+        // (joined, then not).
+        let cat = try mask("猫"), dog = try mask("犬")
+        #expect(cat.fill != dog.fill && cat.fill.contains { $0 > 200 })
+        #expect(try mask("بب").fill != mask("ب\u{200C}ب").fill)
+        #expect(try layout("猫犬").missing.isEmpty)
+    }
+
+    @Test func emojiKeepTheirOwnColours() throws {
+        let emoji = try mask("I CAN HAS 🐈")
+        #expect(!emoji.colour.isEmpty)
+        var coloured = 0
+        for i in stride(from: 0, to: emoji.colour.count, by: 4) where emoji.colour[i + 3] == 255 {
+            let (r, g, b) = (Int(emoji.colour[i]), Int(emoji.colour[i + 1]), Int(emoji.colour[i + 2]))
+            if max(r, g, b) - min(r, g, b) > 60 { coloured += 1 }
+        }
+        #expect(coloured > 20, "\(coloured) coloured pixels")
+        #expect(try mask("I CAN HAS CAT").colour.isEmpty)
+    }
+
+    /// A character no installed font has is named, with the package that would draw it.
+    @Test func aCharacterNoFontHasIsNamed() throws {
+        let chain = try FilterChain(specs: ["caption:cat \u{E000}"])
+        #expect(chain.notices.count == 1)
+        #expect(chain.notices.first?.contains("U+E000") == true, "\(chain.notices)")
+        #expect(try FilterChain(specs: ["caption:猫 🐈 बिल्ली"]).notices.isEmpty)
+    }
+}
