@@ -105,43 +105,70 @@ static FT_Error render(FT_Glyph glyph, long subpixel, int x0, int baseline, uint
 }
 
 // A colour bitmap (BGRA, premultiplied) scaled by `scale` (16.16) with its top-left at
-// (x0, y0), drawn "over" the RGBA layer; its alpha, dilated by `radius` pixels, goes into
-// `outline` so that the emoji has the text's border.
-static void blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *colour, uint8_t *outline, int width,
-                        int height, int radius) {
+// (x0, y0), drawn "over" the RGBA layer; its alpha, dilated by a disc of `radius` pixels, goes
+// into `outline` so that the emoji has the text's border. The disc is stamped from the
+// shape's edge pixels only (the inside is covered by the shape itself), so the cost is the
+// glyph's area plus its perimeter times the disc, not the area times the disc.
+static int blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *colour, uint8_t *outline, int width,
+                       int height, int radius) {
     int w = (int)(((long)b->width * scale + 32768) >> 16), h = (int)(((long)b->rows * scale + 32768) >> 16);
+    if (w <= 0 || h <= 0) return 0;
+    uint8_t *alpha = calloc((size_t)w * (size_t)h, 1);
+    if (!alpha) return FT_Err_Out_Of_Memory;
     for (int y = 0; y < h; y++) {
-        int ty = y0 + y;
-        if (ty < 0 || ty >= height) continue;
         unsigned sy = (unsigned)(((long)y << 16) / scale);
         if (sy >= b->rows) sy = b->rows - 1;
         const uint8_t *row = b->buffer + (long)sy * b->pitch;
         for (int x = 0; x < w; x++) {
-            int tx = x0 + x;
-            if (tx < 0 || tx >= width) continue;
             unsigned sx = (unsigned)(((long)x << 16) / scale);
             if (sx >= b->width) sx = b->width - 1;
             const uint8_t *p = row + 4 * sx;  // B, G, R, A
             uint8_t a = p[3];
-            if (a == 0) continue;
+            alpha[(size_t)y * (size_t)w + (size_t)x] = a;
+            int tx = x0 + x, ty = y0 + y;
+            if (a == 0 || tx < 0 || tx >= width || ty < 0 || ty >= height) continue;
             uint8_t *d = colour + 4 * ((size_t)ty * (size_t)width + (size_t)tx);
             d[0] = (uint8_t)(p[2] + d[0] * (255 - a) / 255);
             d[1] = (uint8_t)(p[1] + d[1] * (255 - a) / 255);
             d[2] = (uint8_t)(p[0] + d[2] * (255 - a) / 255);
             d[3] = (uint8_t)(a + d[3] * (255 - a) / 255);
-            if (!outline) continue;
+        }
+    }
+    // The disc's half-width on each row from its centre.
+    int span[256];
+    if (radius > 255) radius = 255;
+    for (int dy = 0; dy <= radius; dy++) {
+        int half = 0;
+        while ((half + 1) * (half + 1) + dy * dy <= radius * radius) half++;
+        span[dy] = half;
+    }
+    for (int y = 0; outline && y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            uint8_t a = alpha[(size_t)y * (size_t)w + (size_t)x];
+            if (a == 0) continue;
+            int tx = x0 + x, ty = y0 + y;
+            if (tx >= 0 && tx < width && ty >= 0 && ty < height) {
+                uint8_t *o = outline + (size_t)ty * (size_t)width + (size_t)tx;
+                if (a > *o) *o = a;
+            }
+            // The silhouette's edge: next to a transparent pixel or the bitmap's border.
+            int edge = x == 0 || y == 0 || x == w - 1 || y == h - 1 || alpha[(size_t)y * w + x - 1] == 0 ||
+                       alpha[(size_t)y * w + x + 1] == 0 || alpha[(size_t)(y - 1) * w + x] == 0 ||
+                       alpha[(size_t)(y + 1) * w + x] == 0;
+            if (!edge) continue;
             for (int dy = -radius; dy <= radius; dy++) {
                 int oy = ty + dy;
                 if (oy < 0 || oy >= height) continue;
-                for (int dx = -radius; dx <= radius; dx++) {
-                    int ox = tx + dx;
-                    if (ox < 0 || ox >= width || dx * dx + dy * dy > radius * radius) continue;
-                    uint8_t *o = outline + (size_t)oy * (size_t)width + (size_t)ox;
-                    if (a > *o) *o = a;
-                }
+                int half = span[dy < 0 ? -dy : dy];
+                int from = tx - half < 0 ? 0 : tx - half, to = tx + half >= width ? width - 1 : tx + half;
+                uint8_t *o = outline + (size_t)oy * (size_t)width;
+                for (int ox = from; ox <= to; ox++)
+                    if (a > o[ox]) o[ox] = a;
             }
         }
     }
+    free(alpha);
+    return 0;
 }
 
 int cft_draw_glyph(cft_font *font, uint32_t index, long pen_x, long pen_y, uint8_t *fill, uint8_t *outline,
@@ -156,8 +183,7 @@ int cft_draw_glyph(cft_font *font, uint32_t index, long pen_x, long pen_y, uint8
         long s = font->scale;
         int x0 = (int)((pen_x + ((long)slot->bitmap_left * s >> 10)) >> 6);
         int y0 = (int)((pen_y - ((long)slot->bitmap_top * s >> 10)) >> 6);
-        blit_colour(&slot->bitmap, s, x0, y0, colour, outline, width, height, (int)(radius >> 6));
-        return 0;
+        return blit_colour(&slot->bitmap, s, x0, y0, colour, outline, width, height, (int)(radius >> 6));
     }
     FT_Error code = FT_Load_Glyph(font->face, index, FT_LOAD_DEFAULT | FT_LOAD_NO_BITMAP);
     if (code != 0) return code;

@@ -17,7 +17,7 @@
     X(FcPatternAddLangSet) X(FcPatternAddInteger) X(FcPatternAddBool) X(FcCharSetCreate) X(FcCharSetAddChar) \
     X(FcCharSetDestroy) X(FcCharSetHasChar) X(FcLangSetCreate) X(FcLangSetAdd) X(FcLangSetDestroy) \
     X(FcConfigSubstitute) X(FcDefaultSubstitute) X(FcFontSort) X(FcFontSetDestroy) X(FcPatternGetString) \
-    X(FcPatternGetInteger) X(FcPatternGetCharSet) X(FcPatternGetBool)
+    X(FcPatternGetInteger) X(FcPatternGetCharSet) X(FcFini)
 
 #if defined(__linux__)
 struct ct_libraqm { CT_LIBRAQM_FUNCTIONS(CS_LIBRARY_SLOT) };

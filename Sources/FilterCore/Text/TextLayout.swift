@@ -158,9 +158,10 @@ final class TextLayout {
         var text: [UInt32] = [], owner: [Int32] = []
         for word in words {
             if let last = owner.last, word.spaced {
-                // The space between words in the font of the word before it, when it has one.
+                // The space between words in the bundled font, as Pango's font sets give it (a
+                // colour emoji font's space is an emoji wide), else in the word's before it.
                 text.append(0x20)
-                owner.append(fonts[Int(last)].has(0x20) ? last : 0)
+                owner.append(fonts[0].has(0x20) ? 0 : last)
             }
             text += scalars[word.range]
             owner += fontOf[word.range]
