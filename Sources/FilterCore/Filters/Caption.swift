@@ -162,14 +162,21 @@ struct CaptionMask: Sendable {
         var lines: [TextLayout.Line] = [], groups: [ArraySlice<TextLayout.Word>] = []
         while true {
             try layout.setSize(size)
-            groups = try Self.wrap(words, layout: layout, maxWidth: maxWidth)
+            let widest: (width: Int, glyphs: Int)
+            (groups, widest) = try Self.wrap(words, layout: layout, maxWidth: maxWidth)
             lines = []
             for group in groups { lines.append(try layout.shape(group)) }
             let fits =
                 lines.allSatisfy { $0.width <= maxWidth }
                 && lines.reduce(0) { $0 + $1.ascender - $1.descender } <= height * 2 / 5
             if fits || size <= 6 { break }
-            size = max(6, size * 9 / 10)
+            // The sizes at which the widest word (no wrap splits it) is still wider than a line
+            // cannot fit either: shaping is unhinted, so widths scale with the size, within
+            // 1/64 px a glyph each way. They are skipped without shaping (a text that never
+            // fits went through some 40 sizes, each shaped).
+            var next = max(6, size * 9 / 10)
+            while next > 6, widest.width * next / size - 2 * widest.glyphs > maxWidth { next = max(6, next * 9 / 10) }
+            size = next
         }
         let radius = max(1, size / 14)
         let band = min(height, lines.reduce(0) { $0 + $1.ascender - $1.descender } + 2 * radius)
@@ -210,14 +217,17 @@ struct CaptionMask: Sendable {
     /// Words greedily onto lines no wider than `maxWidth` (1/64 px); a word wider than a
     /// line stands alone on one. Words are as `TextLayout.words` gives them (CJK text breaks
     /// between ideographs). Each word is shaped once, and a line's width is its words' and
-    /// spaces' widths; the lines are then shaped whole (which the fit is checked on).
+    /// spaces' widths; the lines are then shaped whole (which the fit is checked on). Also
+    /// gives the widest word's width and glyph count, for the sizes to skip.
     static func wrap(_ words: [TextLayout.Word], layout: TextLayout, maxWidth: Int) throws(FilterError)
-        -> [ArraySlice<TextLayout.Word>]
+        -> (lines: [ArraySlice<TextLayout.Word>], widest: (width: Int, glyphs: Int))
     {
-        var lines: [ArraySlice<TextLayout.Word>] = [], start = 0, lineWidth = 0
+        var lines: [ArraySlice<TextLayout.Word>] = [], start = 0, lineWidth = 0, widest = (width: 0, glyphs: 0)
         let space = try layout.spaceWidth()
         for i in words.indices {
-            let own = try layout.shape(words[i...i]).width
+            let shaped = try layout.shape(words[i...i])
+            let own = shaped.width
+            if own > widest.width { widest = (own, shaped.glyphs.count) }
             let gap = words[i].spaced ? space : 0
             if i == start {
                 lineWidth = own
@@ -229,8 +239,9 @@ struct CaptionMask: Sendable {
             }
         }
         if start < words.count { lines.append(words[start..<words.count]) }
-        return lines
+        return (lines, widest)
     }
+
     /// Paints image row `y` (RGBA8): the outline over the picture, the letters over that;
     /// alpha becomes at least the coverage.
     func draw(row y: Int, into pixels: UnsafeMutablePointer<UInt8>) {
