@@ -69,7 +69,8 @@ static struct heif_error ch_av1_new_threaded(void **out) { return ch_av1_new(out
 static void ch_av1_free(void *decoder) {
     ch_av1 *d = decoder;
     if (!d) return;
-    if (d->data.sz) DAV1D(dav1d_data_unref)(&d->data);
+    // The reference, not the size: data of 0 bytes still holds one (the fuzzer found that leak).
+    if (d->data.ref) DAV1D(dav1d_data_unref)(&d->data);
     if (d->ctx) DAV1D(dav1d_close)(&d->ctx);
     free(d);
 }
@@ -86,8 +87,9 @@ static uint64_t ch_av1_bound(const ch_expect *x) {
 
 static struct heif_error ch_av1_push(void *decoder, const void *data, size_t size) {
     ch_av1 *d = decoder;
-    if (d->ctx || d->data.sz)
+    if (d->ctx || d->data.ref)
         return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, "data pushed twice");
+    if (size == 0) return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, "no AV1 data");
     if (!ch_expect_take(CH_EXPECT_AV1, data, size, &d->expect))
         return ch_av1_error(heif_error_Decoder_plugin_error, heif_suberror_Unspecified,
                             "libheif asked to decode AV1 data that catctl's pre-scan did not check (the two read "
