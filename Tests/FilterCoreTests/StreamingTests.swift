@@ -115,7 +115,9 @@ struct StreamingTests {
         let picture = try ImageDecoder.decode(bytes, name: "in").pixels
         let chain = try FilterChain(specs: specs)
         #expect(chain.readsPicture)
-        for placedFirst in [false, true] {
+        // Placed while streaming with room to keep every row, and with room for one strip
+        // only (the decoder waits for the place), and placed before streaming.
+        for (placedFirst, keptBytes) in [(false, 1 << 30), (false, 0), (true, 1 << 30)] {
             // Not placed first: the placing waits for the first strip to have gone in.
             let started = Condition()
             let go = LockedValue(false)
@@ -137,7 +139,7 @@ struct StreamingTests {
                     options: options)
                 try StreamingPipeline.run(
                     source: reader, sink: writer, chain: chain,
-                    placing: StreamingPipeline.Placing(chain: chain, pending: pending)
+                    placing: StreamingPipeline.Placing(chain: chain, pending: pending, keptBytes: keptBytes)
                 ) { _ in
                     started.lock()
                     go.withLockedValue { $0 = true }
@@ -145,7 +147,9 @@ struct StreamingTests {
                     started.unlock()
                 }
             }
-            #expect(streamed == expected, "\(specs), placed \(placedFirst ? "before" : "while") streaming")
+            #expect(
+                streamed == expected,
+                "\(specs), placed \(placedFirst ? "before" : "while") streaming, keeping \(keptBytes) bytes")
         }
     }
 
