@@ -443,7 +443,9 @@ extension LocalFiles {
         let key = [UInt64(st.st_dev), UInt64(st.st_ino)]
         guard swept.withLockedValue({ $0.insert(key).inserted }) else { return }
         let now = time(nil)
-        for entry in FileSystem.entries(ofDirectory: folder) ?? [] where entry.type == S_IFREG {
+        let prefix = Array(".catctl-".utf8)
+        let named = { (name: UnsafeRawBufferPointer) in name.count == 19 && name.starts(with: prefix) }
+        for entry in FileSystem.entries(ofDirectory: folder, named: named) ?? [] where entry.type == S_IFREG {
             guard isTemporaryName(entry.name) else { continue }
             let fd = FileSystem.openat(folder, entry.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }

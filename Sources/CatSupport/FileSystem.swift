@@ -40,8 +40,12 @@ public enum FileSystem {
     }
 
     /// The names in the folder open as `fd` (left open), "." and ".." left out, each with
-    /// its type (S_IFDIR, S_IFREG, S_IFLNK, …; links not followed), in the order read.
-    public static func entries(ofDirectory fd: Int32) -> [(name: String, type: mode_t)]? {
+    /// its type (S_IFDIR, S_IFREG, S_IFLNK, …; links not followed), in the order read;
+    /// only those whose name's bytes `named` keeps (looked at before a name is decoded: a
+    /// folder of 52,000 files is read in a few milliseconds when few are kept).
+    public static func entries(
+        ofDirectory fd: Int32, named keep: (UnsafeRawBufferPointer) -> Bool = { _ in true }
+    ) -> [(name: String, type: mode_t)]? {
         let own = dup(fd)
         guard own >= 0 else { return nil }
         guard let dir = fdopendir(own) else {
@@ -51,8 +55,11 @@ public enum FileSystem {
         defer { closedir(dir) }
         var out: [(String, mode_t)] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileNames.decode(raw.prefix { $0 != 0 }) }
-            if name == "." || name == ".." { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
+                let bytes = UnsafeRawBufferPointer(rebasing: raw.prefix { $0 != 0 })
+                return keep(bytes) ? FileNames.decode(bytes) : nil
+            }
+            guard let name, name != ".", name != ".." else { continue }
             // readdir's own type; a stat only where the file system does not give it.
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_DIR): out.append((name, S_IFDIR))
