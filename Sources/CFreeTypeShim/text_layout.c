@@ -5,6 +5,7 @@
 #include "cft_private.h"
 #include "text_libraries.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,7 @@ static size_t ct_sort_count;
 // At exit, what fontconfig gave back and its own caches (FcFini): nothing it allocated is
 // left for a leak checker, however the process ends normally.
 static void release(void) {
+    CS_QUIET_SCOPE;  // fontconfig prints on fd 2 by itself: see cshim_support.h
     pthread_mutex_lock(&ct_lock);
     for (size_t i = 0; i < ct_sort_count; i++) FC(FcFontSetDestroy)(ct_sorts[i].fonts);
     ct_sort_count = 0;
@@ -145,6 +147,9 @@ static FcFontSet *sorted(const char *language, int bold) {
 
 int ctl_find_font(const char *language, int bold, const uint32_t *scalars, size_t count, char *path, size_t path_size,
                   int *index) {
+    // fontconfig prints on fd 2 by itself ("Fontconfig error: ..." with a file's name and
+    // a config file's text in it): see cshim_support.h.
+    CS_QUIET_SCOPE;
     if (!language || strlen(language) >= sizeof ct_sorts[0].language) language = "";
     pthread_mutex_lock(&ct_lock);
     int found = 0;
@@ -166,4 +171,115 @@ int ctl_find_font(const char *language, int bold, const uint32_t *scalars, size_
     }
     pthread_mutex_unlock(&ct_lock);
     return found;
+}
+
+// ---- UAX #14 line breaking: ICU's line break iterator.
+// The field's implementation (Pango, Chromium, LibreOffice and Qt break lines with it);
+// libunibreak, the other, is 1.1 (2012) in Debian 12, before emoji and the newer rules.
+// ICU renames every function by its major version (ubrk_open_72), so it is loaded by hand:
+// the -dev package's libicuuc.so, its suffix found by trying, else the newest libicuuc.so.N
+// there is (N from 90 down to 50); Apple's libicucore has the plain names. Only these five
+// functions are called, with the C API's stable types (declared here: no ICU headers are
+// needed to build).
+typedef struct ct_break_iterator ct_break_iterator;
+enum { CT_UBRK_LINE = 2, CT_UBRK_DONE = -1, CT_UBRK_LINE_HARD = 100, CT_UBRK_LINE_HARD_LIMIT = 200 };
+static struct {
+    ct_break_iterator *(*open)(int type, const char *locale, const uint16_t *text, int32_t length, int *status);
+    int32_t (*first)(ct_break_iterator *);
+    int32_t (*next)(ct_break_iterator *);
+    int32_t (*rule_status)(ct_break_iterator *);
+    void (*close)(ct_break_iterator *);
+} ct_icu;
+static int ct_icu_loaded;
+static pthread_once_t ct_icu_once = PTHREAD_ONCE_INIT;
+
+static int icu_bind(void *library, const char *suffix) {
+    char name[64];
+#define CT_ICU_BIND(slot, base)                                            \
+    snprintf(name, sizeof name, "%s%s", base, suffix);                     \
+    *(void **)&ct_icu.slot = dlsym(library, name);                         \
+    if (!ct_icu.slot) return 0;
+    CT_ICU_BIND(open, "ubrk_open")
+    CT_ICU_BIND(first, "ubrk_first")
+    CT_ICU_BIND(next, "ubrk_next")
+    CT_ICU_BIND(rule_status, "ubrk_getRuleStatus")
+    CT_ICU_BIND(close, "ubrk_close")
+#undef CT_ICU_BIND
+    return 1;
+}
+
+// A library's functions by its plain names, or by those of version `version`, or (0: not
+// known) of any version from 99 down to 50.
+static int icu_bind_any(void *library, int version) {
+    char suffix[8];
+    if (icu_bind(library, "")) return 1;
+    for (int v = version ? version : 99; v >= (version ? version : 50); v--) {
+        snprintf(suffix, sizeof suffix, "_%d", v);
+        if (icu_bind(library, suffix)) return 1;
+    }
+    return 0;
+}
+
+static void icu_load(void) {
+#if defined(__APPLE__)
+    void *library = dlopen("/usr/lib/libicucore.dylib", RTLD_NOW | RTLD_LOCAL);
+    if (library && icu_bind_any(library, 0)) ct_icu_loaded = 1;
+#else
+    void *library = dlopen("libicuuc.so", RTLD_NOW | RTLD_LOCAL);
+    if (library && icu_bind_any(library, 0)) ct_icu_loaded = 1;
+    else if (library) dlclose(library);
+    char name[32];
+    for (int version = 90; version >= 50 && !ct_icu_loaded; version--) {
+        snprintf(name, sizeof name, "libicuuc.so.%d", version);
+        library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (!library) continue;
+        if (icu_bind_any(library, version)) ct_icu_loaded = 1;
+        else dlclose(library);
+    }
+#endif
+}
+
+int ctl_line_breaks(const uint32_t *scalars, size_t count, const char *locale, uint8_t *kinds) {
+    pthread_once(&ct_icu_once, icu_load);
+    if (!ct_icu_loaded) return 0;
+    if (count == 0) return 1;
+    if (count > (size_t)1 << 24) return -1;
+    // UTF-16 for ICU, and the scalar each code unit belongs to.
+    uint16_t *text = malloc(2 * count * sizeof *text);
+    uint32_t *owner = malloc((2 * count + 1) * sizeof *owner);
+    int result = -1;
+    if (!text || !owner) goto done;
+    size_t length = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t c = scalars[i];
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) goto done;
+        if (c >= 0x10000) {
+            owner[length] = (uint32_t)i;
+            text[length++] = (uint16_t)(0xD800 + ((c - 0x10000) >> 10));
+            owner[length] = (uint32_t)i;
+            text[length++] = (uint16_t)(0xDC00 + ((c - 0x10000) & 0x3FF));
+        } else {
+            owner[length] = (uint32_t)i;
+            text[length++] = (uint16_t)c;
+        }
+    }
+    owner[length] = (uint32_t)count;
+    int status = 0;
+    ct_break_iterator *breaks = ct_icu.open(CT_UBRK_LINE, locale ? locale : "", text, (int32_t)length, &status);
+    if (!breaks || status > 0) {
+        if (breaks) ct_icu.close(breaks);
+        goto done;
+    }
+    memset(kinds, 0, count);
+    for (int32_t at = ct_icu.first(breaks); at != CT_UBRK_DONE; at = ct_icu.next(breaks)) {
+        if (at <= 0 || (size_t)at >= length) continue;
+        int32_t rule = ct_icu.rule_status(breaks);
+        kinds[owner[at]] = rule >= CT_UBRK_LINE_HARD && rule < CT_UBRK_LINE_HARD_LIMIT ? 2 : 1;
+    }
+    ct_icu.close(breaks);
+    result = 1;
+done:
+    free(text);
+    free(owner);
+    return result;
 }

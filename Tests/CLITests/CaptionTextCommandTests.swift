@@ -16,6 +16,7 @@ struct CaptionTextCommandTests {
                 + String(repeating: "\u{202C}\u{2069}", count: 100)
         ),
         ("a thousand characters of many scripts", Self.manyScripts),
+        ("500 lines, each a letter", String(repeating: "a\n", count: 499) + "a"),
     ]
 
     /// 1000 letters taken across the planes, a few from each block: a fallback-font search
@@ -39,6 +40,20 @@ struct CaptionTextCommandTests {
         #expect(result.status == 0, "\(name): \(result.stderr.prefix(400))")
         #expect(FileManager.default.fileExists(atPath: out), "\(name)")
         #expect(Catctl.isSanitized || result.maxResidentKiB < 256 * 1024, "\(name): \(result.maxResidentKiB) KiB")
+    }
+
+    /// fontconfig prints on fd 2 by itself, with the names of files in it (here the config
+    /// file named in FONTCONFIG_FILE, which holds a terminal title sequence): that never
+    /// reaches the terminal raw, and the caption is still drawn.
+    @Test func fontconfigsOwnPrintingIsKeptOff() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.png").path
+        let result = try Catctl.run(
+            ["edit", "--filter", "caption:猫", Fixtures.path("photos/chelsea.png"), out],
+            environment: ["FONTCONFIG_FILE": dir.path + "/\u{1B}]0;pwned\u{07}.conf"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("Fontconfig"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out))
     }
 
     /// A character no font has is named once, with the package that would draw it; the

@@ -107,6 +107,50 @@ struct TextLayoutTests {
         }
     }
 
+    /// The words `text` breaks into, as strings, with how each follows the one before: " "
+    /// after white space, "" after a break inside a run of letters, "\n" after a line feed.
+    func words(_ text: String) throws -> [String] {
+        let layout = try layout(text)
+        return layout.words.map { word in
+            (word.hard ? "\n" : word.spaced ? " " : "")
+                + String(String.UnicodeScalarView(layout.scalars[word.range].compactMap(Unicode.Scalar.init)))
+        }
+    }
+
+    /// Lines break where UAX #14 lets them (ICU's rules): after white space and hyphens, not
+    /// inside a number, a word and its closing punctuation, or before "!" (even after a
+    /// space); must after a line feed; never inside a grapheme cluster.
+    @Test func linesBreakByUAX14() throws {
+        #expect(try words("HELLO-CAT world") == [" HELLO-", "CAT", " world"])
+        #expect(try words("it costs 3.14 (or 3,5)!") == [" it", " costs", " 3.14", " (or", " 3,5)!"])
+        #expect(try words("Bonjour le chat !") == [" Bonjour", " le", " chat !"])
+        #expect(try words("TOP\nBOTTOM line") == [" TOP", "\nBOTTOM", " line"])
+        #expect(try words("A\r\n\r\nB") == [" A", "\nB"], "blank lines are one line break")
+        #expect(try words("no\u{A0}break here") == [" no\u{A0}break", " here"])
+        // Each emoji sequence, mark and flag whole (breaks between the clusters).
+        let text = "🐈‍⬛👍🏽🇯🇵e\u{301}\u{302}"
+        let layout = try layout(text)
+        let starts = Set(layout.clusterStarts)
+        #expect(layout.words.allSatisfy { starts.contains($0.range.lowerBound) })
+        #expect(layout.words.map { $0.range.count }.reduce(0, +) == layout.scalars.count)
+    }
+
+    /// Without ICU, the rule before it: after white space, between ideographs, and a must
+    /// after a line feed; for such text, the same as ICU's.
+    @Test func theFallbackAgreesWithICUOnPlainText() throws {
+        for text in ["HELLO CAT world", "吾輩は猫である", "TOP\nBOTTOM  two", "猫 cat 犬"] {
+            let layout = try layout(text)
+            #expect(layout.lineBreaks() == layout.fallbackBreaks(), "\(text)")
+        }
+    }
+
+    /// A line feed starts a new line even when the words would fit on one.
+    @Test func aLineFeedStartsALine() throws {
+        let mask = try CaptionMask("HI\nCAT", top: false, width: 2000, height: 1000)
+        #expect(mask.lines == ["HI", "CAT"])
+        #expect(try CaptionMask("HI CAT", top: false, width: 2000, height: 1000).lines == ["HI CAT"])
+    }
+
     func mask(_ text: String) throws -> CaptionMask { try CaptionMask(text, top: false, width: 240, height: 160) }
 
     @Test func differentCharactersDrawDifferently() throws {

@@ -55,5 +55,10 @@ long ctl_shape(const uint32_t *text, size_t count, cft_font *const *fonts, const
 // fontconfig's order for `language` ("" for none) and weight: 1 found, 0 none.
 int ctl_find_font(const char *language, int bold, const uint32_t *scalars, size_t count, char *path, size_t path_size,
                   int *index);
+// Where lines may break in `count` scalars, by UAX #14 (ICU's line break iterator, libicuuc,
+// loaded on first use; `locale` as "ja" or "" for the root rules): kinds[i] is 1 when a line
+// may break before scalar i, 2 when it must (after a line feed), else 0. Returns 1, 0 when
+// ICU is not installed (kinds untouched), or -1 when it failed.
+int ctl_line_breaks(const uint32_t *scalars, size_t count, const char *locale, uint8_t *kinds);
 
 #endif

@@ -5,8 +5,8 @@ extension FilterDefinition {
     static let caption = FilterDefinition(
         name: "caption", valueName: "TEXT", kind: .spatial,
         description:
-            "Meme caption: white, dark outline, sized to the width, wrapped; any script, shaped (HarfBuzz, "
-            + "right to left where it reads so), fonts found for what the bundled one lacks, colour emoji; at the "
+            "Meme caption: white, dark outline, sized to the width, wrapped (UAX #14; a line feed starts a "
+            + "line); any script, shaped (HarfBuzz, right to left where it reads so), fonts found for what the bundled one lacks, colour emoji; at the "
             + "bottom, or at the top when a cat's face or head is where the bottom caption would go; at most 1000 "
             + "characters",
         showcase: "HELLO CAT",
@@ -215,8 +215,8 @@ struct CaptionMask: Sendable {
     }
 
     /// Words greedily onto lines no wider than `maxWidth` (1/64 px); a word wider than a
-    /// line stands alone on one. Words are as `TextLayout.words` gives them (CJK text breaks
-    /// between ideographs). Each word is shaped once, and a line's width is its words' and
+    /// line stands alone on one, and a line feed starts a new line. Words are as
+    /// `TextLayout.words` gives them (UAX #14: CJK text breaks between ideographs). Each word is shaped once, and a line's width is its words' and
     /// spaces' widths; the lines are then shaped whole (which the fit is checked on). Also
     /// gives the widest word's width and glyph count, for the sizes to skip.
     static func wrap(_ words: [TextLayout.Word], layout: TextLayout, maxWidth: Int) throws(FilterError)
@@ -231,7 +231,7 @@ struct CaptionMask: Sendable {
             let gap = words[i].spaced ? space : 0
             if i == start {
                 lineWidth = own
-            } else if lineWidth + gap + own <= maxWidth {
+            } else if !words[i].hard, lineWidth + gap + own <= maxWidth {
                 lineWidth += gap + own
             } else {
                 lines.append(words[start..<i])

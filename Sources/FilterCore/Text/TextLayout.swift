@@ -41,8 +41,11 @@ final class TextLayout {
         for cluster in text {
             starts.append(scalars.count)
             let values = cluster.unicodeScalars.map(\.value)
-            // Joiners, selectors and tags shape with their cluster but need no glyph of their own.
-            let needed = cluster.unicodeScalars.filter { !$0.properties.isDefaultIgnorableCodePoint }.map(\.value)
+            // Joiners, selectors and tags shape with their cluster but need no glyph of their
+            // own, nor does white space a line may break at (it is never drawn: `words`).
+            let needed = cluster.unicodeScalars.filter {
+                !$0.properties.isDefaultIgnorableCodePoint && !Self.isBreakingSpace($0.value)
+            }.map(\.value)
             let emoji = Self.isEmoji(cluster)
             var font: Int32 = 0
             if emoji || !needed.allSatisfy(primary.has) {
@@ -100,36 +103,85 @@ final class TextLayout {
         let ascender: Int, descender: Int
     }
 
-    /// Where a line may break: a word is a range of `scalars`, `spaced` when white space
-    /// stands before it (a line joins it with one space), else a break opportunity inside a
-    /// run of letters: between ideographs and kana (CJK text has no spaces), as UAX #14
-    /// allows, never before closing punctuation, small kana or the prolonged sound mark, nor
-    /// after an opening bracket (kinsoku). Never inside a grapheme cluster.
+    /// Where a line may break, by UAX #14 (ICU's line break iterator): a word is a range of
+    /// `scalars` from one break opportunity to the next, its trailing white space left out;
+    /// `spaced` when white space stood before it (a line joins it with one space), else it
+    /// follows a break inside a run of letters (after a hyphen, between ideographs and kana,
+    /// CJK text having no spaces); `hard` when a line must start with it (a line feed came
+    /// before). Never inside a grapheme cluster. Without ICU, a line may break after white
+    /// space and between ideographs (`breaks(between:and:)`), and must after a line feed.
     struct Word {
         let range: Range<Int>
         let spaced: Bool
+        var hard = false
     }
 
     var words: [Word] {
-        var words: [Word] = [], start: Int?, spaced = true, previous: UInt32?
+        let count = scalars.count
+        let kinds = lineBreaks() ?? fallbackBreaks()
+        var words: [Word] = [], start = 0, spaced = true, hard = false
+        // The scalars [start, end) are a segment: a word, once its trailing white space is off.
+        func segment(to end: Int) {
+            var last = end
+            while last > start, Self.isBreakingSpace(scalars[last - 1]) { last -= 1 }
+            if last > start {
+                words.append(Word(range: start..<last, spaced: spaced, hard: hard))
+                (spaced, hard) = (last < end, false)
+            } else if end > start {
+                spaced = true
+            }
+        }
+        for cluster in clusterStarts.dropFirst() where kinds[cluster] != 0 {
+            segment(to: cluster)
+            if kinds[cluster] == 2, !words.isEmpty { hard = true }
+            start = cluster
+        }
+        segment(to: count)
+        return words
+    }
+
+    /// White space a line may end in (not the no-break spaces: they hold words together).
+    static func isBreakingSpace(_ scalar: UInt32) -> Bool {
+        guard scalar != 0xA0, scalar != 0x2007, scalar != 0x202F, let value = Unicode.Scalar(scalar) else {
+            return false
+        }
+        return value.properties.isWhitespace
+    }
+
+    /// A line feed, carriage return, next line, or line or paragraph separator: a line ends.
+    static func isLineFeed(_ scalar: UInt32) -> Bool {
+        [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029].contains(scalar)
+    }
+
+    /// For each scalar, whether a line may (1) or must (2) break before it, or not (0), by
+    /// ICU; nil without ICU.
+    func lineBreaks() -> [UInt8]? {
+        var kinds = [UInt8](repeating: 0, count: scalars.count)
+        let found = scalars.withUnsafeBufferPointer { s in
+            kinds.withUnsafeMutableBufferPointer { k in ctl_line_breaks(s.baseAddress, s.count, language, k.baseAddress)
+            }
+        }
+        return found == 1 ? kinds : nil
+    }
+
+    /// Break kinds as `lineBreaks` gives them, without ICU: after white space (a must after a
+    /// line feed), and between ideographs.
+    func fallbackBreaks() -> [UInt8] {
+        var kinds = [UInt8](repeating: 0, count: scalars.count), spaces = false, feed = false
         for (c, cluster) in clusterStarts.enumerated() {
-            let end = c + 1 < clusterStarts.count ? clusterStarts[c + 1] : scalars.count
             let first = scalars[cluster]
-            let space = Unicode.Scalar(first)?.properties.isWhitespace ?? false
-            if space {
-                if let s = start { words.append(Word(range: s..<cluster, spaced: spaced)) }
-                (start, spaced, previous) = (nil, true, nil)
+            if Self.isBreakingSpace(first) {
+                (spaces, feed) = (true, feed || Self.isLineFeed(first))
                 continue
             }
-            if let s = start, let before = previous, Self.breaks(between: before, and: first) {
-                words.append(Word(range: s..<cluster, spaced: spaced))
-                (start, spaced) = (cluster, false)
+            if spaces {
+                kinds[cluster] = feed ? 2 : 1
+            } else if c > 0, Self.breaks(between: scalars[cluster - 1], and: first) {
+                kinds[cluster] = 1
             }
-            if start == nil { start = cluster }
-            previous = scalars[end - 1]
+            (spaces, feed) = (false, false)
         }
-        if let start { words.append(Word(range: start..<scalars.count, spaced: spaced)) }
-        return words
+        return kinds
     }
 
     /// A break opportunity between two ideographic clusters (UAX #14's ID class, with its
