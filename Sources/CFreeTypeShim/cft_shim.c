@@ -109,8 +109,9 @@ static FT_Error render(FT_Glyph glyph, long subpixel, int x0, int baseline, uint
 // into `outline` so that the emoji has the text's border. The disc is stamped from the
 // shape's edge pixels only (the inside is covered by the shape itself), so the cost is the
 // glyph's area plus its perimeter times the disc, not the area times the disc.
-static int blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *colour, uint8_t *outline, int width,
-                       int height, int radius) {
+// The RGBA layer holds only the columns [colour_x, colour_x + colour_width) of the masks.
+static int blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *colour, int colour_x,
+                       int colour_width, uint8_t *outline, int width, int height, int radius) {
     int w = (int)(((long)b->width * scale + 32768) >> 16), h = (int)(((long)b->rows * scale + 32768) >> 16);
     if (w <= 0 || h <= 0) return 0;
     uint8_t *alpha = calloc((size_t)w * (size_t)h, 1);
@@ -126,8 +127,9 @@ static int blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *
             uint8_t a = p[3];
             alpha[(size_t)y * (size_t)w + (size_t)x] = a;
             int tx = x0 + x, ty = y0 + y;
-            if (a == 0 || tx < 0 || tx >= width || ty < 0 || ty >= height) continue;
-            uint8_t *d = colour + 4 * ((size_t)ty * (size_t)width + (size_t)tx);
+            int cx = tx - colour_x;
+            if (a == 0 || cx < 0 || cx >= colour_width || ty < 0 || ty >= height) continue;
+            uint8_t *d = colour + 4 * ((size_t)ty * (size_t)colour_width + (size_t)cx);
             d[0] = (uint8_t)(p[2] + d[0] * (255 - a) / 255);
             d[1] = (uint8_t)(p[1] + d[1] * (255 - a) / 255);
             d[2] = (uint8_t)(p[0] + d[2] * (255 - a) / 255);
@@ -172,7 +174,7 @@ static int blit_colour(const FT_Bitmap *b, long scale, int x0, int y0, uint8_t *
 }
 
 int cft_draw_glyph(cft_font *font, uint32_t index, long pen_x, long pen_y, uint8_t *fill, uint8_t *outline,
-                   uint8_t *colour, int width, int height, long radius) {
+                   uint8_t *colour, int colour_x, int colour_width, int width, int height, long radius) {
     if (cft_is_colour(font)) {
         FT_Error code = FT_Load_Glyph(font->face, index, FT_LOAD_COLOR);
         if (code != 0) return code;
@@ -183,7 +185,8 @@ int cft_draw_glyph(cft_font *font, uint32_t index, long pen_x, long pen_y, uint8
         long s = font->scale;
         int x0 = (int)((pen_x + ((long)slot->bitmap_left * s >> 10)) >> 6);
         int y0 = (int)((pen_y - ((long)slot->bitmap_top * s >> 10)) >> 6);
-        return blit_colour(&slot->bitmap, s, x0, y0, colour, outline, width, height, (int)(radius >> 6));
+        return blit_colour(&slot->bitmap, s, x0, y0, colour, colour_x, colour_width, outline, width, height,
+                           (int)(radius >> 6));
     }
     FT_Error code = FT_Load_Glyph(font->face, index, FT_LOAD_DEFAULT | FT_LOAD_NO_BITMAP);
     if (code != 0) return code;

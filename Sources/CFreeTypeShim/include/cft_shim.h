@@ -29,10 +29,11 @@ void cft_metrics(const cft_font *font, int *ascender, int *descender, int *line_
 // pen_y / 64), y down: an outline glyph into `fill` and, when `outline` is not NULL, its
 // border stroked `radius` / 64 pixels wide into `outline` (masks of width x height bytes;
 // coverage combines with max; anything outside is clipped), a colour glyph into `colour`
-// (RGBA, premultiplied, width x height x 4, "over" what is there) scaled to the size set,
-// its shape dilated by `radius` into `outline`. Returns 0 or a FreeType error code.
+// (RGBA, premultiplied, "over" what is there: the columns [colour_x, colour_x + colour_width)
+// of the masks, colour_width x height x 4) scaled to the size set, its shape dilated by
+// `radius` into `outline`. Returns 0 or a FreeType error code.
 int cft_draw_glyph(cft_font *font, uint32_t glyph, long pen_x, long pen_y, uint8_t *fill, uint8_t *outline,
-                   uint8_t *colour, int width, int height, long radius);
+                   uint8_t *colour, int colour_x, int colour_width, int width, int height, long radius);
 
 // One glyph of a shaped line, in visual order (left to right): its index in the font
 // `font` (of those given to ctl_shape), where it goes (1/64 pixels) and the text position

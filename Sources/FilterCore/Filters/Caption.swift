@@ -143,11 +143,13 @@ struct CaptionStage: SpatialStage {
 }
 
 /// The caption's coverage: `fill` (the letters), `outline` (their stroked borders) and
-/// `colour` (colour glyphs, emoji: RGBA premultiplied, empty when there are none), for the
-/// band of rows [top, top + height) of an image `width` wide.
+/// `colour` (colour glyphs, emoji: RGBA premultiplied, the columns `colourColumns` only,
+/// empty when there are none), for the band of rows [top, top + height) of an image `width`
+/// wide.
 struct CaptionMask: Sendable {
     let width: Int, top: Int, height: Int
     let fill: [UInt8], outline: [UInt8], colour: [UInt8]
+    let colourColumns: Range<Int>
     /// For tests: the lines the text was wrapped onto (as scalar strings), and the font size.
     let lines: [String], size: Int
 
@@ -191,9 +193,17 @@ struct CaptionMask: Sendable {
             }.joined()
         }
         self.size = size
-        let hasColour = lines.contains { $0.glyphs.contains { layout.fonts[Int($0.font)].isColour } }
+        // The colour layer covers only the columns of the colour glyphs (a size either side):
+        // across the whole width, an emoji in a 12 MP caption took 7 MB.
+        var columns: Range<Int>?
+        for line in lines {
+            guard let own = layout.colourColumns(line, x: (width * 64 - line.width) / 2, margin: size) else { continue }
+            columns = columns.map { min($0.lowerBound, own.lowerBound)..<max($0.upperBound, own.upperBound) } ?? own
+        }
+        let colourColumns = columns.map { max(0, $0.lowerBound)..<min(width, max(0, $0.upperBound)) } ?? 0..<0
+        let hasColour = !colourColumns.isEmpty
         var fill = [UInt8](repeating: 0, count: width * band), outline = fill
-        var colour = [UInt8](repeating: 0, count: hasColour ? width * band * 4 : 4)
+        var colour = [UInt8](repeating: 0, count: hasColour ? colourColumns.count * band * 4 : 4)
         try fill.withUnsafeMutableBufferPointer { (f) throws(FilterError) in
             try outline.withUnsafeMutableBufferPointer { (o) throws(FilterError) in
                 try colour.withUnsafeMutableBufferPointer { (c) throws(FilterError) in
@@ -202,7 +212,8 @@ struct CaptionMask: Sendable {
                         baseline += line.ascender
                         try layout.draw(
                             line, x: (width * 64 - line.width) / 2, baseline: baseline, fill: f.baseAddress!,
-                            outline: o.baseAddress!, colour: c.baseAddress!, width: width, height: band,
+                            outline: o.baseAddress!, colour: c.baseAddress!, colourColumns: colourColumns,
+                            width: width, height: band,
                             radius: radius * 64)
                         baseline -= line.descender
                     }
@@ -212,6 +223,7 @@ struct CaptionMask: Sendable {
         self.fill = fill
         self.outline = outline
         self.colour = hasColour ? colour : []
+        self.colourColumns = colourColumns
     }
 
     /// Words greedily onto lines no wider than `maxWidth` (1/64 px); a word wider than a
@@ -247,14 +259,16 @@ struct CaptionMask: Sendable {
     func draw(row y: Int, into pixels: UnsafeMutablePointer<UInt8>) {
         guard y >= top, y < top + height else { return }
         let start = (y - top) * width
+        // Where this row's colour pixels start, for column x at `colourStart + 4 * x`.
+        let colourStart = 4 * ((y - top) * colourColumns.count - colourColumns.lowerBound)
         for x in 0..<width {
             let o = Int(outline[start + x]), f = Int(fill[start + x])
-            let a = colour.isEmpty ? 0 : Int(colour[4 * (start + x) + 3])
+            let a = colourColumns.contains(x) ? Int(colour[colourStart + 4 * x + 3]) : 0
             guard o | f | a != 0 else { continue }
             let p = pixels + 4 * x
             for c in 0..<3 {
                 var under = (Int(p[c]) * (255 - o) + Self.dark * o + 127) / 255
-                if a != 0 { under = Int(colour[4 * (start + x) + c]) + (under * (255 - a) + 127) / 255 }
+                if a != 0 { under = Int(colour[colourStart + 4 * x + c]) + (under * (255 - a) + 127) / 255 }
                 p[c] = UInt8(min(255, (under * (255 - f) + 255 * f + 127) / 255))
             }
             p[3] = max(p[3], UInt8(max(o, f, a)))

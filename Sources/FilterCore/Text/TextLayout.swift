@@ -255,15 +255,32 @@ final class TextLayout {
     /// Draws `line` with its left end at x / 64 and its baseline at `baseline` into `fill`
     /// (outline glyphs), `outline` (every glyph's border, `radius` / 64 px) and `colour`
     /// (colour glyphs, RGBA), masks of `width` × `height`.
+    /// The columns (px) the colour glyphs of `line` may cover when drawn from `x` (1/64 px),
+    /// `margin` px either side of their advances (a bitmap's bearing, the outline); nil when
+    /// it has none.
+    func colourColumns(_ line: Line, x: Int, margin: Int) -> Range<Int>? {
+        var pen = x, columns: Range<Int>?
+        for glyph in line.glyphs {
+            if fonts[Int(glyph.font)].isColour {
+                let from = (pen + Int(glyph.x_offset)) / 64 - margin
+                let to = (pen + Int(glyph.x_offset) + Int(glyph.x_advance)) / 64 + margin
+                columns = columns.map { min($0.lowerBound, from)..<max($0.upperBound, to) } ?? from..<to
+            }
+            pen += Int(glyph.x_advance)
+        }
+        return columns
+    }
+
     func draw(
         _ line: Line, x: Int, baseline: Int, fill: UnsafeMutablePointer<UInt8>, outline: UnsafeMutablePointer<UInt8>,
-        colour: UnsafeMutablePointer<UInt8>, width: Int, height: Int, radius: Int
+        colour: UnsafeMutablePointer<UInt8>, colourColumns: Range<Int>, width: Int, height: Int, radius: Int
     ) throws(FilterError) {
         var pen = x
         for glyph in line.glyphs {
             let drawn = cft_draw_glyph(
                 fonts[Int(glyph.font)].font, glyph.glyph, pen + Int(glyph.x_offset),
-                baseline * 64 - Int(glyph.y_offset), fill, outline, colour, Int32(width), Int32(height), radius)
+                baseline * 64 - Int(glyph.y_offset), fill, outline, colour, Int32(colourColumns.lowerBound),
+                Int32(colourColumns.count), Int32(width), Int32(height), radius)
             guard drawn == 0 else { throw .resourceMissing("a glyph of the font") }
             pen += Int(glyph.x_advance)
         }
