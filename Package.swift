@@ -11,7 +11,7 @@ import PackageDescription
 //   CatImageIO ─► CatPixels, CShimSupport, CJPEGShim, CPNGShim, CWebPShim, CGIFShim, CJXLShim,
 //     CHEIFShim, CTIFFShim (the codecs, and local files behind the storage seam, CatSupport's
 //     Storage; an s3:// path goes through it to the store catctl plugs in: CatNetwork's S3Store)
-//   FilterCore ─► CatPixels, CFilterKernels, CKernelDispatch, CFreeTypeShim (the caption font); it knows no codec
+//   FilterCore ─► CatPixels, CFilterKernels, CKernelDispatch, CTextShim (the caption text); it knows no codec
 //     (its streaming pipeline pulls from a RowSource and pushes to a RowSink) and no detector
 //     (a scene hands its chains a SubjectFinder: CatScenes, over CatFaces)
 //   CatFaces ─► CatModels, CatPixels, CCatDetectors (the cat-face cascades, their SIMD scan);
@@ -128,9 +128,9 @@ let package = Package(
         // Raw mode and the terminal given back on every way out, crashes included (signal-safe C).
         .target(name: "CTerminalShim", dependencies: ["CShimSupport"]),
         // The caption text stack: FreeType (glyphs, stroked outlines, colour emoji), libraqm over
-        // HarfBuzz and FriBidi (shaping, direction) and fontconfig (fallback fonts).
+        // HarfBuzz and FriBidi (shaping, direction), fontconfig (fallback fonts) and ICU (line breaks).
         .target(
-            name: "CFreeTypeShim",
+            name: "CTextShim",
             dependencies: [
                 // Linked on Apple's systems; on Linux loaded when first needed (text_libraries.h).
                 "CLibFreeType", .target(name: "CLibRaqm", condition: .when(platforms: [.macOS])), "CShimSupport",
@@ -171,7 +171,7 @@ let package = Package(
         .target(name: "CatFaces", dependencies: ["CatModels", "CatPixels", "CatSupport", "CCatDetectors"]),
         .target(
             name: "FilterCore",
-            dependencies: ["CatSupport", "CatPixels", "CFilterKernels", "CKernelDispatch", "CFreeTypeShim"]),
+            dependencies: ["CatSupport", "CatPixels", "CFilterKernels", "CKernelDispatch", "CTextShim"]),
         .target(name: "CatNetwork", dependencies: ["CatSupport", "CCURLShim", "CShimSupport"]),
         .target(
             name: "CatScenes",

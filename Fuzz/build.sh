@@ -24,7 +24,7 @@ for c in Sources/CZlibNG/*.c Sources/CZlibNG/arch/generic/*.c; do
   clang $cflags $zdefs -ISources/CZlibNG -ISources/CZlibNG/include -c "$c" -o "$o"
   objs+=("$o")
 done
-for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CFreeTypeShim \
+for target in CShimSupport CJPEGShim CPNGShim CWebPShim CGIFShim CJXLShim CHEIFShim CTIFFShim CTextShim \
   CKernelDispatch CFilterKernels CCatDetectors CCatModels CCURLShim CChafaShim CTerminalShim; do
   for c in Sources/$target/*.c; do
     o="$out/obj/$target-$(basename "$c" .c).o"

@@ -1,4 +1,4 @@
-internal import CFreeTypeShim
+internal import CTextShim
 import CatSupport
 
 /// A TrueType/OpenType font through FreeType, drawing text into 8-bit coverage masks:

@@ -1,4 +1,4 @@
-internal import CFreeTypeShim
+internal import CTextShim
 import CatSupport
 
 /// Text laid out as the field lays it out, for captions: each grapheme cluster gets a font
