@@ -26,11 +26,15 @@ Detection (with --catctl, `catctl detect --json`; and the same for the opencv me
   no-cat photos     photos tagged nocat on which no cat is reported
   faces             recall and precision of the faces against the marks (IoU >= 0.3)
 
+Every table is printed for the tuning half, the held-out half (faces.json's `set`) and all
+photos: a threshold is chosen on the tuning half, and reported on both.
+
   python3 Benchmarks/catcrop.py [--catctl PATH] [--json OUT]
 
 Installs opencv-data and python3-opencv (apt) and pyvips and numpy (pip) when missing.
 """
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -133,6 +137,7 @@ def iou(a, b):
     return inter / (a[2] * a[3] + b[2] * b[3] - inter)
 
 
+@functools.lru_cache(maxsize=None)  # each photo's window once, for every subset it is in
 def smartcrop_offset(path, w, h, interesting):
     """Where vips' smartcrop puts its window: found by matching the crop in the image."""
     import numpy as np
@@ -152,6 +157,7 @@ def smartcrop_offset(path, w, h, interesting):
     return int(np.argmin(costs)), 0
 
 
+@functools.lru_cache(maxsize=None)  # each photo's window once, for every subset it is in
 def catctl_offset(catctl, path, w, h, gravity):
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "out.png")
@@ -194,34 +200,8 @@ def around(subjects, width, height, w, h):
     return place(box[0], box[2], w, width, 0.5), place(box[1], box[3], h, height, 0.4)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--catctl", help="a catctl binary: its gravities and detect join the tables")
-    parser.add_argument("--json", help="write every photo's windows here")
-    args = parser.parse_args()
-    ensure_tools()
-
-    photos = json.load(open(os.path.join(CATS, "faces.json")))["photos"]
-    paths = [os.path.join(CATS, p["file"]) for p in photos]
-    found = {"opencv": json.loads(subprocess.run(
-        ["/usr/bin/python3", "-c", DETECTOR, json.dumps(list(CASCADES.values())), YOLO] + paths,
-        check=True, capture_output=True, text=True).stdout)}
-    gravities = []
-    if args.catctl:
-        lines = subprocess.run([args.catctl, "detect", "--json"] + paths, check=True, capture_output=True,
-                               text=True).stdout.splitlines()
-        found["catctl"] = {}
-        for line in lines:
-            event = json.loads(line)
-            found["catctl"][event["input"]] = {
-                "faces": [[f["x"], f["y"], f["width"], f["height"]] for f in event["faces"]],
-                "cats": [[c["x"], c["y"], c["width"], c["height"]] for c in event["cats"]]}
-        probe = photos[0]
-        for gravity in ["cat", "attention", "entropy"]:
-            if catctl_offset(args.catctl, os.path.join(CATS, probe["file"]), 16, 16, gravity) is not None:
-                gravities.append(gravity)
-
-    methods = ["centre", "marks", "vips-attention", "vips-entropy", "opencv"] + [f"catctl-{g}" for g in gravities]
+def report(photos, found, gravities, methods, catctl):
+    """Prints the crop and detection tables for `photos`; returns each photo's windows."""
     score = {m: {s: [0, 0] for s in SHAPES} for m in methods}  # kept, possible
     # Per detector: faces matched, marks, face boxes; cat photos with the face in a cat
     # box, cat photos; cat boxes, wrong cat boxes; no-cat photos, no-cat photos left alone.
@@ -275,7 +255,7 @@ def main():
                 "opencv": around(subjects, width, height, w, h) if subjects else ((width - w) // 2, (height - h) // 2),
             }
             for gravity in gravities:
-                where[f"catctl-{gravity}"] = catctl_offset(args.catctl, path, w, h, gravity) or (-w, -h)
+                where[f"catctl-{gravity}"] = catctl_offset(catctl, path, w, h, gravity) or (-w, -h)
             for method, (x, y) in where.items():
                 score[method][shape][1] += 1
                 score[method][shape][0] += kept(face, x, y, w, h)
@@ -296,6 +276,46 @@ def main():
               f"wrong boxes {d['wrong']}/{d['cats']}, no-cat photos left alone {d['clean']}/{d['nocat']}; "
               f"faces: recall {d['matched']}/{d['marks']} {d['matched'] / max(1, d['marks']):.2f}, "
               f"precision {precision} ({d['boxes']} boxes)")
+    return record
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--catctl", help="a catctl binary: its gravities and detect join the tables")
+    parser.add_argument("--json", help="write every photo's windows here")
+    args = parser.parse_args()
+    ensure_tools()
+
+    photos = json.load(open(os.path.join(CATS, "faces.json")))["photos"]
+    paths = [os.path.join(CATS, p["file"]) for p in photos]
+    found = {"opencv": json.loads(subprocess.run(
+        ["/usr/bin/python3", "-c", DETECTOR, json.dumps(list(CASCADES.values())), YOLO] + paths,
+        check=True, capture_output=True, text=True).stdout)}
+    gravities = []
+    if args.catctl:
+        lines = subprocess.run([args.catctl, "detect", "--json"] + paths, check=True, capture_output=True,
+                               text=True).stdout.splitlines()
+        found["catctl"] = {}
+        for line in lines:
+            event = json.loads(line)
+            found["catctl"][event["input"]] = {
+                "faces": [[f["x"], f["y"], f["width"], f["height"]] for f in event["faces"]],
+                "cats": [[c["x"], c["y"], c["width"], c["height"]] for c in event["cats"]]}
+        probe = photos[0]
+        for gravity in ["cat", "attention", "entropy"]:
+            if catctl_offset(args.catctl, os.path.join(CATS, probe["file"]), 16, 16, gravity) is not None:
+                gravities.append(gravity)
+
+    methods = ["centre", "marks", "vips-attention", "vips-entropy", "opencv"] + [f"catctl-{g}" for g in gravities]
+    record = []
+    # Every figure for the tuning half, the held-out half (faces.json's "set") and all photos:
+    # a threshold is chosen on the tuning half only, and reported on both.
+    for name, subset in [("tuning", [p for p in photos if p.get("set") == "tuning"]),
+                         ("held-out", [p for p in photos if p.get("set") == "heldout"]),
+                         ("all", photos)]:
+        if subset:
+            print(f"\n=== {name} photos ===")
+            record += report(subset, found, gravities, methods, args.catctl)
     if args.json:
         with open(args.json, "w") as out:
             json.dump(record, out, indent=1)
