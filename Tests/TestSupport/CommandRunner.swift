@@ -82,8 +82,7 @@ public enum Catctl {
     static func recordTimer(_ elapsed: Duration, of seconds: Int, _ arguments: [String]) {
         guard let log = ProcessInfo.processInfo.environment["CATCTL_TIMER_LOG"], !log.isEmpty else { return }
         let taken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let words = arguments.prefix(3).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
-        let line = String(format: "%.2f", taken) + " \(seconds) \(words.joined(separator: " "))\n"
+        let line = String(format: "%.2f", taken) + " \(seconds) \(logWords(arguments.prefix(3)))\n"
         let fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         guard fd >= 0 else { return }
         defer { close(fd) }
@@ -148,6 +147,20 @@ public enum Catctl {
     /// With CATCTL_CPU_LOG (scripts/test sets it), each program a test runs (catctl, and the
     /// tools around it) appends its processor time and wall time there, one line a run
     /// ("cpu wall command"), so that a run's log says where the suite's time goes.
+    /// A command's words for a log line: each its last path component, at most 60 characters,
+    /// white space and controls as "_" (a caption of 500 lines made 500 lines of the log, and
+    /// scripts/test's report of it failed).
+    static func logWords<S: Sequence<String>>(_ words: S) -> String {
+        words.map { word in
+            let last = word.split(separator: "/").last.map(String.init) ?? word
+            return String(
+                String.UnicodeScalarView(
+                    last.unicodeScalars.prefix(60).map {
+                        $0.properties.isWhitespace || $0.properties.generalCategory == .control ? "_" : $0
+                    }))
+        }.joined(separator: " ")
+    }
+
     static func recordCPU(_ usage: rusage, _ wall: Duration, _ command: [String]) {
         guard let log = ProcessInfo.processInfo.environment["CATCTL_CPU_LOG"], !log.isEmpty else { return }
         let cpu =
@@ -155,9 +168,9 @@ public enum Catctl {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
         // catctl past GNU time, timeout and prlimit (runBounded), else the program run.
-        let words = command.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
-        let named = words[(words.firstIndex(of: "catctl") ?? 0)...].prefix(3)
-        let line = String(format: "%.2f %.2f", cpu, seconds) + " \(named.joined(separator: " "))\n"
+        let names = command.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        let named = command[(names.firstIndex(of: "catctl") ?? 0)...].prefix(3)
+        let line = String(format: "%.2f %.2f", cpu, seconds) + " \(logWords(named))\n"
         let fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         guard fd >= 0 else { return }
         defer { close(fd) }
