@@ -260,6 +260,12 @@ struct EditCatLiveTests {
         #expect(view.live?.caption == nil && view.live?.chain == ["caption:HI 🐈 Ünï"])
         await presenter.undo()
         #expect(view.live?.chain == [] && view.live?.note == "undid: add caption:HI 🐈 Ünï")
+        // A character no installed font has is said as it is typed.
+        await presenter.startCaption()
+        await presenter.typeCaption("cat \u{E000}")
+        #expect(view.live?.note?.contains("no installed font has \u{E000}") == true, "\(view.live?.note ?? "")")
+        await presenter.dropCaption()
+        #expect(view.live?.note == "undid: add caption:HI 🐈 Ünï")
         await presenter.startCaption()
         await presenter.typeCaption("gone")
         await presenter.dropCaption()

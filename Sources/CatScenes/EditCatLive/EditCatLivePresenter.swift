@@ -466,7 +466,10 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
                     outputWidth: problem == nil ? size?.width : nil, outputHeight: problem == nil ? size?.height : nil,
                     thumbnails: live.thumbnails.map { $0 ?? live.thumbnail },
                     milliseconds: Int(((now() - start) / .milliseconds(1)).rounded()),
-                    problem: problem ?? renderProblem, found: found, note: live.note, original: original,
+                    problem: problem ?? renderProblem, found: found,
+                    // A caption character no installed font has is said as it is typed (before
+                    // what the last undo did), not only when the picture is saved.
+                    note: previewChain?.notices.first ?? live.note, original: original,
                     crop: crop, caption: live.caption, zoom: zoomed, playing: live.frames > 1 ? live.playing : nil))
         }
     }

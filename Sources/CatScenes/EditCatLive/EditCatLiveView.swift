@@ -142,7 +142,8 @@ public struct EditCatLive: Sendable, Equatable {
     public let problem: String?
     /// The cats and faces found on `preview`, in its pixels, to outline on it; nil: not asked for.
     public let found: CatFinding?
-    /// What the last undo or redo did ("undid: add sepia:1"), until the next change; or nil.
+    /// What the chain shown says (a caption character no installed font has), else what the
+    /// last undo or redo did ("undid: add sepia:1"), until the next change; or nil.
     public let note: String?
     /// `preview` is the original, untouched (`space`).
     public let original: Bool
