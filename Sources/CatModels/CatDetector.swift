@@ -86,6 +86,7 @@ public enum CatDetector {
     package static func candidates(in picture: PixelBuffer, long: Int, threads: Int, network: Darknet? = network)
         -> [Candidate]
     {
+        guard network != nil else { return [] }  // no network installed: no input to make for it
         let size = inputSize(width: picture.width, height: picture.height, long: long)
         return candidates(
             input(picture, width: size.width, height: size.height), threshold: threshold, threads: threads,
