@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #if defined(__linux__)
 struct ct_libraqm ct_libraqm;
@@ -112,11 +113,22 @@ static void release(void) {
     pthread_mutex_unlock(&ct_lock);
 }
 
+// FONTCONFIG_FILE naming something that is there but is no regular file of at most 16 MiB (a
+// FIFO, /dev/zero): fontconfig would read it for ever, on the thread that handles Ctrl-C, so
+// no fallback font is looked for. A name that is not there is fontconfig's to resolve (in its
+// own folder) or to report.
+static int config_file_refused(void) {
+    const char *file = getenv("FONTCONFIG_FILE");
+    struct stat st;
+    if (!file || !*file || stat(file, &st) != 0) return 0;
+    return !S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024;
+}
+
 static FcFontSet *sorted(const char *language, int bold) {
     for (size_t i = 0; i < ct_sort_count; i++)
         if (ct_sorts[i].bold == bold && strcmp(ct_sorts[i].language, language) == 0) return ct_sorts[i].fonts;
     if (ct_sort_count == sizeof ct_sorts / sizeof ct_sorts[0]) return NULL;
-    if (!ct_config) {
+    if (!ct_config && !config_file_refused()) {
         ct_config = FC(FcInitLoadConfigAndFonts)();
         if (ct_config) atexit(release);
     }

@@ -56,6 +56,22 @@ struct CaptionTextCommandTests {
         #expect(FileManager.default.fileExists(atPath: out))
     }
 
+    /// FONTCONFIG_FILE naming a FIFO or a device: fontconfig would read it for ever, so no
+    /// fallback font is looked for; the caption is drawn, the missing character named.
+    @Test func aFontconfigFileThatNeverEndsIsNotRead() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("fonts.conf").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for config in [fifo, "/dev/zero"] {
+            let out = dir.appendingPathComponent("out.png").path
+            let result = try Catctl.runBounded(
+                ["edit", "--force", "--filter", "caption:猫", Fixtures.path("photos/chelsea.png"), out],
+                memory: 1 << 30, seconds: 60, environment: ["FONTCONFIG_FILE": config])
+            #expect(result.status == 0, "\(config): \(result.stderr)")
+            #expect(result.stderr.contains("no installed font has 猫"), "\(config): \(result.stderr)")
+        }
+    }
+
     /// A character no font has is named once, with the package that would draw it; the
     /// caption is still drawn.
     @Test func missingCharactersAreNamed() throws {

@@ -144,6 +144,34 @@ struct TextLayoutTests {
         }
     }
 
+    /// Each paragraph (a line feed starts one) reads in its own direction (UAX #9).
+    @Test func eachParagraphHasItsOwnDirection() throws {
+        let layout = try layout("שלום!\nHello, world!\nשלום עולם")
+        #expect(layout.words.map(\.rightToLeft) == [true, false, false, true, true])
+        #expect(try self.layout("Hello\nשלום").words.map(\.rightToLeft) == [false, true])
+    }
+
+    /// More lines than fit at the smallest size: the line feeds become spaces, and all of the
+    /// text is drawn.
+    @Test func tooManyLinesAreJoined() throws {
+        let text = (1...60).map { "line \($0)" }.joined(separator: "\n")
+        let mask = try CaptionMask(text, top: false, width: 451, height: 300)
+        #expect(mask.lines.joined(separator: " ") == text.replacingOccurrences(of: "\n", with: " "))
+        #expect(mask.height < 300)
+    }
+
+    /// A word wider than the picture at the smallest size, with its emoji past both edges:
+    /// no colour layer, no trap.
+    @Test func emojiOutsideThePictureAreClipped() throws {
+        for (text, width, height) in [
+            ("x" + String(repeating: "a", count: 150) + "(😹)", 451, 300), ("Nooooo(🐱)", 1, 1),
+            ("WWWW\u{2060}🐱", 2, 1), (String(repeating: "A", count: 40) + "\u{A0}🐱", 7, 100),
+        ] {
+            let mask = try CaptionMask(text, top: false, width: width, height: height)
+            #expect(mask.colourColumns.lowerBound >= 0 && mask.colourColumns.upperBound <= width, "\(text)")
+        }
+    }
+
     /// A line feed starts a new line even when the words would fit on one.
     @Test func aLineFeedStartsALine() throws {
         let mask = try CaptionMask("HI\nCAT", top: false, width: 2000, height: 1000)

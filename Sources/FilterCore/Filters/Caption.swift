@@ -158,7 +158,7 @@ struct CaptionMask: Sendable {
 
     init(_ text: String, top atTop: Bool, width: Int, height: Int) throws(FilterError) {
         let layout = try TextLayout(text, primary: try Font.bundled())
-        let words = layout.words
+        var words = layout.words
         let maxWidth = max(1, width * 92 / 100) * 64
         var size = max(6, min(width / 9, height / 4))
         var lines: [TextLayout.Line] = [], groups: [ArraySlice<TextLayout.Word>] = []
@@ -171,6 +171,14 @@ struct CaptionMask: Sendable {
             let fits =
                 lines.allSatisfy { $0.width <= maxWidth }
                 && lines.reduce(0) { $0 + $1.ascender - $1.descender } <= height * 2 / 5
+            // More lines than fit at the smallest size: the line feeds become spaces and the
+            // text is fitted again, so that all of it is drawn (60 lines of 1-2 words on a
+            // 451x300 picture drew the first 37).
+            if !fits, size <= 6, words.contains(where: \.hard) {
+                words = words.map { .init(range: $0.range, spaced: $0.spaced || $0.hard, rightToLeft: $0.rightToLeft) }
+                size = max(6, min(width / 9, height / 4))
+                continue
+            }
             if fits || size <= 6 { break }
             // The sizes at which the widest word (no wrap splits it) is still wider than a line
             // cannot fit either: shaping is unhinted, so widths scale with the size, within
@@ -200,7 +208,11 @@ struct CaptionMask: Sendable {
             guard let own = layout.colourColumns(line, x: (width * 64 - line.width) / 2, margin: size) else { continue }
             columns = columns.map { min($0.lowerBound, own.lowerBound)..<max($0.upperBound, own.upperBound) } ?? own
         }
-        let colourColumns = columns.map { max(0, $0.lowerBound)..<min(width, max(0, $0.upperBound)) } ?? 0..<0
+        // Clamped into the picture at both ends: a word wider than the picture at the smallest
+        // size runs off both sides, and its emoji may all lie outside.
+        let colourColumns =
+            columns.map { min(width, max(0, $0.lowerBound))..<min(width, max(0, $0.lowerBound, $0.upperBound)) }
+            ?? 0..<0
         let hasColour = !colourColumns.isEmpty
         var fill = [UInt8](repeating: 0, count: width * band), outline = fill
         var colour = [UInt8](repeating: 0, count: hasColour ? colourColumns.count * band * 4 : 4)

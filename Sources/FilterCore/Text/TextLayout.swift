@@ -114,18 +114,23 @@ final class TextLayout {
         let range: Range<Int>
         let spaced: Bool
         var hard = false
+        /// Its paragraph reads right to left (a line feed starts a paragraph, with its own
+        /// direction: UAX #9).
+        var rightToLeft = false
     }
 
     var words: [Word] {
         let count = scalars.count
         let kinds = lineBreaks() ?? fallbackBreaks()
         var words: [Word] = [], start = 0, spaced = true, hard = false
+        // Each paragraph's direction, from its first letter.
+        var rightToLeft = Self.isRightToLeft(scalars[0..<(kinds.firstIndex(of: 2) ?? count)])
         // The scalars [start, end) are a segment: a word, once its trailing white space is off.
         func segment(to end: Int) {
             var last = end
             while last > start, Self.isBreakingSpace(scalars[last - 1]) { last -= 1 }
             if last > start {
-                words.append(Word(range: start..<last, spaced: spaced, hard: hard))
+                words.append(Word(range: start..<last, spaced: spaced, hard: hard, rightToLeft: rightToLeft))
                 (spaced, hard) = (last < end, false)
             } else if end > start {
                 spaced = true
@@ -133,7 +138,11 @@ final class TextLayout {
         }
         for cluster in clusterStarts.dropFirst() where kinds[cluster] != 0 {
             segment(to: cluster)
-            if kinds[cluster] == 2, !words.isEmpty { hard = true }
+            if kinds[cluster] == 2 {
+                if !words.isEmpty { hard = true }
+                let next = kinds[(cluster + 1)...].firstIndex(of: 2) ?? count
+                rightToLeft = Self.isRightToLeft(scalars[cluster..<next])
+            }
             start = cluster
         }
         segment(to: count)
@@ -205,7 +214,7 @@ final class TextLayout {
     }
 
     /// `words` joined (by single spaces where they were spaced), shaped as one paragraph in
-    /// the text's direction.
+    /// the direction of the paragraph they are in.
     func shape(_ words: ArraySlice<Word>) throws(FilterError) -> Line {
         var text: [UInt32] = [], owner: [Int32] = []
         for word in words {
@@ -218,13 +227,13 @@ final class TextLayout {
             text += scalars[word.range]
             owner += fontOf[word.range]
         }
-        return try shape(text, owner)
+        return try shape(text, owner, rightToLeft: words.first?.rightToLeft ?? rightToLeft)
     }
 
     /// The width of a space in the bundled font (1/64 px), between words.
-    func spaceWidth() throws(FilterError) -> Int { try shape([0x20], [0]).width }
+    func spaceWidth() throws(FilterError) -> Int { try shape([0x20], [0], rightToLeft: rightToLeft).width }
 
-    private func shape(_ text: [UInt32], _ owner: [Int32]) throws(FilterError) -> Line {
+    private func shape(_ text: [UInt32], _ owner: [Int32], rightToLeft: Bool) throws(FilterError) -> Line {
         var glyphs = [ctl_glyph](repeating: ctl_glyph(), count: max(16, text.count * 2))
         var count = -1
         for _ in 0..<2 {
@@ -311,9 +320,12 @@ final class TextLayout {
     /// Whether the text's first strong letter is of a right-to-left script (Hebrew, Arabic,
     /// Syriac, Thaana, N'Ko and the other blocks Unicode gives right-to-left letters): the
     /// paragraph direction of UAX #9 (rule P2), which FriBidi then resolves within.
-    static func isRightToLeft(_ text: String) -> Bool {
-        for scalar in text.unicodeScalars where scalar.properties.isAlphabetic {
-            switch scalar.value {
+    static func isRightToLeft(_ text: String) -> Bool { isRightToLeft(text.unicodeScalars.map(\.value)[...]) }
+
+    static func isRightToLeft(_ scalars: ArraySlice<UInt32>) -> Bool {
+        for value in scalars {
+            guard let scalar = Unicode.Scalar(value), scalar.properties.isAlphabetic else { continue }
+            switch value {
             case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: return true
             default: return false
             }
