@@ -46,9 +46,12 @@ public struct Filter: Sendable {
 
     public init(parsing spec: String) throws(FilterError) {
         let name: String, text: String?
-        if let colon = spec.firstIndex(of: ":") {
-            name = String(spec[..<colon])
-            text = String(spec[spec.index(after: colon)...])
+        // The first ":" scalar, not Character: a value starting with a combining mark makes
+        // one Character of ":" and the mark (`caption:\u{301}a` read as an unknown filter).
+        let scalars = spec.unicodeScalars
+        if let colon = scalars.firstIndex(of: ":") {
+            name = String(scalars[..<colon])
+            text = String(scalars[scalars.index(after: colon)...])
         } else {
             name = spec
             text = nil

@@ -30,6 +30,8 @@ struct FilterSpecTests {
         #expect(try Filter(parsing: "mono").value == nil)
         #expect(try Filter(parsing: "SEPIA").definition.name == "sepia")
         #expect(try Filter(parsing: "sepia:0.6").spec == "sepia:0.6")
+        // A value starting with a combining mark: ":" and the mark are one Character.
+        #expect(try Filter(parsing: "caption:\u{301}a").definition.name == "caption")
     }
 
     @Test(

@@ -207,6 +207,18 @@ struct TextLayoutTests {
         let chain = try FilterChain(specs: ["caption:cat \u{E000}"])
         #expect(chain.notices.count == 1)
         #expect(chain.notices.first?.contains("U+E000") == true, "\(chain.notices)")
+        #expect(chain.notices.first?.contains("private-use characters are in no font package") == true)
         #expect(try FilterChain(specs: ["caption:猫 🐈 बिल्ली"]).notices.isEmpty)
+        // Which package would draw it, for a character of a script; and bytes that were not
+        // UTF-8 (decoded as U+FFFD, or kept as raw bytes U+10FF80-U+10FFFF) are said as such.
+        #expect(
+            CaptionStage.notices(for: ["𓀀"]).first?.hasSuffix("fonts-noto-core or fonts-noto-extra would draw it")
+                == true)
+        #expect(
+            CaptionStage.notices(for: ["\u{10FFED}", "\u{10FFA0}"]) == CaptionStage.notices(for: ["\u{FFFD}"]))
+        #expect(
+            CaptionStage.notices(for: ["\u{FFFD}"]) == [
+                "the caption holds bytes that are not UTF-8 text: they show as boxes"
+            ])
     }
 }

@@ -95,16 +95,25 @@ struct CaptionStage: SpatialStage {
 
     /// "no installed font has 猫, 犬 (U+732B, U+72AC)…", one line per Debian package that
     /// would draw them (at most 8 characters named, then how many more).
+    /// Bytes that were not UTF-8 (U+FFFD, as the argument was decoded) and private-use
+    /// characters no package draws are said as such.
     static func notices(for missing: [Character]) -> [String] {
         var byPackage: [(package: String, clusters: [Character])] = []
         for cluster in missing {
             let first = cluster.unicodeScalars.first?.value ?? 0
+            // A byte that was not UTF-8: U+FFFD, or as the arguments are decoded, a raw byte
+            // kept as U+10FF80-U+10FFFF (FileNames).
+            let notText = first == 0xFFFD || cluster.unicodeScalars.first.flatMap(FileNames.rawByte) != nil
             let package =
-                TextLayout.isEmoji(cluster)
-                ? "fonts-noto-color-emoji"
-                : (0x2E80...0x9FFF).contains(first) || (0xAC00...0xD7AF).contains(first)
-                    || (0xF900...0xFAFF).contains(first) || (0x20000...0x3FFFF).contains(first)
-                    ? "fonts-noto-cjk" : "fonts-noto-core or fonts-noto-extra"
+                notText
+                ? ""
+                : (0xE000...0xF8FF).contains(first) || first >= 0xF0000
+                    ? "-"
+                    : TextLayout.isEmoji(cluster)
+                        ? "fonts-noto-color-emoji"
+                        : (0x2E80...0x9FFF).contains(first) || (0xAC00...0xD7AF).contains(first)
+                            || (0xF900...0xFAFF).contains(first) || (0x20000...0x3FFFF).contains(first)
+                            ? "fonts-noto-cjk" : "fonts-noto-core or fonts-noto-extra"
             if let i = byPackage.firstIndex(where: { $0.package == package }) {
                 if !byPackage[i].clusters.contains(cluster) { byPackage[i].clusters.append(cluster) }
             } else {
@@ -112,13 +121,17 @@ struct CaptionStage: SpatialStage {
             }
         }
         return byPackage.map { package, clusters in
+            if package.isEmpty {
+                return "the caption holds bytes that are not UTF-8 text: they show as boxes"
+            }
             let shown = clusters.prefix(8)
             let codes = shown.map { $0.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) } }
             let more = clusters.count > shown.count ? " and \(clusters.count - shown.count) more" : ""
             let it = clusters.count == 1 ? "it" : "them"
             return "no installed font has \(shown.map(String.init).joined(separator: ", "))\(more) "
                 + "(\(codes.map { $0.joined(separator: " ") }.joined(separator: ", "))): the caption shows "
-                + "\(clusters.count == 1 ? "a box" : "boxes") for \(it); \(package) would draw \(it)"
+                + "\(clusters.count == 1 ? "a box" : "boxes") for \(it); "
+                + (package == "-" ? "private-use characters are in no font package" : "\(package) would draw \(it)")
         }
     }
 
