@@ -146,17 +146,32 @@ public struct FilterChain: Sendable {
 
     /// How long a copy of an input of `width` × `height` `resolvingGravity` wants: one
     /// whose picture is still `pictureSide` long where the first stage that reads it gets
-    /// it (a cover's resize before its crop makes it smaller), at most the input's size.
+    /// it (a cover's resize before its crop makes it smaller), at most the input's size,
+    /// and at most `maxCopySide` where that is only for a resize before that stage: the copy
+    /// then keeps its own detail through the resize, down to the picture's size there
+    /// (`resolvingGravity`), so that stage sees what it did. `cover:200x200:cat` on a 48 MP
+    /// JPEG asked for a full-size copy (405 MB at the peak).
     public func pictureCopySide(width: Int, height: Int) -> Int {
         let long = max(width, height)
-        var size = (width: width, height: height)
+        var size = (width: width, height: height), cropped = 1.0
         for case let .spatial(stage) in stages {
             if Self.readsPicture(stage) { break }
-            if !stage.isIdentity { size = stage.outputSize(width: size.width, height: size.height) }
+            guard !stage.isIdentity else { continue }
+            let next = stage.outputSize(width: size.width, height: size.height)
+            if !(stage is ResizeStage) {
+                cropped *= Double(max(size.width, size.height)) / Double(max(1, max(next.width, next.height)))
+            }
+            size = next
         }
         let shrink = Double(long) / Double(max(1, max(size.width, size.height)))
-        return min(long, Int((Double(pictureSide) * max(1, shrink)).rounded(.up)))
+        let side = min(long, Int((Double(pictureSide) * max(1, shrink)).rounded(.up)))
+        guard side > Self.maxCopySide else { return side }
+        return max(Self.maxCopySide, min(long, Int((Double(pictureSide) * max(1, cropped)).rounded(.up))))
     }
+
+    /// The longest copy `pictureCopySide` asks for only because of a resize (a JPEG's DCT
+    /// scaling gives at most twice as long).
+    static let maxCopySide = 2048
 
     /// Some crop's gravity reads the picture (`cat`, `attention`, `entropy`), or a caption
     /// must keep off the cat's face: run `resolvingGravity` before the chain.
@@ -175,6 +190,14 @@ public struct FilterChain: Sendable {
                 guard case let .spatial(spatial) = stage, Self.readsPicture(spatial) else { return false }
                 return (spatial as? CropStage)?.gravity == .cat || spatial is CaptionStage
             }
+    }
+
+    /// Some stage after the first `count` reads the picture.
+    func readsPicture(after count: Int) -> Bool {
+        stages.dropFirst(count + 1).contains { stage in
+            if case let .spatial(spatial) = stage { return Self.readsPicture(spatial) }
+            return false
+        }
     }
 
     /// `stage` is a crop whose gravity reads the picture, or a caption that keeps clear of
@@ -232,8 +255,24 @@ public struct FilterChain: Sendable {
             let step = FilterChain(filters: [], stages: [stage], subjects: nil)
             let next = try step.outputSize(width: size.width, height: size.height)
             // Run as it is: a crop left unplaced (larger than the picture) must not be resolved again.
-            small = try Executor.run(
-                step.scaled(by: scale).stages, source: small, destination: nil, kernels: FastKernels(threads: 1))
+            var steps = step.scaled(by: scale).stages
+            // A resize before a stage that reads the picture keeps the copy's detail, down to
+            // the picture's own size there or `pictureSide`, whichever is smaller (never more
+            // than the copy has): a copy made smaller than asked (`maxCopySide`) then gives that
+            // stage what a full one would; any other copy is resized as before.
+            if case let .spatial(spatial) = stage, let resize = spatial as? ResizeStage,
+                readsPicture(after: resolved.count)
+            {
+                let long = Double(max(next.width, next.height))
+                let kept = max(
+                    scale * long, min(long, Double(pictureSide), Double(max(small.width, small.height))))
+                if kept > scale * long + 1 {  // more than rounding
+                    let factor = kept / long
+                    func side(_ v: Int) -> Int { max(1, Int((Double(v) * factor).rounded())) }
+                    steps = [.spatial(ResizeStage(.exact(side(next.width), side(next.height)), filter: resize.filter))]
+                }
+            }
+            small = try Executor.run(steps, source: small, destination: nil, kernels: FastKernels(threads: 1))
             size = next
             resolved.append(stage)
         }

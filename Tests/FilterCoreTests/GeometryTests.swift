@@ -320,6 +320,30 @@ struct GravityTests {
         #expect(window.width == 200 && window.height == 200 && window.x >= 420, "\(window)")
     }
 
+    /// A cover that shrinks the picture a lot asks for a copy at most `maxCopySide` long (not
+    /// a full-size one: 405 MB for `cover:200x200:cat` on 48 MP), and places its window on
+    /// it as on the full picture: the copy keeps its detail through the resize.
+    @Test func aShrinkingCoverPlacesFromACappedCopy() throws {
+        let field = try field(patchX: 540)
+        let image = try field.resampled(width: 2560, height: 800, filter: .box)  // the patch at 2160-2480
+        let chain = try FilterChain(specs: ["cover:100x100:attention"])
+        #expect(chain.pictureCopySide(width: 2560, height: 800) == FilterChain.maxCopySide)
+        let full = try #require(
+            try chain.resolvingGravity(picture: image, width: 2560, height: 800).gravityWindow(width: 2560, height: 800)
+        )
+        let copy = try image.resampled(width: 2048, height: 640, filter: .box)
+        let capped = try #require(
+            try chain.resolvingGravity(picture: copy, width: 2560, height: 800).gravityWindow(width: 2560, height: 800))
+        #expect(capped.width == 800 && abs(capped.x - full.x) <= 16, "\(capped) against \(full)")
+        #expect(capped.x >= 1680, "the patch is kept: \(capped)")
+        // A crop before the gravity still makes the copy larger by as much; small pictures
+        // are asked for as before.
+        #expect(
+            try FilterChain(specs: ["crop:800x800+0+0", "cover:100x100:attention"]).pictureCopySide(
+                width: 8000, height: 800) == 5120)
+        #expect(chain.pictureCopySide(width: 1600, height: 500) == 1600)
+    }
+
     /// `cat` with nothing found (no finder, or one that sees no cat) is the centred window,
     /// not attention's (which loses to the centre on photos of cats: Benchmarks/catcrop.py).
     @Test func catGravityWithoutACatIsTheCentre() throws {
