@@ -54,11 +54,14 @@ public enum FileSystem {
         }
         defer { closedir(dir) }
         var out: [(String, mode_t)] = []
+        // The name read through a pointer up to its NUL, never as d_name's 256 bytes: a record
+        // is only as long as its name, and copying the whole array out of the last record of
+        // readdir's buffer read past its end (a crash, now and then, in a folder of 52,000).
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
-                let bytes = UnsafeRawBufferPointer(rebasing: raw.prefix { $0 != 0 })
-                return keep(bytes) ? FileNames.decode(bytes) : nil
-            }
+            let start = UnsafeRawPointer(entry) + nameOffset
+            let bytes = UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self)))
+            let name = keep(bytes) ? FileNames.decode(bytes) : nil
             guard let name, name != ".", name != ".." else { continue }
             // readdir's own type; a stat only where the file system does not give it.
             switch Int32(entry.pointee.d_type) {

@@ -56,4 +56,31 @@ struct FileNamesTests {
         #expect(FileSystem.exists(dir.path + "/" + name))
         #expect(!FileSystem.exists(dir.path + "/n\u{E9}.png"), "not the same name as the UTF-8 é")
     }
+
+    /// Every name of a folder is read whatever its length: a record is only as long as its
+    /// name, and the last of readdir's buffer was once copied as d_name's 256 bytes, past
+    /// the buffer's end (a crash now and then; under the sanitizer, at once).
+    @Test func namesOfEveryLengthAreListed() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("catctl-lengths-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var names: Set<String> = []
+        for length in 1...255 {
+            for copy in 0..<4 {
+                let name = String(repeating: "abcd".map(String.init)[copy], count: length)
+                _ = FileManager.default.createFile(atPath: dir.path + "/" + name, contents: nil)
+                names.insert(name)
+            }
+        }
+        // A listing reads the folder's descriptor to its end: each opens it anew.
+        func listing(_ keep: @escaping (UnsafeRawBufferPointer) -> Bool = { _ in true }) -> [String]? {
+            let folder = FileSystem.open(dir.path, O_RDONLY | O_DIRECTORY)
+            defer { close(folder) }
+            return FileSystem.entries(ofDirectory: folder, named: keep)?.map(\.name)
+        }
+        for _ in 0..<3 {
+            #expect(Set(try #require(listing())) == names)
+            #expect(try #require(listing { $0.count == 255 }).count == 4)
+        }
+    }
 }
