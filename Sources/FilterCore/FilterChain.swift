@@ -175,12 +175,7 @@ public struct FilterChain: Sendable {
 
     /// Some crop's gravity reads the picture (`cat`, `attention`, `entropy`), or a caption
     /// must keep off the cat's face: run `resolvingGravity` before the chain.
-    public var readsPicture: Bool {
-        stages.contains { stage in
-            if case let .spatial(spatial) = stage { return Self.readsPicture(spatial) }
-            return false
-        }
-    }
+    public var readsPicture: Bool { readsPicture(after: -1) }
 
     /// Some stage asks the subject finder (a `cat` crop not yet placed, a caption that keeps
     /// clear of the cats): a scene may get its detector ready while the picture decodes.
@@ -192,9 +187,9 @@ public struct FilterChain: Sendable {
             }
     }
 
-    /// Some stage after the first `count` reads the picture.
-    func readsPicture(after count: Int) -> Bool {
-        stages.dropFirst(count + 1).contains { stage in
+    /// Some stage after stage `index` reads the picture (-1: any stage).
+    func readsPicture(after index: Int) -> Bool {
+        stages.dropFirst(index + 1).contains { stage in
             if case let .spatial(spatial) = stage { return Self.readsPicture(spatial) }
             return false
         }

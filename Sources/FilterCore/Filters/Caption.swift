@@ -216,11 +216,8 @@ struct CaptionMask: Sendable {
         self.size = size
         // The colour layer covers only the columns of the colour glyphs (a size either side):
         // across the whole width, an emoji in a 12 MP caption took 7 MB.
-        var columns: Range<Int>?
-        for line in lines {
-            guard let own = layout.colourColumns(line, x: (width * 64 - line.width) / 2, margin: size) else { continue }
-            columns = columns.map { min($0.lowerBound, own.lowerBound)..<max($0.upperBound, own.upperBound) } ?? own
-        }
+        let placed = lines.map { (line: $0, x: (width * 64 - $0.width) / 2) }  // centred
+        let columns = layout.colourColumns(placed, margin: size)
         // Clamped into the picture at both ends: a word wider than the picture at the smallest
         // size runs off both sides, and its emoji may all lie outside.
         let colourColumns =
@@ -233,10 +230,10 @@ struct CaptionMask: Sendable {
             try outline.withUnsafeMutableBufferPointer { (o) throws(FilterError) in
                 try colour.withUnsafeMutableBufferPointer { (c) throws(FilterError) in
                     var baseline = radius
-                    for line in lines {
+                    for (line, x) in placed {
                         baseline += line.ascender
                         try layout.draw(
-                            line, x: (width * 64 - line.width) / 2, baseline: baseline, fill: f.baseAddress!,
+                            line, x: x, baseline: baseline, fill: f.baseAddress!,
                             outline: o.baseAddress!, colour: c.baseAddress!, colourColumns: colourColumns,
                             width: width, height: band,
                             radius: radius * 64)

@@ -261,24 +261,28 @@ final class TextLayout {
             descender: descender)
     }
 
-    /// Draws `line` with its left end at x / 64 and its baseline at `baseline` into `fill`
-    /// (outline glyphs), `outline` (every glyph's border, `radius` / 64 px) and `colour`
-    /// (colour glyphs, RGBA), masks of `width` × `height`.
-    /// The columns (px) the colour glyphs of `line` may cover when drawn from `x` (1/64 px),
-    /// `margin` px either side of their advances (a bitmap's bearing, the outline); nil when
-    /// it has none.
-    func colourColumns(_ line: Line, x: Int, margin: Int) -> Range<Int>? {
-        var pen = x, columns: Range<Int>?
-        for glyph in line.glyphs {
-            if fonts[Int(glyph.font)].isColour {
-                let from = (pen + Int(glyph.x_offset)) / 64 - margin
-                let to = (pen + Int(glyph.x_offset) + Int(glyph.x_advance)) / 64 + margin
-                columns = columns.map { min($0.lowerBound, from)..<max($0.upperBound, to) } ?? from..<to
+    /// The columns (px) the colour glyphs of `lines` may cover, each line drawn from its x
+    /// (1/64 px), `margin` px either side of their advances (a bitmap's bearing, the
+    /// outline); nil when there are none.
+    func colourColumns(_ lines: [(line: Line, x: Int)], margin: Int) -> Range<Int>? {
+        var columns: Range<Int>?
+        for (line, x) in lines {
+            var pen = x
+            for glyph in line.glyphs {
+                if fonts[Int(glyph.font)].isColour {
+                    let from = (pen + Int(glyph.x_offset)) / 64 - margin
+                    let to = (pen + Int(glyph.x_offset) + Int(glyph.x_advance)) / 64 + margin
+                    columns = columns.map { min($0.lowerBound, from)..<max($0.upperBound, to) } ?? from..<to
+                }
+                pen += Int(glyph.x_advance)
             }
-            pen += Int(glyph.x_advance)
         }
         return columns
     }
+
+    /// Draws `line` with its left end at x / 64 and its baseline at `baseline` into `fill`
+    /// (outline glyphs), `outline` (every glyph's border, `radius` / 64 px) and `colour`
+    /// (colour glyphs, RGBA, the columns `colourColumns` only), masks of `width` × `height`.
 
     func draw(
         _ line: Line, x: Int, baseline: Int, fill: UnsafeMutablePointer<UInt8>, outline: UnsafeMutablePointer<UInt8>,
