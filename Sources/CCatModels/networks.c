@@ -1,11 +1,11 @@
 #include "cat_models.h"
 
-/* The two layers below run once or twice a picture on small planes (the first layer's
- * 3 channels; the 10 x 10 pooling): plain loops, one build. */
+/* The layers below run once or twice a picture on small planes (the first layer's
+ * 3 channels; the 10 x 10 pooling; the 7 x 7 average): plain loops, one build. */
 void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,
-               int first_row, int end_row, float *out, size_t out_stride) {
-    int ow = (width + 2 * pad - size) / step + 1, oh = (height + 2 * pad - size) / step + 1;
-    if (ow <= 0 || oh <= 0) return;
+               int pad_after, int first_row, int end_row, float *out, size_t out_stride) {
+    if (width + pad + pad_after < size || height + pad + pad_after < size) return;  // no output
+    int ow = (width + pad + pad_after - size) / step + 1, oh = (height + pad + pad_after - size) / step + 1;
     if (end_row > oh) end_row = oh;
     for (int c = 0; c < channels; c++)
         for (int ky = 0; ky < size; ky++)
@@ -22,6 +22,14 @@ void cd_unfold(const float *in, size_t in_stride, int channels, int width, int h
                     }
                 }
             }
+}
+
+void cd_average(const float *in, size_t stride, int channels, size_t pixels, float *out, size_t out_stride) {
+    for (int c = 0; c < channels; c++) {
+        float sum = 0;
+        for (size_t p = 0; p < pixels; p++) sum += in[(size_t)c * stride + p];
+        out[(size_t)c * out_stride] = pixels ? sum / (float)pixels : 0;
+    }
 }
 
 void cd_maxpool(const float *in, size_t stride, int width, int height, int size, int first, int end, float *out) {

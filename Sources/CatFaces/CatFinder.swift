@@ -53,6 +53,7 @@ public enum CatFinder {
     public static func prepare() {
         detachThread {
             _ = CatDetector.network
+            _ = CatClassifier.network
             _ = Cascade.lbp
             _ = Cascade.haar
         }
@@ -60,8 +61,12 @@ public enum CatFinder {
 
     /// The cats and faces in `picture` (best `side` long), in its pixels. The cascades read
     /// `small`, a copy of it at most `CatFaceDetector.side` long (box-filtered from the
-    /// original is best: CatScenes' CatSubjects makes one), else one made here.
-    public static func find(in picture: PixelBuffer, small: PixelBuffer? = nil) -> CatFinding {
+    /// original is best: CatScenes' CatSubjects makes one), else one made here. Every cat box
+    /// gets a second look (`CatClassifier`) on a crop of `detail`, a larger copy of the same
+    /// picture, when there is one, else of `picture`: a box that is not a domestic cat is dropped.
+    public static func find(in picture: PixelBuffer, small: PixelBuffer? = nil, detail: PixelBuffer? = nil)
+        -> CatFinding
+    {
         // Two threads, each with no waits: the larger pass on one, the smaller pass and the
         // cascades (about as long together) on the other.
         enum Found {
@@ -89,7 +94,8 @@ public enum CatFinder {
         guard case let .cats(large) = found[0], case let .catsAndFaces(smaller, faces) = found[1] else {
             preconditionFailure("worker 0 finds the large pass's cats, worker 1 the rest")
         }
-        let boxes = CatDetector.boxes(large + smaller, in: picture)
+        let boxes = CatClassifier.domesticCats(
+            CatDetector.boxes(large + smaller, in: picture), in: picture, detail: detail)
         // Each face is the face of the smallest box its centre is in; a cat's face is the
         // most certain of its faces.
         func owner(_ face: CatFace) -> Int? {

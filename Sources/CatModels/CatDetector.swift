@@ -15,25 +15,17 @@ public enum CatDetector {
 
     /// The network, read once from its installed files, or why it cannot be (a file missing,
     /// too large, or not what its layers say: `Darknet`'s checks).
-    static let loaded: Result<Darknet, Darknet.ReadError> = {
-        guard let dir = BundledResources.directory(folder) else {
-            return .failure(Darknet.ReadError(description: "share/catctl/\(folder) is missing"))
+    static let loaded = Result { () throws(Darknet.ReadError) -> Darknet in
+        // Yolo-Fastest's weights are 3.7 MB: 16 MiB is room for a retrained copy.
+        let network = try Darknet.installed(folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 16 << 20)
+        guard network.input.channels == 3 else {
+            throw Darknet.ReadError(description: "the network does not read RGB pictures")
         }
-        return Result { () throws(Darknet.ReadError) -> Darknet in
-            func read(_ name: String, _ limit: Int) throws(Darknet.ReadError) -> [UInt8] {
-                switch FileSystem.readRegularFile(dir + "/" + name, maxBytes: limit) {
-                case let .success(bytes): return bytes
-                case let .failure(failure): throw Darknet.ReadError(description: failure.description)
-                }
-            }
-            // Yolo-Fastest's weights are 3.7 MB: 16 MiB is room for a retrained copy.
-            let network = try Darknet(cfg: try read(files.cfg, 1 << 20), weights: try read(files.weights, 16 << 20))
-            guard network.input.channels == 3 else {
-                throw Darknet.ReadError(description: "the network does not read RGB pictures")
-            }
-            return network
+        guard network.layers.allSatisfy({ if case .softmax = $0 { false } else { true } }) else {
+            throw Darknet.ReadError(description: "the network's outputs are not all yolo layers")
         }
-    }()
+        return network
+    }
 
     /// The network, when it could be read (`loaded`); without it no cat is found, only faces.
     package static var network: Darknet? { try? loaded.get() }
@@ -77,9 +69,12 @@ public enum CatDetector {
         return width >= height ? (long, short(height, width)) : (short(width, height), long)
     }
 
-    /// The cats in `picture`, in its pixels, the most certain first.
+    /// The cats in `picture`, in its pixels, the most certain first: each box the second
+    /// look (`CatClassifier`) takes for a domestic cat.
     public static func cats(in picture: PixelBuffer) -> [ScoredRegion] {
-        boxes(passes.flatMap { candidates(in: picture, long: $0, threads: CPUs.available) }, in: picture)
+        CatClassifier.domesticCats(
+            boxes(passes.flatMap { candidates(in: picture, long: $0, threads: CPUs.available) }, in: picture),
+            in: picture)
     }
 
     /// The candidates of one pass over `picture`, its input `long` on its long side.
@@ -151,9 +146,9 @@ public enum CatDetector {
         var found: [Candidate] = []
         guard let network else { return [] }
         let outputs = network.run(input, threads: threads)
-        var yolos: [Darknet.Yolo] = []
-        for case .yolo(let yolo) in network.layers { yolos.append(yolo) }
-        for (map, yolo) in zip(outputs, yolos) where yolo.classes > catClass {
+        // Each output with its layer (a softmax output is none of the detector's).
+        for (map, layer) in zip(outputs, network.layers.filter(\.isOutput)) {
+            guard case .yolo(let yolo) = layer, yolo.classes > catClass else { continue }
             let (cols, rows) = (map.shape.width, map.shape.height)
             let per = yolo.classes + 5
             func logistic(_ v: Float) -> Double { 1 / (1 + exp(-Double(v))) }

@@ -3,21 +3,31 @@ import CatSupport
 import Dispatch
 
 /// A darknet network (a `.cfg` and its `.weights`), read into the layers catctl's kernels
-/// run: what the cat detector (`CatDetector`) is. Only the layers Yolo-Fastest uses are
-/// known: `convolutional` (full, 1x1 or depthwise, batch norm folded into the weights,
-/// leaky or linear), `shortcut`, `route`, `maxpool` at stride 1, `upsample`, `dropout` (nothing
-/// at inference) and `yolo`. Anything else, or a shape, count or size that does not add up,
-/// is an error before any work: the weights must be exactly as many as the layers take.
+/// run: what the cat detector (`CatDetector`) and the second look's classifier
+/// (`CatClassifier`) are. Only the layers those two use are known: `convolutional` (full, 1x1
+/// or depthwise, batch norm folded into the weights, leaky, ReLU6 or linear), `shortcut`,
+/// `route`, `maxpool` at stride 1, `upsample`, `avgpool` (global), `dropout` (nothing at
+/// inference), and the outputs, `yolo` and `softmax` (over the channels of a 1 x 1 map).
+/// Anything else, or a shape, count or size that does not add up, is an error before any
+/// work: the weights must be exactly as many as the layers take.
+///
+/// catctl's own keys, for weights smaller than darknet's float32 (the classifier's): a
+/// convolution's `weights=int8` (a float32 scale an output, then int8 weights, each int8 x
+/// its output's scale) or `weights=half` (IEEE float16), both after its float32 biases; and
+/// `padding_after`, the zeros below and right of the input when they are not as many as
+/// darknet's `padding` above and left (TensorFlow's "same" padding at step 2).
 ///
 /// Written here rather than loaded from libopencv-dnn: OpenCV has no C interface to load
 /// at run time (its C++ one would tie catctl to one libstdc++ build), and its dnn module
 /// with its dependencies is larger than catctl itself. docs/detection.md has the figures.
 package struct Darknet: Sendable {
     struct Convolution: Sendable {
-        let inputs: Int, outputs: Int, size: Int, step: Int, pad: Int
+        let inputs: Int, outputs: Int, size: Int, step: Int
+        /// The zeros above and left of the input (`pad`), and below and right (`padAfter`).
+        let pad: Int, padAfter: Int
         /// 1 (full) or `inputs` == `outputs` (depthwise).
         let groups: Int
-        let leaky: Bool
+        let activation: Activation
         /// [output][input / groups][ky][kx], batch norm folded in.
         let weights: Floats
         let bias: Floats
@@ -29,6 +39,11 @@ package struct Darknet: Sendable {
         let classes: Int
     }
 
+    /// What follows a convolution's bias (the kernels' code for it).
+    enum Activation: Int32, Sendable {
+        case linear = 0, leaky = 1, relu6 = 2
+    }
+
     enum Layer: Sendable {
         case convolution(Convolution)
         /// Adds the output of layer `from` (an index).
@@ -37,9 +52,21 @@ package struct Darknet: Sendable {
         case route([Int])
         case maxpool(size: Int)
         case upsample
+        /// Each channel's mean: a 1 x 1 map.
+        case average
         /// The previous layer's output, unchanged.
         case dropout
         case yolo(Yolo)
+        /// The softmax of a 1 x 1 map's channels: an output.
+        case softmax
+
+        /// What `run` gives.
+        var isOutput: Bool {
+            switch self {
+            case .yolo, .softmax: true
+            default: false
+            }
+        }
     }
 
     package struct Shape: Equatable, Sendable {
@@ -56,6 +83,8 @@ package struct Darknet: Sendable {
     let layers: [Layer]
     /// Each layer's output.
     package let shapes: [Shape]
+    /// The largest side `run` takes, checked at reading (`checkCost`).
+    package let largestRun: Int
 
     package struct ReadError: Error, Equatable, CustomStringConvertible {
         package let description: String
@@ -64,7 +93,9 @@ package struct Darknet: Sendable {
     /// Limits no sane small network reaches; checked before anything is allocated.
     static let maxSide = 2048, maxChannels = 4096, maxLayers = 1024, maxWeights = 64 << 20
 
-    package init(cfg: [UInt8], weights: [UInt8]) throws(ReadError) {
+    /// Reads a network to be run on inputs at most `largestRun` on a side (its cost is
+    /// checked at that size).
+    package init(cfg: [UInt8], weights: [UInt8], largestRun: Int = maxRunSide) throws(ReadError) {
         let sections = try Self.sections(cfg)
         guard let net = sections.first, net.name == "net", sections.count - 1 <= Self.maxLayers else {
             throw ReadError(description: "the cfg does not start with [net], or has too many layers")
@@ -78,15 +109,34 @@ package struct Darknet: Sendable {
         guard reader.atEnd else {
             throw ReadError(description: "the weights file holds more than the layers take")
         }
-        guard layers.contains(where: { if case .yolo = $0 { return true } else { return false } }) else {
-            throw ReadError(description: "the network has no yolo layer")
+        guard layers.contains(where: \.isOutput) else {
+            throw ReadError(description: "the network has no yolo or softmax layer")
         }
         self.layers = layers
         guard let shapes = Self.shapes(of: layers, for: input) else {
             throw ReadError(description: "the layers' sizes do not fit the input's")
         }
         self.shapes = shapes
-        try Self.checkCost(layers, input: input)
+        self.largestRun = min(largestRun, Self.maxRunSide)
+        try Self.checkCost(layers, input: input, side: self.largestRun)
+    }
+
+    /// The network installed in `folder` (`BundledResources`: `Resources/` in a source tree,
+    /// `share/catctl/` once installed): its `cfg` (at most 1 MiB) and `weights` files, each
+    /// a regular file read whole, or why they cannot be read.
+    static func installed(_ folder: String, cfg: String, weights: String, maxWeightBytes: Int, largestRun: Int = maxRunSide)
+        throws(ReadError) -> Darknet
+    {
+        guard let dir = BundledResources.directory(folder) else {
+            throw ReadError(description: "share/catctl/\(folder) is missing")
+        }
+        func read(_ name: String, _ limit: Int) throws(ReadError) -> [UInt8] {
+            switch FileSystem.readRegularFile(dir + "/" + name, maxBytes: limit) {
+            case let .success(bytes): return bytes
+            case let .failure(failure): throw ReadError(description: failure.description)
+            }
+        }
+        return try Darknet(cfg: try read(cfg, 1 << 20), weights: try read(weights, maxWeightBytes), largestRun: largestRun)
     }
 
     /// The layers of the cfg's sections, each checked and given its weights in order.
@@ -132,6 +182,11 @@ package struct Darknet: Sendable {
             case "upsample":
                 _ = try section.int("stride", 2, 2...2)
                 layers.append(.upsample)
+            case "avgpool":
+                layers.append(.average)
+            case "softmax":
+                _ = try section.int("groups", 1, 1...1)  // over all channels
+                layers.append(.softmax)
             case "dropout":
                 layers.append(.dropout)
             case "yolo":
@@ -152,12 +207,23 @@ package struct Darknet: Sendable {
         let outputs = try section.int("filters", nil, 1...Self.maxChannels)
         let size = try section.int("size", 1, 1...Int(CD_MAX_TAPS))
         let step = try section.int("stride", 1, 1...2)
-        let pad = try section.int("pad", 0, 0...1) == 1 ? size / 2 : 0
+        let pad =
+            section.values["padding"] == nil
+            ? (try section.int("pad", 0, 0...1) == 1 ? size / 2 : 0) : try section.int("padding", nil, 0...size - 1)
+        let padAfter = try section.int("padding_after", pad, 0...size - 1)
         let groups = try section.int("groups", 1, 1...Self.maxChannels)
         let normalised = try section.int("batch_normalize", 0, 0...1) == 1
-        let activation = section.values["activation"]?.trimmingSpaces ?? "logistic"
-        guard activation == "leaky" || activation == "linear" else {
-            throw ReadError(description: "layer \(index): activation \(activation.prefix(20)) is not supported")
+        let name = section.values["activation"]?.trimmingSpaces ?? "logistic"
+        let activation: Activation
+        switch name {
+        case "leaky": activation = .leaky
+        case "relu6": activation = .relu6
+        case "linear": activation = .linear
+        default: throw ReadError(description: "layer \(index): activation \(name.prefix(20)) is not supported")
+        }
+        let form = section.values["weights"]?.trimmingSpaces ?? "float"
+        guard form == "float" || form == "int8" || form == "half", form == "float" || !normalised else {
+            throw ReadError(description: "layer \(index): weights=\(form.prefix(20)) is not supported")
         }
         guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups) else {
             throw ReadError(
@@ -183,12 +249,16 @@ package struct Darknet: Sendable {
             guard kernel.allSatisfy(\.isFinite), bias.allSatisfy(\.isFinite) else {
                 throw ReadError(description: "layer \(index): the weights overflow once normalised")
             }
+        } else if form == "int8" {
+            kernel = try reader.int8s(count, scales: try reader.floats(outputs))
+        } else if form == "half" {
+            kernel = try reader.halves(count)
         } else {
             kernel = try reader.floats(count)
         }
         return Convolution(
-            inputs: inputs, outputs: outputs, size: size, step: step, pad: pad, groups: groups,
-            leaky: activation == "leaky", weights: Floats(kernel), bias: Floats(bias))
+            inputs: inputs, outputs: outputs, size: size, step: step, pad: pad, padAfter: padAfter, groups: groups,
+            activation: activation, weights: Floats(kernel), bias: Floats(bias))
     }
 
     /// A `[yolo]` section on `inputs` channels.
@@ -205,15 +275,15 @@ package struct Darknet: Sendable {
             anchors: mask.map { (Double(anchors[2 * $0]), Double(anchors[2 * $0 + 1])) }, classes: classes)
     }
 
-    /// What a run may cost, before any: at `maxRunSide` square (the detector runs at most
-    /// 480 long, and no map grows with a smaller side), no map over `maxMapFloats`, the
+    /// What a run may cost, before any: at `side` square (the detector runs at most 480
+    /// long, and no map grows with a smaller side), no map over `maxMapFloats`, the
     /// maps alive at once (as `run` keeps them) at most `maxAliveFloats`, and at most
     /// `maxOperations` multiply-adds, comparisons and copies in all. A full convolution
     /// (unfolded a band at a time) takes at most `maxUnfoldTaps` inputs a pixel.
-    static func checkCost(_ layers: [Layer], input: Shape) throws(ReadError) {
-        let run = Shape(channels: input.channels, width: Self.maxRunSide, height: Self.maxRunSide)
+    static func checkCost(_ layers: [Layer], input: Shape, side: Int) throws(ReadError) {
+        let run = Shape(channels: input.channels, width: side, height: side)
         guard let big = Self.shapes(of: layers, for: run) else {
-            throw ReadError(description: "the layers' sizes do not fit a \(Self.maxRunSide) px input")
+            throw ReadError(description: "the layers' sizes do not fit a \(side) px input")
         }
         let lastUse = Self.lastUses(layers)
         var work = 0, alive = 0, peak = 0
@@ -228,7 +298,8 @@ package struct Darknet: Sendable {
                     throw ReadError(description: "layer \(i): a full convolution over too many inputs")
                 }
             case .maxpool(let size): work += shape.pixels * shape.channels * size * size
-            case .shortcut, .route, .upsample: work += shape.pixels * shape.channels
+            case .shortcut, .route, .upsample, .softmax: work += shape.pixels * shape.channels
+            case .average: work += (i == 0 ? run : big[i - 1]).pixels * shape.channels
             case .dropout, .yolo: break
             }
             if case .dropout = layer {} else if case .yolo = layer {} else { alive += shape.channels * shape.pixels }
@@ -254,7 +325,7 @@ package struct Darknet: Sendable {
             switch layer {
             case .shortcut(let from): lastUse[from] = max(lastUse[from], i)
             case .route(let from): for f in from { lastUse[f] = max(lastUse[f], i) }
-            case .convolution, .maxpool, .upsample, .dropout, .yolo: break
+            case .convolution, .maxpool, .upsample, .average, .dropout, .yolo, .softmax: break
             }
             if i > 0 { lastUse[i - 1] = max(lastUse[i - 1], i) }
         }
@@ -262,7 +333,7 @@ package struct Darknet: Sendable {
         for (i, layer) in layers.enumerated().reversed() where i > 0 {
             switch layer {
             case .dropout, .yolo: lastUse[i - 1] = max(lastUse[i - 1], lastUse[i])
-            case .convolution, .shortcut, .route, .maxpool, .upsample: break
+            case .convolution, .shortcut, .route, .maxpool, .upsample, .average, .softmax: break
             }
         }
         return lastUse
@@ -283,10 +354,11 @@ package struct Darknet: Sendable {
             var shape = previous
             switch layer {
             case .convolution(let c):
+                let around = c.pad + c.padAfter
                 shape = Shape(
-                    channels: c.outputs, width: (previous.width + 2 * c.pad - c.size) / c.step + 1,
-                    height: (previous.height + 2 * c.pad - c.size) / c.step + 1)
-                guard previous.width + 2 * c.pad >= c.size, previous.height + 2 * c.pad >= c.size else { return nil }
+                    channels: c.outputs, width: (previous.width + around - c.size) / c.step + 1,
+                    height: (previous.height + around - c.size) / c.step + 1)
+                guard previous.width + around >= c.size, previous.height + around >= c.size else { return nil }
             case .shortcut(let from):
                 guard shapes[from] == previous else { return nil }
             case .route(let from):
@@ -299,6 +371,10 @@ package struct Darknet: Sendable {
                 shape.width *= 2
                 shape.height *= 2
                 guard shape.width <= maxSide, shape.height <= maxSide else { return nil }
+            case .average:
+                (shape.width, shape.height) = (1, 1)
+            case .softmax:
+                guard previous.pixels == 1 else { return nil }
             case .maxpool, .dropout, .yolo:
                 break
             }
@@ -401,6 +477,42 @@ package struct Darknet: Sendable {
             }
             at += 4 * count
             return values
+        }
+
+        /// `count` int8 weights of as many outputs as `scales`, each output's weights
+        /// together, each weight int8 x its output's scale.
+        mutating func int8s(_ count: Int, scales: [Float]) throws(ReadError) -> [Float] {
+            guard count <= Darknet.maxWeights, bytes.count - at >= count, !scales.isEmpty,
+                count % scales.count == 0
+            else { throw ReadError(description: "the weights file holds fewer weights than the layers take") }
+            let per = count / scales.count
+            defer { at += count }
+            return (0..<count).map { Float(Int8(bitPattern: bytes[at + $0])) * scales[$0 / per] }
+        }
+
+        /// `count` IEEE float16 weights, little-endian.
+        mutating func halves(_ count: Int) throws(ReadError) -> [Float] {
+            guard count <= Darknet.maxWeights, (bytes.count - at) / 2 >= count else {
+                throw ReadError(description: "the weights file holds fewer weights than the layers take")
+            }
+            let values = (0..<count).map { Self.float(half: UInt16(bytes[at + 2 * $0]) | UInt16(bytes[at + 2 * $0 + 1]) << 8) }
+            for v in values where !v.isFinite {
+                throw ReadError(description: "the weights hold a value that is not a number")
+            }
+            at += 2 * count
+            return values
+        }
+
+        /// An IEEE float16's value (written out: Swift's Float16 is missing on Intel Macs).
+        static func float(half bits: UInt16) -> Float {
+            let negative = bits >> 15 != 0, exponent = Int(bits >> 10 & 0x1f), fraction = UInt32(bits & 0x3ff)
+            switch exponent {
+            case 0: return Float(sign: negative ? .minus : .plus, exponent: -24, significand: Float(fraction))
+            case 31: return fraction == 0 ? (negative ? -.infinity : .infinity) : .nan
+            default:
+                return Float(
+                    bitPattern: (negative ? 1 << 31 : 0) | UInt32(exponent - 15 + 127) << 23 | fraction << 13)
+            }
         }
     }
 }
@@ -509,13 +621,15 @@ final class MapPool: @unchecked Sendable {
 }
 
 extension Darknet {
-    /// Runs the network on `input` (`input`'s channels, sides that the layers fit: see
-    /// `shapes(of:for:)`; none for sides that do not) and gives each yolo layer's input,
-    /// in order. Work is split by channel over `threads` threads; the result does not depend
+    /// Runs the network on `input` (`input`'s channels, sides that the layers fit, at most
+    /// `largestRun`: see `shapes(of:for:)`; none for sides that do not) and gives its outputs
+    /// in order: each yolo layer's input, each softmax layer's output. Work is split by channel over `threads` threads; the result does not depend
     /// on them, nor on the instruction set.
     package func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
         precondition(input.shape.channels == self.input.channels)
-        guard let shapes = Self.shapes(of: layers, for: input.shape) else { return [] }
+        guard input.shape.width <= largestRun, input.shape.height <= largestRun,
+            let shapes = Self.shapes(of: layers, for: input.shape)
+        else { return [] }
         let lastUse = Self.lastUses(layers)
         let pool = MapPool()
         var maps: [FeatureMap?] = Array(repeating: nil, count: layers.count)
@@ -573,6 +687,23 @@ extension Darknet {
                         for col in 0..<out.shape.width { y[row * 2 * w + col] = x[(row / 2) * w + col / 2] }
                     }
                 }
+            case .average:
+                out = FeatureMap(shapes[i], pool: pool)
+                cd_average(
+                    previous.values, previous.stride, Int32(previous.shape.channels), previous.shape.pixels, out.values,
+                    out.stride)
+            case .softmax:
+                out = FeatureMap(shapes[i], pool: pool)
+                let channels = out.shape.channels
+                let largest = (0..<channels).map { previous.plane($0)[0] }.max() ?? 0
+                var sum = 0.0
+                for c in 0..<channels {
+                    let e = exp(Double(previous.plane(c)[0] - largest))
+                    out.plane(c)[0] = Float(e)
+                    sum += e
+                }
+                for c in 0..<channels { out.plane(c)[0] = Float(Double(out.plane(c)[0]) / sum) }
+                outputs.append(out)
             case .dropout:
                 out = previous
             case .yolo:
@@ -596,7 +727,7 @@ extension Darknet {
         let work = input.shape.pixels * channels * (expand.inputs + depthwise.size * depthwise.size)
         let workers = max(1, min(threads, channels / 8, work / 100_000))
         let scratch = cd_depthwise_scratch(
-            Int32(width), Int32(height), Int32(depthwise.size), Int32(depthwise.step), Int32(depthwise.pad))
+            Int32(width), Int32(height), Int32(depthwise.size), Int32(depthwise.step), Int32(depthwise.pad), Int32(depthwise.padAfter))
         let taps = depthwise.size * depthwise.size
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let plane = FeatureMap(Darknet.Shape(channels: 1, width: width, height: height))
@@ -605,12 +736,13 @@ extension Darknet {
             for c in channels * worker / workers..<channels * (worker + 1) / workers {
                 cd_pointwise(
                     input.values, input.stride, Int32(expand.inputs), input.shape.pixels,
-                    expand.weights.values + c * expand.inputs, expand.bias.values + c, 0, 1, expand.leaky ? 1 : 0,
+                    expand.weights.values + c * expand.inputs, expand.bias.values + c, 0, 1, expand.activation.rawValue,
                     plane.values, plane.stride)
                 cd_depthwise(
                     plane.values, plane.stride, Int32(width), Int32(height), Int32(depthwise.size),
-                    Int32(depthwise.step), Int32(depthwise.pad), depthwise.weights.values + c * taps,
-                    depthwise.bias.values + c, 0, 1, depthwise.leaky ? 1 : 0, out.values + c * out.stride, out.stride,
+                    Int32(depthwise.step), Int32(depthwise.pad), Int32(depthwise.padAfter),
+                    depthwise.weights.values + c * taps, depthwise.bias.values + c, 0, 1,
+                    depthwise.activation.rawValue, out.values + c * out.stride, out.stride,
                     padded)
             }
         }
@@ -624,17 +756,18 @@ extension Darknet {
             * (conv.groups > 1 ? conv.size * conv.size : conv.inputs * conv.size * conv.size)
         let workers = max(1, min(threads, conv.outputs / 8, work / 100_000))
         let (weights, bias) = (conv.weights, conv.bias)
-        let leaky: Int32 = conv.leaky ? 1 : 0
+        let activation = conv.activation.rawValue
         if conv.groups > 1 {
             let scratch = cd_depthwise_scratch(
-                Int32(width), Int32(height), Int32(conv.size), Int32(conv.step), Int32(conv.pad))
+                Int32(width), Int32(height), Int32(conv.size), Int32(conv.step), Int32(conv.pad), Int32(conv.padAfter))
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let first = conv.outputs * worker / workers, end = conv.outputs * (worker + 1) / workers
                 let buffer = UnsafeMutablePointer<Float>.allocate(capacity: scratch)
                 defer { buffer.deallocate() }
                 cd_depthwise(
                     input.values, input.stride, Int32(width), Int32(height), Int32(conv.size), Int32(conv.step),
-                    Int32(conv.pad), weights.values, bias.values, Int32(first), Int32(end), leaky, out.values,
+                    Int32(conv.pad), Int32(conv.padAfter), weights.values, bias.values, Int32(first), Int32(end),
+                    activation, out.values,
                     out.stride, buffer)
             }
             return
@@ -654,10 +787,11 @@ extension Darknet {
                     let first = b * band, end = min(oh, first + band)
                     cd_unfold(
                         input.values, input.stride, Int32(conv.inputs), Int32(width), Int32(height), Int32(conv.size),
-                        Int32(conv.step), Int32(conv.pad), Int32(first), Int32(end), unfolded.values, unfolded.stride)
+                        Int32(conv.step), Int32(conv.pad), Int32(conv.padAfter), Int32(first), Int32(end),
+                        unfolded.values, unfolded.stride)
                     cd_pointwise(
                         unfolded.values, unfolded.stride, Int32(taps), (end - first) * ow, weights.values, bias.values,
-                        0, Int32(conv.outputs), leaky, rows.values, rows.stride)
+                        0, Int32(conv.outputs), activation, rows.values, rows.stride)
                     for o in 0..<conv.outputs {
                         (out.plane(o) + first * ow).update(from: rows.plane(o), count: (end - first) * ow)
                     }
@@ -674,7 +808,7 @@ extension Darknet {
             cd_pointwise(
                 unfolded.values, unfolded.stride, Int32(taps), out.shape.pixels, weights.values, bias.values,
                 Int32(first),
-                Int32(end), leaky, out.values, out.stride)
+                Int32(end), activation, out.values, out.stride)
         }
     }
 }

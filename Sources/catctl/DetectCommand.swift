@@ -15,10 +15,12 @@ struct Detect: AsyncParsableCommand {
             .., "width": .., "height": .., "cats": [{"x": .., "y": .., "width": .., "height": \
             .., "score": .., "face": {..} or null}], "faces": [{"x": .., "y": .., "width": .., \
             "height": .., "score": ..}]} (on one line, without the spaces). Cats are found by \
-            Yolo-Fastest (a small COCO network, public domain weights) and faces by OpenCV's \
-            LBP and Haar cat-face cascades (Joseph Howse), both run by catctl \
+            Yolo-Fastest (a small COCO network, public domain weights), each box then checked \
+            by an ImageNet classifier (EfficientNet-Lite0, Apache-2.0 weights) that drops \
+            what is not a domestic cat (dogs, leopards, a lemur...), and faces by OpenCV's \
+            LBP and Haar cat-face cascades (Joseph Howse), all run by catctl \
             itself on small copies: it finds most cats that are not small or hidden, and \
-            frontal faces. An image that cannot be read is reported and the rest are still \
+            frontal faces; small wild cats still pass for cats. An image that cannot be read is reported and the rest are still \
             read; the exit status is then that of the first failure.
 
             Examples:
@@ -45,6 +47,9 @@ struct Detect: AsyncParsableCommand {
         let json = self.json
         if let why = CatSubjects.unavailable {
             Console.standard().stderr.write("catctl: warning: \(ForeignText.visible(why)); finding faces only\n")
+        } else if let why = CatSubjects.secondLookUnavailable {
+            Console.standard().stderr.write(
+                "catctl: warning: \(ForeignText.visible(why)); every cat box is kept unchecked\n")
         }
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

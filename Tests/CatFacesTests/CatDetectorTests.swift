@@ -227,6 +227,93 @@ import Testing
         #expect(refused(text, Array(Self.weights(Self.exact).dropLast(4)) + [0, 0, 0xc0, 0x7f]), "a NaN weight")
         #expect(!refused(text, Self.weights(Self.exact)))
     }
+    /// catctl's own keys (the classifier's): int8 weights with a scale an output, float16
+    /// weights, ReLU6, TensorFlow's uneven padding, a global average and a softmax output.
+    static let classifierCfg = """
+        [net]
+        width=8
+        height=8
+        channels=3
+
+        [convolutional]
+        filters=2
+        size=3
+        stride=2
+        padding=0
+        padding_after=1
+        activation=relu6
+        weights=int8
+
+        [convolutional]
+        filters=2
+        size=3
+        stride=1
+        pad=1
+        groups=2
+        activation=relu6
+        weights=half
+
+        [avgpool]
+
+        [convolutional]
+        filters=3
+        size=1
+        activation=linear
+
+        [softmax]
+        """
+
+    /// The classifier dialect's weights: biases, scales and int8s; biases and halves; then
+    /// float32 biases and weights. Weights `int8` and `half` each.
+    static func classifierWeights(int8: Int8 = 64, half: UInt16 = 0x3800) -> [UInt8] {
+        var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        func floats(_ values: [Float]) { for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } } }
+        floats([0, 1])  // biases
+        floats([0.5 / 64, 0.25 / 64])  // scales: weights 0.5 and 0.25
+        bytes += [UInt8](repeating: UInt8(bitPattern: int8), count: 2 * 3 * 3 * 3)
+        floats([0, 0])
+        for _ in 0..<(2 * 9) { bytes += [UInt8(half & 0xff), UInt8(half >> 8)] }  // 0.5 each
+        floats([0, 0, 0])
+        floats([1, 0, 0, 1, 1, 1])
+        return bytes
+    }
+
+    @Test func theClassifiersDialectReadsAndRuns() throws {
+        let cfg = Array(Self.classifierCfg.utf8)
+        let network = try Darknet(cfg: cfg, weights: Self.classifierWeights(), largestRun: 8)
+        // 8 + 0 + 1 - 3 at step 2: 4 x 4 (TensorFlow's "same" at step 2); then 1 x 1 and 3.
+        #expect(network.shapes.map(\.width) == [4, 4, 1, 1, 1])
+        #expect(network.shapes.last == Darknet.Shape(channels: 3, width: 1, height: 1))
+        let input = FeatureMap(network.input)
+        for c in 0..<3 { for p in 0..<64 { input.plane(c)[p] = 1 } }
+        let output = try #require(network.run(input, threads: 2).last)
+        // Output 0 of the first layer: 27 x 0.5 = 13.5 inside, clipped to 6 by ReLU6, but
+        // its last row and column read the padding after; output 1: 27 x 0.25 + 1 = 7.75 -> 6.
+        let p = (0..<3).map { Double(output.plane($0)[0]) }
+        #expect(abs(p.reduce(0, +) - 1) < 1e-5, "a softmax sums to 1")
+        #expect(p[2] > p[0] && p[2] > p[1], "the third logit is the sum of the other two")
+        #expect(Darknet.WeightReader.float(half: 0x3800) == 0.5 && Darknet.WeightReader.float(half: 0x0001) == 0x1p-24)
+        #expect(Darknet.WeightReader.float(half: 0xc000) == -2 && Darknet.WeightReader.float(half: 0x7c00) == .infinity)
+        // A larger input than the run was checked for gives nothing.
+        #expect(network.run(FeatureMap(Darknet.Shape(channels: 3, width: 16, height: 16)), threads: 1).isEmpty)
+    }
+
+    /// A truncated or wrong-sized classifier file is refused at reading, before any run.
+    @Test func aClassifierFileThatDoesNotAddUpIsRefused() {
+        let cfg = Self.classifierCfg, weights = Self.classifierWeights()
+        func refused(_ cfg: String, _ weights: [UInt8]) -> Bool {
+            (try? Darknet(cfg: Array(cfg.utf8), weights: weights, largestRun: 8)) == nil
+        }
+        #expect(!refused(cfg, weights))
+        #expect(refused(cfg, Array(weights.dropLast())), "one byte short")
+        #expect(refused(cfg, weights + [0]), "one byte more")
+        #expect(refused(cfg, Array(weights.prefix(40))), "cut in the first layer")
+        #expect(refused(cfg, Self.classifierWeights(half: 0x7e00)), "a NaN half")
+        #expect(refused(cfg.replacingOccurrences(of: "weights=half", with: "weights=int4"), weights))
+        #expect(refused(cfg.replacingOccurrences(of: "padding_after=1", with: "padding_after=3"), weights))
+        #expect(refused(cfg.replacingOccurrences(of: "[avgpool]", with: ""), weights), "a softmax over a map")
+        #expect(refused(cfg.replacingOccurrences(of: "[softmax]", with: ""), weights), "no output")
+    }
 }
 
 @Suite struct CatFinderTests {

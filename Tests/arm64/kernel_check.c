@@ -411,49 +411,58 @@ static int check_cc_cascade_scan(const picture *p) {
 
 static float rndf(void) { return (float)(rnd() % 2001) / 1000.0f - 1.0f; }
 
-static float leaky_ref(float v, int leaky) { return leaky && v * 0.1f > v ? v * 0.1f : v; }
+static float activate_ref(float v, int activation) {
+    if (activation == 1) return v * 0.1f > v ? v * 0.1f : v;
+    if (activation == 2) return v < 0 ? 0 : v > 6 ? 6 : v;
+    return v;
+}
 
-// A w x h plane, 5 input channels, 7 outputs (a block of 4 and the rest), with and without
-// leaky: the sums in input order, one multiply and one add at a time, as the builds make them.
+// A w x h plane, 5 input channels, 7 outputs (a block of 4 and the rest), with each
+// activation (none, leaky, ReLU6): the sums in input order, one multiply and one add at a time, as the builds make them.
 static int check_cd_pointwise(const picture *p) {
     int failures = 0;
     const int inputs = 5, outputs = 7;
     size_t pixels = (size_t)p->w * (size_t)p->h, stride = cd_plane_stride(pixels);
     float *in = malloc(sizeof(float) * stride * inputs), *out = malloc(sizeof(float) * stride * outputs);
     float w[35], bias[7];
-    for (size_t i = 0; i < stride * inputs; i++) in[i] = rndf();
+    for (size_t i = 0; i < stride * inputs; i++) in[i] = 8 * rndf();
     for (int i = 0; i < 35; i++) w[i] = rndf();
     for (int i = 0; i < 7; i++) bias[i] = rndf();
-    for (int leaky = 0; leaky < 2; leaky++) {
-        cd_pointwise(in, stride, inputs, pixels, w, bias, 0, outputs, leaky, out, stride);
+    for (int activation = 0; activation < 3; activation++) {
+        cd_pointwise(in, stride, inputs, pixels, w, bias, 0, outputs, activation, out, stride);
         for (int o = 0; o < outputs; o++)
             for (size_t x = 0; x < pixels; x++) {
                 float sum = bias[o];
                 for (int i = 0; i < inputs; i++) sum = sum + in[(size_t)i * stride + x] * w[o * inputs + i];
-                if (out[(size_t)o * stride + x] != leaky_ref(sum, leaky)) failures++;
+                if (out[(size_t)o * stride + x] != activate_ref(sum, activation)) failures++;
             }
     }
     free(in); free(out);
     return failures;
 }
 
-// Two channels of a w x h plane, 3 and 5 taps, steps 1 and 2, padded: each output the bias
-// and the taps in rows then columns, zeros outside.
+// Two channels of a w x h plane, 3 and 5 taps, steps 1 and 2, padded evenly and as
+// TensorFlow's "same" (one zero more after): each output the bias and the taps in rows then
+// columns, zeros outside.
 static int check_cd_depthwise(const picture *p) {
     int failures = 0;
     size_t pixels = (size_t)p->w * (size_t)p->h, stride = cd_plane_stride(pixels);
     float *in = malloc(sizeof(float) * stride * 2);
     for (size_t i = 0; i < stride * 2; i++) in[i] = rndf();
     for (int size = 3; size <= 5; size += 2)
-        for (int step = 1; step <= 2; step++) {
-            int pad = size / 2;
-            int ow = (p->w + 2 * pad - size) / step + 1, oh = (p->h + 2 * pad - size) / step + 1;
+        for (int form = 0; form < 4; form++) {
+            int step = 1 + form % 2, same = form >= 2;  // same: TensorFlow's padding at step 2 (k - 2 in all)
+            int pad = same ? (size - 2) / 2 : size / 2, after = same ? size - 2 - pad : pad;
+            // No output for a plane smaller than the kernel, even padded.
+            int fits = p->w + pad + after >= size && p->h + pad + after >= size;
+            int ow = fits ? (p->w + pad + after - size) / step + 1 : 0;
+            int oh = fits ? (p->h + pad + after - size) / step + 1 : 0;
             size_t ostride = cd_plane_stride((size_t)ow * (size_t)oh);
             float *out = malloc(sizeof(float) * ostride * 2);
-            float *scratch = malloc(sizeof(float) * cd_depthwise_scratch(p->w, p->h, size, step, pad));
+            float *scratch = malloc(sizeof(float) * cd_depthwise_scratch(p->w, p->h, size, step, pad, after));
             float w[50], bias[2] = {rndf(), rndf()};
             for (int i = 0; i < 50; i++) w[i] = rndf();
-            cd_depthwise(in, stride, p->w, p->h, size, step, pad, w, bias, 0, 2, 1, out, ostride, scratch);
+            cd_depthwise(in, stride, p->w, p->h, size, step, pad, after, w, bias, 0, 2, 1, out, ostride, scratch);
             for (int c = 0; c < 2; c++)
                 for (int y = 0; y < oh; y++)
                     for (int x = 0; x < ow; x++) {
@@ -466,7 +475,7 @@ static int check_cd_depthwise(const picture *p) {
                                               : 0.0f;
                                 sum = sum + v * w[c * size * size + ky * size + kx];
                             }
-                        if (out[(size_t)c * ostride + (size_t)y * (size_t)ow + (size_t)x] != leaky_ref(sum, 1)) failures++;
+                        if (out[(size_t)c * ostride + (size_t)y * (size_t)ow + (size_t)x] != activate_ref(sum, 1)) failures++;
                     }
             free(out); free(scratch);
         }

@@ -12,25 +12,30 @@ static inline size_t cd_plane_stride(size_t pixels) { return (pixels + 31) / 32 
 // The largest depthwise kernel side cd_depthwise takes.
 #define CD_MAX_TAPS 9
 
-// The width of cd_depthwise's padded copy of a plane: the plane, `pad` zeros on each side,
-// and room for the last vector's reads (16 lanes, twice that at step 2).
-static inline size_t cd_depthwise_scratch_width(int width, int size, int step, int pad) {
-    size_t ow = (size_t)((width + 2 * pad - size) / step + 1);
+// The width of cd_depthwise's padded copy of a plane: the plane, `pad` zeros before it and
+// `pad_after` after, and room for the last vector's reads (16 lanes, twice that at step 2).
+static inline size_t cd_depthwise_scratch_width(int width, int size, int step, int pad, int pad_after) {
+    int span = width + pad + pad_after - size;  // negative: no output
+    size_t ow = span < 0 ? 0 : (size_t)(span / step + 1);
     return (ow + 15) / 16 * 16 * (size_t)step + (size_t)size + 32;
 }
 
 // The floats of scratch cd_depthwise needs for a width x height plane.
-static inline size_t cd_depthwise_scratch(int width, int height, int size, int step, int pad) {
-    return cd_depthwise_scratch_width(width, size, step, pad) * (size_t)(height + 2 * pad);
+static inline size_t cd_depthwise_scratch(int width, int height, int size, int step, int pad, int pad_after) {
+    return cd_depthwise_scratch_width(width, size, step, pad, pad_after) * (size_t)(height + pad + pad_after);
 }
 
 // A convolution's input as the rows of a 1x1 one (im2col), for the output's rows
 // [first_row, end_row): for each input channel c and tap (ky, kx) of a size x size kernel,
-// `step` apart, `pad` zeros around, a plane (out_stride apart, in that order:
-// (c * size + ky) * size + kx) of those rows' pixels, each the input under that tap. The
-// output is ((width + 2 pad - size) / step + 1) wide, as high.
+// `step` apart, `pad` zeros above and left and `pad_after` below and right, a plane
+// (out_stride apart, in that order: (c * size + ky) * size + kx) of those rows' pixels, each
+// the input under that tap. The output is ((width + pad + pad_after - size) / step + 1)
+// wide, as high.
 void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,
-               int first_row, int end_row, float *out, size_t out_stride);
+               int pad_after, int first_row, int end_row, float *out, size_t out_stride);
+
+// The mean of each of `channels` planes of `pixels` (a global average pool), summed in order.
+void cd_average(const float *in, size_t stride, int channels, size_t pixels, float *out, size_t out_stride);
 
 // darknet's [maxpool] at stride 1 (size odd): the largest value in the size x size square
 // around each pixel, the part inside the plane; channels [first, end).

@@ -16,6 +16,10 @@ public struct CatSubjects: SubjectFinder {
     /// Why cats cannot be found, only faces (the network's files missing or refused), or nil.
     public static var unavailable: String? { CatDetector.unavailable }
 
+    /// Why the cat boxes cannot get their second look (the classifier's files missing or
+    /// refused: every box is kept), or nil.
+    public static var secondLookUnavailable: String? { CatClassifier.unavailable }
+
     public func subjects(inCopy image: PixelBuffer) -> Subjects { subjects(in: image) }
 
     public func subjects(in image: PixelBuffer) -> Subjects {
@@ -25,7 +29,8 @@ public struct CatSubjects: SubjectFinder {
 
     /// The cats and faces in `image`, in its pixels (what detect reports and the live editor
     /// outlines): the detector reads a copy at most `CatFinder.side` long, the cascades one
-    /// at most `CatFaceDetector.side` long, both box-filtered from `image`.
+    /// at most `CatFaceDetector.side` long, both box-filtered from `image`; the second look
+    /// crops `image` itself (a small cat is upsampled in the detector's copy).
     public static func find(in image: PixelBuffer) -> CatFinding {
         let picture = image.shrunk(toFit: CatFinder.side)
         // The cascades' copy: halved while still twice their side, then box-filtered to it,
@@ -39,7 +44,8 @@ public struct CatSubjects: SubjectFinder {
         {
             halved = half
         }
-        return CatFinder.find(in: picture, small: halved.shrunk(toFit: CatFaceDetector.side))
+        return CatFinder.find(
+            in: picture, small: halved.shrunk(toFit: CatFaceDetector.side), detail: image)
             .scaled(from: (picture.width, picture.height), to: image.width, image.height)
     }
 }

@@ -1,0 +1,171 @@
+internal import CCatModels
+import CatPixels
+import CatSupport
+
+/// The second look at every cat box: an ImageNet classifier (EfficientNet-Lite0,
+/// Resources/models/efficientnet-lite0/README.md), run by catctl's own kernels (`Darknet`),
+/// tells a domestic cat from what the detector takes for one (COCO has no class for a
+/// leopard, a lemur, a hedgehog or a wild cat; ImageNet has). A box is kept when ImageNet's
+/// five domestic-cat classes together score at least `threshold` on a square crop around it.
+public enum CatClassifier {
+    /// Where the network's files are (as the detector's: `BundledResources`), and their names.
+    static let folder = "models/efficientnet-lite0",
+        files = (cfg: "efficientnet-lite0.cfg", weights: "efficientnet-lite0.weights")
+
+    /// The network's input side.
+    static let side = 224
+
+    /// The network, read once from its installed files, or why it cannot be.
+    static let loaded = Result { () throws(Darknet.ReadError) -> Darknet in
+        // The weights are 5.2 MB (int8 and float16): 8 MiB is room for another conversion.
+        let network = try Darknet.installed(
+            folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 8 << 20, largestRun: side)
+        let outputs = network.layers.filter(\.isOutput)
+        guard network.input == Darknet.Shape(channels: 3, width: side, height: side), outputs.count == 1,
+            case .softmax = outputs[0], let last = network.shapes.last, last.channels > domestic.upperBound
+        else {
+            throw Darknet.ReadError(
+                description: "the network is not an ImageNet classifier of \(side) x \(side) RGB pictures")
+        }
+        return network
+    }
+
+    /// The network, when it could be read (`loaded`); without it every box is kept.
+    package static var network: Darknet? { try? loaded.get() }
+
+    /// Why the second look cannot be taken, or nil when it can.
+    public static var unavailable: String? {
+        if case .failure(let error) = loaded { return "the cat classifier's network cannot be read: \(error)" }
+        return nil
+    }
+
+    /// ImageNet's domestic cats: 281 tabby, 282 tiger cat, 283 Persian, 284 Siamese, 285
+    /// Egyptian cat (the big cats, 286-293, are not).
+    static let domestic = 281...285
+
+    /// The lowest summed domestic-cat probability a box is kept at. Chosen on the tuning half
+    /// of Tests/Fixtures/cats (Benchmarks/second-look.py; docs/detection.md has both halves).
+    public static let threshold = 0.05
+
+    /// The crop's side over the box's long side.
+    static let margin = 1.1
+
+    /// At most this many boxes get a second look (the most certain first); the rest are
+    /// dropped unlooked. A look is some 15 ms on one core.
+    static let maxLooks = 16
+
+    /// The boxes of `boxes` (in `picture`'s pixels) the classifier takes for domestic cats,
+    /// in their order; all of them when the network cannot be read. `detail`: a larger copy
+    /// of the same picture to crop from, when there is one (the boxes are scaled to it).
+    package static func domesticCats(
+        _ boxes: [ScoredRegion], in picture: PixelBuffer, detail: PixelBuffer? = nil, threads: Int = CPUs.available
+    ) -> [ScoredRegion] {
+        guard let network else { return boxes }
+        let source = detail ?? picture
+        let fx = Double(source.width) / Double(picture.width), fy = Double(source.height) / Double(picture.height)
+        return boxes.prefix(maxLooks).filter { box in
+            let scaled = (
+                x: Double(box.x) * fx, y: Double(box.y) * fy, width: Double(box.width) * fx,
+                height: Double(box.height) * fy
+            )
+            let input = Self.input(source, around: scaled)
+            return domesticScore(input, network: network, threads: threads) >= threshold
+        }
+    }
+
+    /// The five domestic-cat classes' summed probability for `input` (`side` square, made by
+    /// `input(_:around:)`), or 0 when the network gives nothing.
+    package static func domesticScore(_ input: FeatureMap, network: Darknet, threads: Int) -> Double {
+        guard let probabilities = network.run(input, threads: threads).last,
+            probabilities.shape.channels > domestic.upperBound
+        else { return 0 }
+        let score = domestic.reduce(0) { $0 + Double(probabilities.plane($1)[0]) }
+        return score.isFinite ? score : 0  // weights that overflow: no cat
+    }
+
+    /// The network's input for a box of `picture` (its pixels): the square `margin` times the
+    /// box's long side around its centre, black beyond the picture, resized to `side` square
+    /// as Pillow's bilinear resize does (a tent filter widened by the scale when shrinking:
+    /// the classifier's threshold was chosen on crops made so), scaled as (x - 127) / 128.
+    /// A crop over twice `side` is first averaged in square blocks to at most that, from at
+    /// most 4 x 4 samples a block, so a look's cost does not grow with the picture.
+    package static func input(
+        _ picture: PixelBuffer, around box: (x: Double, y: Double, width: Double, height: Double)
+    ) -> FeatureMap {
+        let long = max(box.width, box.height) * margin
+        let (cx, cy) = (box.x + box.width / 2, box.y + box.height / 2)
+        // Pillow's crop box, its edges truncated toward zero as Python's int(), within
+        // sizes an Int holds (a box is in the picture: this only guards the arithmetic).
+        func edge(_ v: Double) -> Int { Int(max(-1e9, min(1e9, v))) }
+        let left = edge(cx - long / 2), top = edge(cy - long / 2)
+        let width = max(1, edge(cx + long / 2) - left), height = max(1, edge(cy + long / 2) - top)
+        // The crop's block means, RGB, of the samples `skip` apart (black beyond the picture).
+        // (`every` a multiple of `skip`: each block's first sample is in it).
+        let rough = max(1, max(width, height) / (2 * side)), skip = max(1, rough / 4), every = rough / skip * skip
+        let (cw, ch) = ((width + every - 1) / every, (height + every - 1) / every)
+        var crop = [Float](repeating: 0, count: 3 * cw * ch)
+        var across = [Float](repeating: 0, count: cw), down = [Float](repeating: 0, count: ch)
+        for x in stride(from: 0, to: width, by: skip) { across[x / every] += 1 }
+        for y in stride(from: 0, to: height, by: skip) {
+            down[y / every] += 1
+            let py = top + y
+            guard py >= 0, py < picture.height else { continue }
+            let row = picture.row(py), base = 3 * (y / every * cw)
+            for x in stride(from: left >= 0 ? 0 : (-left + skip - 1) / skip * skip, to: width, by: skip) {
+                let px = left + x
+                guard px < picture.width else { break }
+                let at = base + 3 * (x / every)
+                crop[at] += Float(row[4 * px])
+                crop[at + 1] += Float(row[4 * px + 1])
+                crop[at + 2] += Float(row[4 * px + 2])
+            }
+        }
+        for by in 0..<ch {
+            for bx in 0..<cw {
+                for c in 0..<3 { crop[3 * (by * cw + bx) + c] /= across[bx] * down[by] }
+            }
+        }
+        let xs = tent(cw, side), ys = tent(ch, side)
+        // Across first (every crop row), then down.
+        var rows = [Float](repeating: 0, count: 3 * side * ch)
+        for y in 0..<ch {
+            for (col, (first, weights)) in xs.enumerated() {
+                var sum: (Float, Float, Float) = (0, 0, 0)
+                for (k, w) in weights.enumerated() {
+                    let at = 3 * (y * cw + first + k)
+                    sum.0 += w * crop[at]
+                    sum.1 += w * crop[at + 1]
+                    sum.2 += w * crop[at + 2]
+                }
+                let at = 3 * (y * side + col)
+                (rows[at], rows[at + 1], rows[at + 2]) = sum
+            }
+        }
+        let map = FeatureMap(Darknet.Shape(channels: 3, width: side, height: side))
+        for (out, (first, weights)) in ys.enumerated() {
+            for col in 0..<side {
+                for c in 0..<3 {
+                    var sum: Float = 0
+                    for (k, w) in weights.enumerated() { sum += w * rows[3 * ((first + k) * side + col) + c] }
+                    map.plane(c)[out * side + col] = (sum - 127) / 128
+                }
+            }
+        }
+        return map
+    }
+
+    /// Pillow's bilinear taps from `source` samples to `count`: for each output, its first
+    /// source sample and the weights from there (a tent of half-width max(1, scale), its
+    /// weights summing to 1).
+    static func tent(_ source: Int, _ count: Int) -> [(first: Int, weights: [Float])] {
+        let scale = Double(source) / Double(count), spread = max(1, scale)
+        return (0..<count).map { i in
+            let centre = (Double(i) + 0.5) * scale
+            let first = max(0, Int(centre - spread + 0.5)), end = min(source, Int(centre + spread + 0.5))
+            var weights = (first..<max(first, end)).map { x in max(0, 1 - abs((Double(x) - centre + 0.5) / spread)) }
+            let total = weights.reduce(0, +)
+            if total > 0 { weights = weights.map { $0 / total } }
+            return (first, weights.map(Float.init))
+        }
+    }
+}
