@@ -94,8 +94,15 @@ public enum CatFinder {
         guard case let .cats(large) = found[0], case let .catsAndFaces(smaller, faces) = found[1] else {
             preconditionFailure("worker 0 finds the large pass's cats, worker 1 the rest")
         }
-        let boxes = CatClassifier.domesticCats(
+        var boxes = CatClassifier.domesticCats(
             CatDetector.boxes(large + smaller, in: picture), in: picture, detail: detail)
+        // When none is left, a third pass at a larger input (from `detail`, which has the
+        // pixels for it), its boxes looked at too: only with the second look, which keeps
+        // the larger pass's look-alikes out.
+        if boxes.isEmpty, CatClassifier.network != nil {
+            let third = CatDetector.candidates(in: detail ?? picture, long: CatDetector.thirdPass, threads: 2)
+            boxes = CatClassifier.domesticCats(CatDetector.boxes(third, in: picture), in: picture, detail: detail)
+        }
         // Each face is the face of the smallest box its centre is in; a cat's face is the
         // most certain of its faces.
         func owner(_ face: CatFace) -> Int? {

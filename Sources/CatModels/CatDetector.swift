@@ -61,6 +61,10 @@ public enum CatDetector {
     /// for 480 alone, 51 for 352 and 416.
     public static let passes = [352, 480]
 
+    /// The long side of a third pass, run only when the first two find no cat the second
+    /// look keeps (`CatFinder.find`): a cat small in the picture is found at a larger input.
+    public static let thirdPass = 640
+
     /// The network's input sides for a `width` x `height` picture and a long side `long`.
     static func inputSize(width: Int, height: Int, long: Int) -> (width: Int, height: Int) {
         func short(_ a: Int, _ b: Int) -> Int {

@@ -340,7 +340,7 @@ package struct Darknet: Sendable {
     }
 
     /// The largest side `run` is promised to take within the bounds checked at reading.
-    static let maxRunSide = 512, maxMapFloats = 1 << 24, maxAliveFloats = 1 << 25, maxOperations = 2_000_000_000
+    static let maxRunSide = 640, maxMapFloats = 1 << 24, maxAliveFloats = 1 << 25, maxOperations = 2_000_000_000
     static let maxUnfoldTaps = 1024
 
     /// Each layer's output for an input of `input`'s shape, or nil when the layers do not
