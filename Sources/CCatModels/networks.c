@@ -24,6 +24,14 @@ void cd_unfold(const float *in, size_t in_stride, int channels, int width, int h
             }
 }
 
+void cd_widen(const int8_t *codes, const float *scales, size_t per, int first, int end, float *out) {
+    for (int o = first; o < end; o++) {
+        const int8_t *c = codes + (size_t)o * per;
+        float s = scales[o], *w = out + (size_t)(o - first) * per;
+        for (size_t k = 0; k < per; k++) w[k] = (float)c[k] * s;
+    }
+}
+
 void cd_average(const float *in, size_t stride, int channels, size_t pixels, float *out, size_t out_stride) {
     for (int c = 0; c < channels; c++) {
         float sum = 0;

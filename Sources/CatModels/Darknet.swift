@@ -29,7 +29,7 @@ package struct Darknet: Sendable {
         let groups: Int
         let activation: Activation
         /// [output][input / groups][ky][kx], batch norm folded in.
-        let weights: Floats
+        let weights: Weights
         let bias: Floats
     }
 
@@ -231,7 +231,8 @@ package struct Darknet: Sendable {
         }
         let count = outputs * (inputs / groups) * size * size
         var bias = try reader.floats(outputs)
-        var kernel: [Float]
+        var kernel: [Float] = []
+        var weights: Weights?
         if normalised {
             let scales = try reader.floats(outputs), means = try reader.floats(outputs)
             let variances = try reader.floats(outputs)
@@ -250,7 +251,8 @@ package struct Darknet: Sendable {
                 throw ReadError(description: "layer \(index): the weights overflow once normalised")
             }
         } else if form == "int8" {
-            kernel = try reader.int8s(count, scales: try reader.floats(outputs))
+            let scales = try reader.floats(outputs)
+            weights = Weights(codes: try reader.int8s(count), scales: scales)
         } else if form == "half" {
             kernel = try reader.halves(count)
         } else {
@@ -258,7 +260,8 @@ package struct Darknet: Sendable {
         }
         return Convolution(
             inputs: inputs, outputs: outputs, size: size, step: step, pad: pad, padAfter: padAfter, groups: groups,
-            activation: activation, weights: Floats(kernel), bias: Floats(bias))
+            activation: activation, weights: weights ?? Weights(Floats(kernel), per: count / outputs),
+            bias: Floats(bias))
     }
 
     /// A `[yolo]` section on `inputs` channels.
@@ -479,15 +482,13 @@ package struct Darknet: Sendable {
             return values
         }
 
-        /// `count` int8 weights of as many outputs as `scales`, each output's weights
-        /// together, each weight int8 x its output's scale.
-        mutating func int8s(_ count: Int, scales: [Float]) throws(ReadError) -> [Float] {
-            guard count <= Darknet.maxWeights, bytes.count - at >= count, !scales.isEmpty,
-                count % scales.count == 0
-            else { throw ReadError(description: "the weights file holds fewer weights than the layers take") }
-            let per = count / scales.count
+        /// `count` int8 weights.
+        mutating func int8s(_ count: Int) throws(ReadError) -> [Int8] {
+            guard count <= Darknet.maxWeights, bytes.count - at >= count else {
+                throw ReadError(description: "the weights file holds fewer weights than the layers take")
+            }
             defer { at += count }
-            return (0..<count).map { Float(Int8(bitPattern: bytes[at + $0])) * scales[$0 / per] }
+            return bytes[at..<at + count].map { Int8(bitPattern: $0) }
         }
 
         /// `count` IEEE float16 weights, little-endian.
@@ -600,6 +601,44 @@ final class Floats: @unchecked Sendable {  // the pointer never changes
                 Darwin.free(values)
             #endif
         }
+    }
+}
+
+/// A convolution's weights as held: float32, or int8 codes with a float32 scale an output
+/// (catctl's `weights=int8`: a quarter of the memory; the classifier's 4.2 M int8 weights take
+/// 4 MB, not 17), widened to float32 a block of outputs at a time as they run, to the same
+/// values a widening at reading gave.
+final class Weights: @unchecked Sendable {  // never changes once made
+    /// Weights an output.
+    let per: Int
+    private let floats: Floats?
+    private let codes: [Int8], scales: [Float]
+
+    init(_ floats: Floats, per: Int) {
+        (self.floats, self.per, codes, scales) = (floats, per, [], [])
+    }
+
+    init(codes: [Int8], scales: [Float]) {
+        (floats, self.codes, self.scales) = (nil, codes, scales)
+        per = scales.isEmpty ? 0 : codes.count / scales.count
+    }
+
+    /// Held as float32: `outputs` gives them in place, whatever the range.
+    var isFloat: Bool { floats != nil }
+
+    /// The float32 weights of outputs [first, end): in place when held so, else widened into
+    /// `buffer` ((end - first) x `per` floats).
+    func outputs(_ first: Int, _ end: Int, into buffer: UnsafeMutablePointer<Float>) -> UnsafePointer<Float> {
+        if let floats { return UnsafePointer(floats.values + first * per) }
+        codes.withUnsafeBufferPointer { codes in
+            cd_widen(codes.baseAddress, scales, per, Int32(first), Int32(end), buffer)
+        }
+        return UnsafePointer(buffer)
+    }
+
+    /// The floats `outputs` needs in its buffer for `count` outputs (none when held so).
+    func buffer(_ count: Int) -> UnsafeMutablePointer<Float> {
+        .allocate(capacity: isFloat ? 1 : max(1, count * per))
     }
 }
 
@@ -728,22 +767,21 @@ extension Darknet {
         let workers = max(1, min(threads, channels / 8, work / 100_000))
         let scratch = cd_depthwise_scratch(
             Int32(width), Int32(height), Int32(depthwise.size), Int32(depthwise.step), Int32(depthwise.pad), Int32(depthwise.padAfter))
-        let taps = depthwise.size * depthwise.size
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let plane = FeatureMap(Darknet.Shape(channels: 1, width: width, height: height))
             let padded = UnsafeMutablePointer<Float>.allocate(capacity: scratch)
-            defer { padded.deallocate() }
+            let (expandRow, filterRow) = (expand.weights.buffer(1), depthwise.weights.buffer(1))
+            defer { padded.deallocate(); expandRow.deallocate(); filterRow.deallocate() }
             for c in channels * worker / workers..<channels * (worker + 1) / workers {
                 cd_pointwise(
                     input.values, input.stride, Int32(expand.inputs), input.shape.pixels,
-                    expand.weights.values + c * expand.inputs, expand.bias.values + c, 0, 1, expand.activation.rawValue,
-                    plane.values, plane.stride)
+                    expand.weights.outputs(c, c + 1, into: expandRow), expand.bias.values + c, 0, 1,
+                    expand.activation.rawValue, plane.values, plane.stride)
                 cd_depthwise(
                     plane.values, plane.stride, Int32(width), Int32(height), Int32(depthwise.size),
                     Int32(depthwise.step), Int32(depthwise.pad), Int32(depthwise.padAfter),
-                    depthwise.weights.values + c * taps, depthwise.bias.values + c, 0, 1,
-                    depthwise.activation.rawValue, out.values + c * out.stride, out.stride,
-                    padded)
+                    depthwise.weights.outputs(c, c + 1, into: filterRow), depthwise.bias.values + c, 0, 1,
+                    depthwise.activation.rawValue, out.values + c * out.stride, out.stride, padded)
             }
         }
     }
@@ -763,12 +801,14 @@ extension Darknet {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let first = conv.outputs * worker / workers, end = conv.outputs * (worker + 1) / workers
                 let buffer = UnsafeMutablePointer<Float>.allocate(capacity: scratch)
-                defer { buffer.deallocate() }
+                let filters = weights.buffer(end - first)
+                defer { buffer.deallocate(); filters.deallocate() }
+                // Channels [first, end) as channels [0, end - first) of planes from `first` on.
                 cd_depthwise(
-                    input.values, input.stride, Int32(width), Int32(height), Int32(conv.size), Int32(conv.step),
-                    Int32(conv.pad), Int32(conv.padAfter), weights.values, bias.values, Int32(first), Int32(end),
-                    activation, out.values,
-                    out.stride, buffer)
+                    input.values + first * input.stride, input.stride, Int32(width), Int32(height), Int32(conv.size),
+                    Int32(conv.step), Int32(conv.pad), Int32(conv.padAfter),
+                    weights.outputs(first, end, into: filters), bias.values + first, 0, Int32(end - first), activation,
+                    out.values + first * out.stride, out.stride, buffer)
             }
             return
         }
@@ -783,6 +823,9 @@ extension Darknet {
             DispatchQueue.concurrentPerform(iterations: step) { worker in
                 let unfolded = FeatureMap(Darknet.Shape(channels: taps, width: ow, height: band))
                 let rows = FeatureMap(Darknet.Shape(channels: conv.outputs, width: ow, height: band))
+                let buffer = weights.buffer(conv.outputs)
+                defer { buffer.deallocate() }
+                let filters = weights.outputs(0, conv.outputs, into: buffer)
                 for b in stride(from: worker, to: bands, by: step) {
                     let first = b * band, end = min(oh, first + band)
                     cd_unfold(
@@ -790,7 +833,7 @@ extension Darknet {
                         Int32(conv.step), Int32(conv.pad), Int32(conv.padAfter), Int32(first), Int32(end),
                         unfolded.values, unfolded.stride)
                     cd_pointwise(
-                        unfolded.values, unfolded.stride, Int32(taps), (end - first) * ow, weights.values, bias.values,
+                        unfolded.values, unfolded.stride, Int32(taps), (end - first) * ow, filters, bias.values,
                         0, Int32(conv.outputs), activation, rows.values, rows.stride)
                     for o in 0..<conv.outputs {
                         (out.plane(o) + first * ow).update(from: rows.plane(o), count: (end - first) * ow)
@@ -802,13 +845,21 @@ extension Darknet {
         let (source, inputs) = (input, conv.inputs)
         let blocks = (conv.outputs + 3) / 4
         let (unfolded, taps) = (source, inputs)
+        // Widened weights a block of outputs at a time (some 64k floats), held ones all at once.
+        let block = weights.isFloat ? conv.outputs : max(4, 65536 / max(1, inputs) / 4 * 4)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let first = 4 * (blocks * worker / workers)
             let end = min(conv.outputs, 4 * (blocks * (worker + 1) / workers))
-            cd_pointwise(
-                unfolded.values, unfolded.stride, Int32(taps), out.shape.pixels, weights.values, bias.values,
-                Int32(first),
-                Int32(end), activation, out.values, out.stride)
+            let buffer = weights.buffer(min(block, end - first))
+            defer { buffer.deallocate() }
+            for start in stride(from: first, to: end, by: block) {
+                let stop = min(end, start + block)
+                // Outputs [start, stop) as outputs [0, stop - start) of planes from `start` on.
+                cd_pointwise(
+                    unfolded.values, unfolded.stride, Int32(taps), out.shape.pixels,
+                    weights.outputs(start, stop, into: buffer), bias.values + start, 0, Int32(stop - start),
+                    activation, out.values + start * out.stride, out.stride)
+            }
         }
     }
 }

@@ -34,6 +34,10 @@ static inline size_t cd_depthwise_scratch(int width, int height, int size, int s
 void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,
                int pad_after, int first_row, int end_row, float *out, size_t out_stride);
 
+// The float32 weights of outputs [first, end) of int8 ones: out[(o - first) * per + k] =
+// codes[o * per + k] x scales[o] (catctl's `weights=int8`, widened a block at a time).
+void cd_widen(const int8_t *codes, const float *scales, size_t per, int first, int end, float *out);
+
 // The mean of each of `channels` planes of `pixels` (a global average pool), summed in order.
 void cd_average(const float *in, size_t stride, int channels, size_t pixels, float *out, size_t out_stride);
 
