@@ -17,17 +17,25 @@ public enum CatClassifier {
 
     /// The network, read once from its installed files, or why it cannot be.
     static let loaded = Result { () throws(Darknet.ReadError) -> Darknet in
-        // The weights are 5.2 MB (int8 and float16): 8 MiB is room for another conversion.
+        // The weights are 5.2 MB (int8 and float16): 8 MiB is room for another conversion. A
+        // look may cost at most `maxWork` (it may run `maxLooks` times a picture).
         let network = try Darknet.installed(
-            folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 8 << 20, largestRun: side)
-        let outputs = network.layers.filter(\.isOutput)
-        guard network.input == Darknet.Shape(channels: 3, width: side, height: side), outputs.count == 1,
-            case .softmax = outputs[0], let last = network.shapes.last, last.channels > domestic.upperBound
+            folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 8 << 20, largestRun: side,
+            maxWork: maxWork)
+        try check(network)
+        return network
+    }
+
+    /// Refuses a network that is not a classifier of `side` square RGB pictures with one
+    /// output, its last layer: a softmax over at least ImageNet's classes.
+    static func check(_ network: Darknet) throws(Darknet.ReadError) {
+        guard network.input == Darknet.Shape(channels: 3, width: side, height: side),
+            network.layers.filter(\.isOutput).count == 1, case .softmax = network.layers.last,
+            let last = network.shapes.last, last.channels > domestic.upperBound
         else {
             throw Darknet.ReadError(
                 description: "the network is not an ImageNet classifier of \(side) x \(side) RGB pictures")
         }
-        return network
     }
 
     /// The network, when it could be read (`loaded`); without it every box is kept.
@@ -51,36 +59,43 @@ public enum CatClassifier {
     static let margin = 1.1
 
     /// At most this many boxes get a second look (the most certain first); the rest are
-    /// dropped unlooked. A look is some 15 ms on one core.
+    /// kept unlooked, as all are without the classifier. A look is some 15 ms on one core.
     static let maxLooks = 16
 
+    /// The most operations a look may take (`Darknet.checkCost`): EfficientNet-Lite0's are
+    /// some 0.45 G; a file that asks more is refused at reading.
+    static let maxWork = 1_000_000_000
+
     /// The boxes of `boxes` (in `picture`'s pixels) the classifier takes for domestic cats,
-    /// in their order; all of them when the network cannot be read. `detail`: a larger copy
-    /// of the same picture to crop from, when there is one (the boxes are scaled to it).
+    /// in their order; all of them when the network cannot be read, and each it cannot score
+    /// (weights that overflow) or past the first `maxLooks`. `detail`: a larger copy of the
+    /// same picture to crop from, when there is one (the boxes are scaled to it).
     package static func domesticCats(
-        _ boxes: [ScoredRegion], in picture: PixelBuffer, detail: PixelBuffer? = nil, threads: Int = CPUs.available
+        _ boxes: [ScoredRegion], in picture: PixelBuffer, detail: PixelBuffer? = nil, threads: Int = CPUs.available,
+        network: Darknet? = network
     ) -> [ScoredRegion] {
         guard let network else { return boxes }
         let source = detail ?? picture
         let fx = Double(source.width) / Double(picture.width), fy = Double(source.height) / Double(picture.height)
-        return boxes.prefix(maxLooks).filter { box in
+        return boxes.enumerated().filter { i, box in
+            guard i < maxLooks else { return true }
             let scaled = (
                 x: Double(box.x) * fx, y: Double(box.y) * fy, width: Double(box.width) * fx,
                 height: Double(box.height) * fy
             )
             let input = Self.input(source, around: scaled)
-            return domesticScore(input, network: network, threads: threads) >= threshold
-        }
+            return (domesticScore(input, network: network, threads: threads) ?? 1) >= threshold
+        }.map(\.element)
     }
 
     /// The five domestic-cat classes' summed probability for `input` (`side` square, made by
-    /// `input(_:around:)`), or 0 when the network gives nothing.
-    package static func domesticScore(_ input: FeatureMap, network: Darknet, threads: Int) -> Double {
+    /// `input(_:around:)`), or nil when the network gives none (weights that overflow on it).
+    package static func domesticScore(_ input: FeatureMap, network: Darknet, threads: Int) -> Double? {
         guard let probabilities = network.run(input, threads: threads).last,
             probabilities.shape.channels > domestic.upperBound
-        else { return 0 }
+        else { return nil }
         let score = domestic.reduce(0) { $0 + Double(probabilities.plane($1)[0]) }
-        return score.isFinite ? score : 0  // weights that overflow: no cat
+        return score.isFinite ? score : nil
     }
 
     /// The network's input for a box of `picture` (its pixels): the square `margin` times the

@@ -93,9 +93,11 @@ package struct Darknet: Sendable {
     /// Limits no sane small network reaches; checked before anything is allocated.
     static let maxSide = 2048, maxChannels = 4096, maxLayers = 1024, maxWeights = 64 << 20
 
-    /// Reads a network to be run on inputs at most `largestRun` on a side (its cost is
-    /// checked at that size).
-    package init(cfg: [UInt8], weights: [UInt8], largestRun: Int = maxRunSide) throws(ReadError) {
+    /// Reads a network to be run on inputs at most `largestRun` on a side, its cost checked
+    /// at that size against `maxWork` operations (`checkCost`).
+    package init(cfg: [UInt8], weights: [UInt8], largestRun: Int = maxRunSide, maxWork: Int = maxOperations)
+        throws(ReadError)
+    {
         let sections = try Self.sections(cfg)
         guard let net = sections.first, net.name == "net", sections.count - 1 <= Self.maxLayers else {
             throw ReadError(description: "the cfg does not start with [net], or has too many layers")
@@ -118,15 +120,16 @@ package struct Darknet: Sendable {
         }
         self.shapes = shapes
         self.largestRun = min(largestRun, Self.maxRunSide)
-        try Self.checkCost(layers, input: input, side: self.largestRun)
+        try Self.checkCost(layers, input: input, side: self.largestRun, maxWork: min(maxWork, Self.maxOperations))
     }
 
     /// The network installed in `folder` (`BundledResources`: `Resources/` in a source tree,
     /// `share/catctl/` once installed): its `cfg` (at most 1 MiB) and `weights` files, each
     /// a regular file read whole, or why they cannot be read.
-    static func installed(_ folder: String, cfg: String, weights: String, maxWeightBytes: Int, largestRun: Int = maxRunSide)
-        throws(ReadError) -> Darknet
-    {
+    static func installed(
+        _ folder: String, cfg: String, weights: String, maxWeightBytes: Int, largestRun: Int = maxRunSide,
+        maxWork: Int = maxOperations
+    ) throws(ReadError) -> Darknet {
         guard let dir = BundledResources.directory(folder) else {
             throw ReadError(description: "share/catctl/\(folder) is missing")
         }
@@ -136,7 +139,9 @@ package struct Darknet: Sendable {
             case let .failure(failure): throw ReadError(description: failure.description)
             }
         }
-        return try Darknet(cfg: try read(cfg, 1 << 20), weights: try read(weights, maxWeightBytes), largestRun: largestRun)
+        return try Darknet(
+            cfg: try read(cfg, 1 << 20), weights: try read(weights, maxWeightBytes), largestRun: largestRun,
+            maxWork: maxWork)
     }
 
     /// The layers of the cfg's sections, each checked and given its weights in order.
@@ -252,6 +257,10 @@ package struct Darknet: Sendable {
             }
         } else if form == "int8" {
             let scales = try reader.floats(outputs)
+            // Every weight (at most 127 x its scale) finite, as darknet's float ones must be.
+            guard scales.allSatisfy({ ($0 * 127).isFinite }) else {
+                throw ReadError(description: "layer \(index): an int8 scale overflows")
+            }
             weights = Weights(codes: try reader.int8s(count), scales: scales)
         } else if form == "half" {
             kernel = try reader.halves(count)
@@ -278,12 +287,14 @@ package struct Darknet: Sendable {
             anchors: mask.map { (Double(anchors[2 * $0]), Double(anchors[2 * $0 + 1])) }, classes: classes)
     }
 
-    /// What a run may cost, before any: at `side` square (the detector runs at most 480
+    /// What a run may cost, before any: at `side` square (the detector runs at most 640
     /// long, and no map grows with a smaller side), no map over `maxMapFloats`, the
     /// maps alive at once (as `run` keeps them) at most `maxAliveFloats`, and at most
     /// `maxOperations` multiply-adds, comparisons and copies in all. A full convolution
     /// (unfolded a band at a time) takes at most `maxUnfoldTaps` inputs a pixel.
-    static func checkCost(_ layers: [Layer], input: Shape, side: Int) throws(ReadError) {
+    static func checkCost(_ layers: [Layer], input: Shape, side: Int, maxWork: Int = maxOperations)
+        throws(ReadError)
+    {
         let run = Shape(channels: input.channels, width: side, height: side)
         guard let big = Self.shapes(of: layers, for: run) else {
             throw ReadError(description: "the layers' sizes do not fit a \(side) px input")
@@ -294,19 +305,28 @@ package struct Darknet: Sendable {
             guard shape.channels * shape.pixels <= Self.maxMapFloats else {
                 throw ReadError(description: "layer \(i)'s map would be too large")
             }
+            // A convolution's multiply-adds run a vector at a time; the other layers' work is
+            // plain C or Swift, a value at a time: it counts `scalarCost` times.
+            var bands = 0
             switch layer {
             case .convolution(let c):
                 work += shape.pixels * c.outputs * (c.inputs / c.groups) * c.size * c.size
-                if c.groups == 1, c.size > 1 || c.step > 1, c.inputs * c.size * c.size > Self.maxUnfoldTaps {
-                    throw ReadError(description: "layer \(i): a full convolution over too many inputs")
+                if c.groups == 1, c.size > 1 || c.step > 1 {
+                    let taps = c.inputs * c.size * c.size
+                    guard taps <= Self.maxUnfoldTaps else {
+                        throw ReadError(description: "layer \(i): a full convolution over too many inputs")
+                    }
+                    // Each of its (at most `maxBandWorkers`) workers' bands: the unfolded
+                    // inputs and the outputs of some 4096 pixels (a row at least).
+                    bands = Self.maxBandWorkers * (taps + c.outputs) * max(4096, shape.width)
                 }
-            case .maxpool(let size): work += shape.pixels * shape.channels * size * size
-            case .shortcut, .route, .upsample, .softmax: work += shape.pixels * shape.channels
-            case .average: work += (i == 0 ? run : big[i - 1]).pixels * shape.channels
+            case .maxpool(let size): work += Self.scalarCost * shape.pixels * shape.channels * size * size
+            case .shortcut, .route, .upsample, .softmax: work += Self.scalarCost * shape.pixels * shape.channels
+            case .average: work += Self.scalarCost * (i == 0 ? run : big[i - 1]).pixels * shape.channels
             case .dropout, .yolo: break
             }
             if case .dropout = layer {} else if case .yolo = layer {} else { alive += shape.channels * shape.pixels }
-            peak = max(peak, alive)
+            peak = max(peak, alive + bands)
             for j in 0..<i where lastUse[j] == i {
                 if case .dropout = layers[j] {
                 } else if case .yolo = layers[j] {
@@ -314,7 +334,7 @@ package struct Darknet: Sendable {
                     alive -= big[j].channels * big[j].pixels
                 }
             }
-            guard work <= Self.maxOperations, peak <= Self.maxAliveFloats else {
+            guard work <= maxWork, peak <= Self.maxAliveFloats else {
                 throw ReadError(description: "the network would take too long or too much memory")
             }
         }
@@ -345,6 +365,10 @@ package struct Darknet: Sendable {
     /// The largest side `run` is promised to take within the bounds checked at reading.
     static let maxRunSide = 640, maxMapFloats = 1 << 24, maxAliveFloats = 1 << 25, maxOperations = 2_000_000_000
     static let maxUnfoldTaps = 1024
+    /// What a value's plain work counts for against a vector's multiply-add (`checkCost`).
+    static let scalarCost = 8
+    /// The workers a full convolution's bands are split over at most.
+    static let maxBandWorkers = 2
 
     /// Each layer's output for an input of `input`'s shape, or nil when the layers do not
     /// fit it (a route or shortcut joins maps of different sizes, a kernel is larger than
@@ -819,7 +843,7 @@ extension Darknet {
             let taps = conv.inputs * conv.size * conv.size
             let (ow, oh) = (out.shape.width, out.shape.height)
             let band = max(1, 4096 / ow), bands = (oh + band - 1) / band
-            let step = max(1, min(workers, bands))
+            let step = max(1, min(workers, bands, Self.maxBandWorkers))
             DispatchQueue.concurrentPerform(iterations: step) { worker in
                 let unfolded = FeatureMap(Darknet.Shape(channels: taps, width: ow, height: band))
                 let rows = FeatureMap(Darknet.Shape(channels: conv.outputs, width: ow, height: band))

@@ -81,7 +81,7 @@ import Testing
             let apart = zip(probabilities, oracle.probabilities).map { abs($0 - $1) }.max() ?? 1
             #expect(apart <= 0.002, "\(oracle.input): a probability \(apart) from OpenCV's")
             #expect(
-                abs(domestic(probabilities) - CatClassifier.domesticScore(mine.map, network: network, threads: 1))
+                abs(domestic(probabilities) - (CatClassifier.domesticScore(mine.map, network: network, threads: 1) ?? -1))
                     < 1e-6)
             if mine.side <= 448 {
                 #expect(oracle.largest <= 0.03, "\(oracle.input): the input \(oracle.largest) from Pillow's")
@@ -102,6 +102,65 @@ import Testing
         let wild = try Fixtures.decode("cats/123-cheetah-face.jpg").pixels
         let whole = ScoredRegion(x: 0, y: 0, width: wild.width, height: wild.height, score: 0.9)
         #expect(CatClassifier.domesticCats([whole], in: wild).isEmpty)
+    }
+
+    /// Past `maxLooks` boxes are kept unlooked (as without the classifier): sixteen boxes on
+    /// a cheetah are dropped, the four after them kept. A network whose weights overflow on a
+    /// picture scores nothing there, and the box is kept (it could not be looked at).
+    @Test func whatCannotBeLookedAtIsKept() throws {
+        try #require(CatClassifier.network != nil, "\(CatClassifier.unavailable ?? "")")
+        let wild = try Fixtures.decode("cats/123-cheetah-face.jpg").pixels
+        let boxes = (0..<20).map { i in
+            ScoredRegion(x: i, y: 0, width: wild.width - i, height: wild.height, score: 0.9 - Double(i) / 100)
+        }
+        #expect(CatClassifier.domesticCats(boxes, in: wild) == Array(boxes.suffix(4)))
+        // Half weights of 65504 everywhere: six layers' sums overflow, the softmax is not a number.
+        var cfg = """
+            [net]
+            width=224
+            height=224
+            channels=3
+
+            """
+        for _ in 0..<6 { cfg += "[convolutional]\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=linear\nweights=half\n\n" }
+        cfg += "[avgpool]\n\n[convolutional]\nfilters=1000\nsize=1\nactivation=linear\nweights=half\n\n[softmax]\n"
+        var weights: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        for (outputs, per) in [(8, 27)] + Array(repeating: (8, 72), count: 5) + [(1000, 8)] {
+            weights += [UInt8](repeating: 0, count: 4 * outputs)
+            for _ in 0..<(outputs * per) { weights += [0xff, 0x7b] }  // 65504
+        }
+        let overflowing = try Darknet(cfg: Array(cfg.utf8), weights: weights, largestRun: 224)
+        try CatClassifier.check(overflowing)
+        let whole = ScoredRegion(x: 0, y: 0, width: wild.width, height: wild.height, score: 0.9)
+        #expect(CatClassifier.domesticCats([whole], in: wild, network: overflowing) == [whole])
+    }
+
+    /// The installed network's own checks: one output, a softmax, last, over 1000 classes.
+    @Test func aClassifierMustEndInASoftmaxOverTheClasses() throws {
+        let network = try #require(CatClassifier.network, "\(CatClassifier.unavailable ?? "")")
+        try CatClassifier.check(network)
+        let cfg = """
+            [net]
+            width=224
+            height=224
+            channels=3
+
+            [avgpool]
+
+            [convolutional]
+            filters=10
+            size=1
+            activation=linear
+
+            [softmax]
+
+            [route]
+            layers=-3
+            """
+        var weights: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        weights += [UInt8](repeating: 0, count: 4 * (10 + 30))
+        let ten = try Darknet(cfg: Array(cfg.utf8), weights: weights, largestRun: 224)
+        #expect(throws: Darknet.ReadError.self) { try CatClassifier.check(ten) }
     }
 
     /// Pillow's bilinear taps: each output's weights sum to 1 and reach no further than the

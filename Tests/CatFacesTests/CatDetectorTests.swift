@@ -167,21 +167,21 @@ import Testing
         #expect(Darknet.shapes(of: network.layers, for: Darknet.Shape(channels: 3, width: 1, height: 1)) != nil)
     }
 
-    /// A run's work is counted whatever does it: forty 9 x 9 max pools over a map grown to
-    /// 1024 x 1024 by an upsample (of 512) pass every size check, and are refused for time;
+    /// A run's work is counted whatever does it: forty 3 x 3 max pools over a map grown to
+    /// 1280 x 1280 by an upsample (of 640) pass every size check, and are refused for time;
     /// one is not.
     @Test func maxPoolsCountAsWork() {
         var cfg = "[net]\nwidth=64\nheight=64\nchannels=3\n\n"
         cfg += "[convolutional]\nfilters=4\nsize=3\nstride=1\npad=1\nbatch_normalize=1\nactivation=leaky\n\n"
         cfg += "[upsample]\nstride=2\n\n"
-        cfg += String(repeating: "[maxpool]\nsize=9\nstride=1\n\n", count: 40)
+        cfg += String(repeating: "[maxpool]\nsize=3\nstride=1\n\n", count: 40)
         cfg += "[route]\nlayers=0\n\n[convolutional]\nfilters=18\nsize=1\nstride=1\nactivation=linear\n\n"
         cfg += "[yolo]\nmask=0,1,2\nanchors=10,10, 20,20, 30,30\nclasses=1\n"
         #expect(throws: Darknet.ReadError.self) {
             try Darknet(cfg: Array(cfg.utf8), weights: Self.weights(16 + 108 + 18 + 72))
         }
         let fewer = cfg.replacingOccurrences(
-            of: String(repeating: "[maxpool]\nsize=9\nstride=1\n\n", count: 39), with: "")
+            of: String(repeating: "[maxpool]\nsize=3\nstride=1\n\n", count: 39), with: "")
         #expect(throws: Never.self) { try Darknet(cfg: Array(fewer.utf8), weights: Self.weights(16 + 108 + 18 + 72)) }
     }
 
@@ -313,6 +313,50 @@ import Testing
         #expect(refused(cfg.replacingOccurrences(of: "padding_after=1", with: "padding_after=3"), weights))
         #expect(refused(cfg.replacingOccurrences(of: "[avgpool]", with: ""), weights), "a softmax over a map")
         #expect(refused(cfg.replacingOccurrences(of: "[softmax]", with: ""), weights), "no output")
+        // An int8 scale whose weights overflow (127 x 3e38).
+        var huge = weights
+        withUnsafeBytes(of: Float(3e38).bitPattern.littleEndian) { huge.replaceSubrange(28..<32, with: $0) }
+        #expect(refused(cfg, huge), "an int8 scale that overflows")
+    }
+
+    /// A full convolution's bands (its workers' unfolded inputs and outputs) count against
+    /// the memory bound: 4096 outputs over 1017 inputs a pixel take 42 M floats of bands on
+    /// a tiny map, over the bound; 2048 take 25 M.
+    @Test func aFullConvolutionsBandsCountAsMemory() {
+        func network(_ outputs: Int) -> Darknet? {
+            let cfg = """
+                [net]
+                width=8
+                height=8
+                channels=3
+
+                [convolutional]
+                filters=113
+                size=1
+                activation=linear
+                weights=int8
+
+                [convolutional]
+                filters=\(outputs)
+                size=3
+                pad=1
+                activation=linear
+                weights=int8
+
+                [avgpool]
+
+                [softmax]
+                """
+            var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+            for (o, i) in [(113, 3), (outputs, 113 * 9)] {
+                bytes += [UInt8](repeating: 0, count: 4 * o)  // biases
+                for _ in 0..<o { bytes += [0, 0, 0x80, 0x3f] }  // scales of 1
+                bytes += [UInt8](repeating: 1, count: o * i)
+            }
+            return try? Darknet(cfg: Array(cfg.utf8), weights: bytes, largestRun: 8)
+        }
+        #expect(network(2048) != nil)
+        #expect(network(4096) == nil)
     }
 }
 

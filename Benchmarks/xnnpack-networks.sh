@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The cat detector's network (Yolo-Fastest-1.1-xl, both passes) on catctl's own kernels
-# against XNNPACK's (Debian's libxnnpack-dev), in one run, on 1 and 2 cores: which runtime the
-# detector should use (issue: a runtime for three networks).
+# catctl's networks on catctl's own kernels against XNNPACK's (Debian's libxnnpack-dev), in
+# one run, on 1 and 2 cores: which runtime each should use (issue: a runtime for three
+# networks). The cat detector (Yolo-Fastest-1.1-xl, both passes), then the second look's
+# classifier (EfficientNet-Lite0, one look at 224 x 224).
 #
-#   Benchmarks/xnnpack-detector.sh [CATCTL] [PHOTO] [IMAGES]
+#   Benchmarks/xnnpack-networks.sh [CATCTL] [PHOTO] [IMAGES]
 #
 # CATCTL: a release catctl (default .build/release/catctl); PHOTO: a photo (default a
 # 1200x1600 fixture); IMAGES: how many copies one process reads (default 40).
@@ -11,8 +12,12 @@
 # catctl's time is read from `catctl detect` over IMAGES copies of PHOTO in one process, less
 # the same with no network installed (the cascades and the decode), over IMAGES: the network's
 # two passes per picture, as catctl runs them (on 2 cores, one pass a core). XNNPACK's is
-# Benchmarks/xnnpack-detector.c on the same two input sizes (the same weights, batch
+# Benchmarks/xnnpack-network.c on the same two input sizes (the same weights, batch
 # normalisation folded the same way), its output first held to OpenCV's dnn on PHOTO.
+# The classifier's look the same way: `detect` over the copies (PHOTO has one cat box, so
+# one look a picture) with the classifier installed, less without it; XNNPACK's is the same
+# program on its cfg and weights at 224 x 224, first held to OpenCV's dnn (through the ONNX
+# graph Tests/Fixtures/network/classifier-oracle.py makes) on PHOTO's box.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 catctl=$(realpath "${1:-.build/release/catctl}")
@@ -24,6 +29,7 @@ missing=()
 [ -f /usr/include/xnnpack.h ] || missing+=(libxnnpack-dev)
 [ -f /usr/include/pthreadpool.h ] || missing+=(libpthreadpool-dev)
 /usr/bin/python3 -c 'import cv2' 2>/dev/null || missing+=(python3-opencv)
+/usr/bin/python3 -c "import onnx" 2>/dev/null || missing+=(python3-onnx)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -31,7 +37,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-clang -O2 -march=native -o "$work/xnnpack-detector" Benchmarks/xnnpack-detector.c -lXNNPACK -lpthreadpool -lm
+clang -O2 -march=native -o "$work/xnnpack-network" Benchmarks/xnnpack-network.c -lXNNPACK -lpthreadpool -lm
 
 # The two input sizes catctl uses for PHOTO (CatDetector.inputSize: 352 and 480 on the long
 # side, the short side a multiple of 32 keeping the shape).
@@ -59,7 +65,7 @@ names = net.getLayerNames()
 heads = [names[i - 1] for i, n in enumerate(names) if n.startswith("yolo")]
 net.setInput(blob)
 outputs = net.forward(heads)
-subprocess.run([work + "/xnnpack-detector", model + ".cfg", model + ".weights", "1", "1", f"{w}x{h}",
+subprocess.run([work + "/xnnpack-network", model + ".cfg", model + ".weights", "1", "1", f"{w}x{h}",
                 "--dump", work + "/blob.f32", work + "/out"], check=True, capture_output=True)
 for k, o in enumerate(outputs):
     ours = np.fromfile(f"{work}/out-{k}.f32", dtype=np.float32)
@@ -92,7 +98,49 @@ for cores in 1 2; do
   with=$(per_picture "$set" "$catctl")
   without=$(per_picture "$set" "$work/bare/catctl")
   ours=$(/usr/bin/python3 -c "print(f'{($with - $without) / $images:.1f}')")
-  xnn=$(taskset -c "$set" "$work/xnnpack-detector" "$model.cfg" "$model.weights" "$cores" 20 $sizes | awk '/all sizes/ { print $3 }')
+  xnn=$(taskset -c "$set" "$work/xnnpack-network" "$model.cfg" "$model.weights" "$cores" 20 $sizes | awk '/all sizes/ { print $3 }')
   echo "  $cores core(s): catctl's kernels $ours ms, XNNPACK $xnn ms" \
     "(catctl's detect: $(/usr/bin/python3 -c "print(f'{$with / $images:.1f}')") ms a picture with the cascades and decode)"
+done
+
+classifier=Resources/models/efficientnet-lite0/efficientnet-lite0
+echo
+echo "the classifier: XNNPACK's output against OpenCV's dnn on $(basename "$photo")'s cat box:"
+box=$("$catctl" detect --json "$photo" | /usr/bin/python3 -c '
+import json, sys
+cats = json.loads(sys.stdin.readline())["cats"]
+print(" ".join(str(cats[0][k]) for k in ("x", "y", "width", "height")) if cats else "")')
+[ -n "$box" ] || { echo "  no cat in $photo: give a photo with one cat"; exit 1; }
+/usr/bin/python3 - "$classifier" "$photo" "$box" "$work" <<'PY'
+import runpy, subprocess, sys
+import numpy as np
+model, photo, box, work = sys.argv[1], sys.argv[2], [float(v) for v in sys.argv[3].split()], sys.argv[4]
+oracle = runpy.run_path("Tests/Fixtures/network/classifier-oracle.py")
+net = oracle["graph"](model + ".cfg", model + ".weights")
+blob = oracle["pillow"](photo, *box)
+blob.astype(np.float32).tofile(work + "/crop.f32")
+net.setInput(blob)
+theirs = net.forward().reshape(-1)
+subprocess.run([work + "/xnnpack-network", model + ".cfg", model + ".weights", "1", "1", "224x224",
+                "--dump", work + "/crop.f32", work + "/look"], check=True, capture_output=True)
+ours = np.fromfile(work + "/look-0.f32", dtype=np.float32)
+print(f"  1000 probabilities, largest difference {np.abs(ours - theirs).max():.6f}; domestic cat "
+      f"{ours[281:286].sum():.4f} against {theirs[281:286].sum():.4f}")
+PY
+
+# catctl without the classifier: the same binary with every resource but it.
+mkdir -p "$work/nolook/Resources/models"
+cp "$catctl" "$work/nolook/catctl"
+for d in cats fonts; do ln -s "$PWD/Resources/$d" "$work/nolook/Resources/$d"; done
+ln -s "$PWD/Resources/models/yolo-fastest" "$work/nolook/Resources/models/yolo-fastest"
+echo
+echo "one look (224x224) per picture, the median of the runs (XNNPACK) or the best of 3 (catctl):"
+for cores in 1 2; do
+  set=0; [ "$cores" = 1 ] || set=0,1
+  with=$(per_picture "$set" "$catctl")
+  without=$(per_picture "$set" "$work/nolook/catctl")
+  ours=$(/usr/bin/python3 -c "print(f'{($with - $without) / $images:.1f}')")
+  xnn=$(taskset -c "$set" "$work/xnnpack-network" "$classifier.cfg" "$classifier.weights" "$cores" 20 224x224 |
+    awk '/all sizes/ { print $3 }')
+  echo "  $cores core(s): catctl's kernels $ours ms (the crop and its resize included), XNNPACK $xnn ms"
 done

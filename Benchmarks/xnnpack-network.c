@@ -1,19 +1,21 @@
-// Yolo-Fastest-1.1-xl (catctl's cat detector) run by XNNPACK's operators, to time it against
-// catctl's own kernels (Benchmarks/xnnpack-detector.sh). A benchmark, not part of catctl: it
-// reads the same .cfg and .weights catctl installs, builds each layer as an XNNPACK operator
-// (batch normalisation folded into the convolutions, as catctl does), and runs the network at
-// the input sizes asked for, timing each run.
+// catctl's networks (Yolo-Fastest-1.1-xl, the cat detector; EfficientNet-Lite0, the second
+// look's classifier) run by XNNPACK's operators, to time them against catctl's own kernels
+// (Benchmarks/xnnpack-networks.sh). A benchmark, not part of catctl: it reads the same .cfg
+// and .weights catctl installs, builds each layer as an XNNPACK operator (batch normalisation
+// folded into the convolutions, as catctl does), and runs the network at the input sizes
+// asked for, timing each run.
 //
-//   xnnpack-detector CFG WEIGHTS THREADS RUNS WxH [WxH...] [--dump INPUT.f32 OUTPUT_PREFIX]
+//   xnnpack-network CFG WEIGHTS THREADS RUNS WxH [WxH...] [--dump INPUT.f32 OUTPUT_PREFIX]
 //
 // With --dump: runs the first size once on INPUT.f32 (planar RGB floats, as OpenCV's blob)
-// and writes the two YOLO heads' maps (planar floats) to OUTPUT_PREFIX-0.f32 and -1.f32, for
-// xnnpack-detector.sh to hold against OpenCV's dnn.
+// and writes each output (a YOLO head's map, planar floats; a softmax's probabilities) to
+// OUTPUT_PREFIX-0.f32, -1.f32..., for xnnpack-networks.sh to hold against OpenCV's dnn.
 //
-// Darknet's layers used by this network: convolutional (groups, batch_normalize, leaky or
-// linear), shortcut, route (one or more layers, concatenated along channels), maxpool
-// (stride 1: the SPP block), upsample (nearest, x2), dropout (nothing at inference) and yolo
-// (the raw map of the layer before is the head). XNNPACK 2022 has no concatenation nor
+// Darknet's layers these networks use: convolutional (groups, batch_normalize, leaky, ReLU6
+// or linear; catctl's padding_after and weights=int8|half), shortcut, route (one or more
+// layers, concatenated along channels), maxpool (stride 1: the SPP block), upsample (nearest,
+// x2), avgpool (global), dropout (nothing at inference), yolo (the raw map of the layer
+// before is the head) and softmax. XNNPACK 2022 has no concatenation nor
 // nearest upsampling: a route's inputs are written into channel slices of one buffer (every
 // operator takes channel strides), and the upsample is a loop here.
 #include <math.h>
@@ -26,11 +28,13 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
-enum kind { CONV, SHORTCUT, ROUTE, MAXPOOL, UPSAMPLE, DROPOUT, YOLO };
+enum kind { CONV, SHORTCUT, ROUTE, MAXPOOL, UPSAMPLE, DROPOUT, YOLO, AVGPOOL, SOFTMAX };
 
 typedef struct {
     enum kind kind;
-    int filters, size, stride, pad, groups, bn, leaky;
+    int filters, size, stride, pad, groups, bn, leaky, relu6;
+    int padding, padding_after;  // explicit zeros before and after (-1: darknet's pad)
+    int form;                    // weights: 0 float32, 1 int8 with a scale an output, 2 float16
     int from;         // shortcut
     int routes[4], nroutes;
     // Shapes (NHWC): input and output height, width, channels.
@@ -46,7 +50,7 @@ static int nlayers;
 static int net_c = 3;
 
 static void fail(const char *what) {
-    fprintf(stderr, "xnnpack-detector: %s\n", what);
+    fprintf(stderr, "xnnpack-network: %s\n", what);
     exit(1);
 }
 
@@ -68,6 +72,7 @@ static void parse_cfg(const char *path) {
             memset(cur, 0, sizeof *cur);
             cur->groups = 1;
             cur->stride = 1;
+            cur->padding = cur->padding_after = -1;
             if (!strncmp(s, "[convolutional]", 15)) cur->kind = CONV;
             else if (!strncmp(s, "[shortcut]", 10)) cur->kind = SHORTCUT;
             else if (!strncmp(s, "[route]", 7)) cur->kind = ROUTE;
@@ -75,6 +80,8 @@ static void parse_cfg(const char *path) {
             else if (!strncmp(s, "[upsample]", 10)) cur->kind = UPSAMPLE;
             else if (!strncmp(s, "[dropout]", 9)) cur->kind = DROPOUT;
             else if (!strncmp(s, "[yolo]", 6)) cur->kind = YOLO;
+            else if (!strncmp(s, "[avgpool]", 9)) cur->kind = AVGPOOL;
+            else if (!strncmp(s, "[softmax]", 9)) cur->kind = SOFTMAX;
             else fail("a layer this network does not have");
             continue;
         }
@@ -91,7 +98,10 @@ static void parse_cfg(const char *path) {
         else if (!strcmp(key, "pad")) cur->pad = atoi(value);
         else if (!strcmp(key, "groups")) cur->groups = atoi(value);
         else if (!strcmp(key, "batch_normalize")) cur->bn = atoi(value);
-        else if (!strcmp(key, "activation")) cur->leaky = !strncmp(value, "leaky", 5);
+        else if (!strcmp(key, "activation")) cur->leaky = !strncmp(value, "leaky", 5), cur->relu6 = !strncmp(value, "relu6", 5);
+        else if (!strcmp(key, "padding")) cur->padding = atoi(value);
+        else if (!strcmp(key, "padding_after")) cur->padding_after = atoi(value);
+        else if (!strcmp(key, "weights")) cur->form = !strncmp(value, "int8", 4) ? 1 : !strncmp(value, "half", 4) ? 2 : 0;
         else if (!strcmp(key, "from")) cur->from = atoi(value);
         else if (!strcmp(key, "layers")) {
             char *p = value;
@@ -112,12 +122,14 @@ static void shape(int h, int w) {
         l->ih = ph, l->iw = pw, l->ic = pc;
         switch (l->kind) {
         case CONV: {
-            int padding = l->pad ? l->size / 2 : 0;
-            l->oh = (ph + 2 * padding - l->size) / l->stride + 1;
-            l->ow = (pw + 2 * padding - l->size) / l->stride + 1;
+            if (l->padding < 0) l->padding = l->pad ? l->size / 2 : 0;
+            if (l->padding_after < 0) l->padding_after = l->padding;
+            l->oh = (ph + l->padding + l->padding_after - l->size) / l->stride + 1;
+            l->ow = (pw + l->padding + l->padding_after - l->size) / l->stride + 1;
             l->oc = l->filters;
             break;
         }
+        case AVGPOOL: l->oh = 1, l->ow = 1, l->oc = pc; break;
         case SHORTCUT:
             if (l->from < 0) l->from += i;
             l->oh = ph, l->ow = pw, l->oc = pc;
@@ -136,6 +148,12 @@ static void shape(int h, int w) {
         }
         ph = l->oh, pw = l->ow, pc = l->oc;
     }
+}
+
+static float half(uint16_t h) {
+    int e = (h >> 10) & 0x1f;
+    float m = (float)(h & 0x3ff), v = e == 0 ? ldexpf(m, -24) : e == 31 ? INFINITY : ldexpf(m + 1024, e - 25);
+    return h & 0x8000 ? -v : v;
 }
 
 static void read_weights(const char *path) {
@@ -159,7 +177,20 @@ static void read_weights(const char *path) {
                 fread(var, 4, n, f) != (size_t)n)
                 fail("short weights");
         }
-        if (fread(w, 4, count, f) != count) fail("short weights");
+        if (l->form == 1) {  // a scale an output, then int8s
+            if (fread(scale, 4, n, f) != (size_t)n) fail("short weights");
+            int8_t *codes = malloc(count);
+            if (fread(codes, 1, count, f) != count) fail("short weights");
+            for (size_t i = 0; i < count; i++) w[i] = (float)codes[i] * scale[i / (count / n)];
+            free(codes);
+        } else if (l->form == 2) {  // IEEE float16
+            uint16_t *halves = malloc(count * 2);
+            if (fread(halves, 2, count, f) != count) fail("short weights");
+            for (size_t i = 0; i < count; i++) w[i] = half(halves[i]);
+            free(halves);
+        } else if (fread(w, 4, count, f) != count) {
+            fail("short weights");
+        }
         // Darknet: (x - mean) / sqrt(var + .00001) * scale + bias, folded.
         l->weights = malloc(count * sizeof(float));
         l->bias = malloc(n * sizeof(float));
@@ -195,7 +226,7 @@ static void build(void) {
         } else if (l->kind == ROUTE) {
             l->out = layers[l->routes[0]].out;  // an alias
             l->out_stride = layers[l->routes[0]].out_stride;
-        } else if (l->kind == DROPOUT || l->kind == YOLO) {
+        } else if (l->kind == DROPOUT || l->kind == YOLO) {  // the input's map
             l->out = i ? layers[i - 1].out : input;
             l->out_stride = i ? layers[i - 1].out_stride : (size_t)net_c;
         } else {
@@ -207,11 +238,11 @@ static void build(void) {
         size_t in_stride = i ? layers[i - 1].out_stride : (size_t)net_c;
         enum xnn_status s = xnn_status_success;
         if (l->kind == CONV) {
-            int padding = l->pad ? l->size / 2 : 0;
-            s = xnn_create_convolution2d_nhwc_f32(padding, padding, padding, padding, l->size, l->size, l->stride,
-                                                  l->stride, 1, 1, l->groups, l->ic / l->groups,
+            // Top, right, bottom, left; ReLU6 is the operator's output range.
+            s = xnn_create_convolution2d_nhwc_f32(l->padding, l->padding_after, l->padding_after, l->padding, l->size,
+                                                  l->size, l->stride, l->stride, 1, 1, l->groups, l->ic / l->groups,
                                                   l->oc / l->groups, in_stride, l->out_stride, l->weights, l->bias,
-                                                  -INFINITY, INFINITY, 0, &l->op);
+                                                  l->relu6 ? 0.f : -INFINITY, l->relu6 ? 6.f : INFINITY, 0, &l->op);
             if (s == xnn_status_success && l->leaky)
                 s = xnn_create_leaky_relu_nc_f32(l->oc, l->out_stride, l->out_stride, 0.1f, 0, &l->act);
         } else if (l->kind == MAXPOOL) {
@@ -220,6 +251,10 @@ static void build(void) {
                                                   l->out_stride, -INFINITY, INFINITY, 0, &l->op);
         } else if (l->kind == SHORTCUT) {
             s = xnn_create_add_nd_f32(-INFINITY, INFINITY, 0, &l->op);
+        } else if (l->kind == AVGPOOL) {
+            s = xnn_create_global_average_pooling_nwc_f32(l->ic, in_stride, l->out_stride, -INFINITY, INFINITY, 0, &l->op);
+        } else if (l->kind == SOFTMAX) {
+            s = xnn_create_softmax_nc_f32(l->ic, in_stride, l->out_stride, 0, &l->op);
         }
         if (s != xnn_status_success) fail("an operator could not be made");
     }
@@ -254,6 +289,14 @@ static void run(void) {
             if (s == xnn_status_success) s = xnn_run_operator(l->op, pool);
             break;
         }
+        case AVGPOOL:
+            s = xnn_setup_global_average_pooling_nwc_f32(l->op, 1, (size_t)l->ih * l->iw, in, l->out, pool);
+            if (s == xnn_status_success) s = xnn_run_operator(l->op, pool);
+            break;
+        case SOFTMAX:
+            s = xnn_setup_softmax_nc_f32(l->op, 1, in, l->out, pool);
+            if (s == xnn_status_success) s = xnn_run_operator(l->op, pool);
+            break;
         case ROUTE:
             if (l->nroutes > 1) {
                 size_t at = 0;
@@ -290,7 +333,7 @@ static int compare(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 6) fail("usage: xnnpack-detector CFG WEIGHTS THREADS RUNS WxH [WxH...] [--dump IN OUT]");
+    if (argc < 6) fail("usage: xnnpack-network CFG WEIGHTS THREADS RUNS WxH [WxH...] [--dump IN OUT]");
     int threads = atoi(argv[3]), runs = atoi(argv[4]);
     const char *dump_in = NULL, *dump_out = NULL;
     int sizes[8][2], nsizes = 0;
@@ -339,8 +382,8 @@ int main(int argc, char **argv) {
         if (dump_in && k == 0) {
             int head = 0;
             for (int i = 0; i < nlayers; i++) {
-                if (layers[i].kind != YOLO) continue;
-                layer *l = &layers[i - 1];
+                if (layers[i].kind != YOLO && layers[i].kind != SOFTMAX) continue;
+                layer *l = &layers[layers[i].kind == YOLO ? i - 1 : i];
                 char name[512];
                 snprintf(name, sizeof name, "%s-%d.f32", dump_out, head++);
                 FILE *f = fopen(name, "wb");
@@ -355,7 +398,7 @@ int main(int argc, char **argv) {
             if (l->act) xnn_delete_operator(l->act);
             l->op = l->act = NULL;
             if ((l->kind == CONV || l->kind == MAXPOOL || l->kind == SHORTCUT || l->kind == UPSAMPLE ||
-                 (l->kind == ROUTE && l->nroutes > 1)))
+                 l->kind == AVGPOOL || l->kind == SOFTMAX || (l->kind == ROUTE && l->nroutes > 1)))
                 free(l->out);
         }
         free(input);
