@@ -9,9 +9,9 @@
 # CATCTL: a release catctl (default .build/release/catctl); PHOTO: a photo (default a
 # 1200x1600 fixture); IMAGES: how many copies one process reads (default 40).
 #
-# catctl's time is read from `catctl detect` over IMAGES copies of PHOTO in one process, less
-# the same with no network installed (the cascades and the decode), over IMAGES: the network's
-# two passes per picture, as catctl runs them (on 2 cores, one pass a core). XNNPACK's is
+# catctl's time is read from `catctl detect` over IMAGES copies of PHOTO in one process with
+# the detector alone installed, less the same with no network installed (the cascades and
+# the decode), over IMAGES: the network's two passes per picture, as catctl runs them (on 2 cores, one pass a core). XNNPACK's is
 # Benchmarks/xnnpack-network.c on the same two input sizes (the same weights, batch
 # normalisation folded the same way), its output first held to OpenCV's dnn on PHOTO.
 # The classifier's look the same way: `detect` over the copies (PHOTO has one cat box, so
@@ -74,9 +74,13 @@ for k, o in enumerate(outputs):
           f"(values up to {np.abs(ref).max():.1f})")
 PY
 
-# catctl with no network installed beside it: the same binary, alone in a folder.
-mkdir -p "$work/bare"
+# catctl with no network installed beside it: the same binary, alone in a folder; and with
+# the detector alone (no classifier: no look at the boxes), for the detector's own time.
+mkdir -p "$work/bare" "$work/nolook/Resources/models"
 cp "$catctl" "$work/bare/catctl"
+cp "$catctl" "$work/nolook/catctl"
+for d in cats fonts; do ln -s "$PWD/Resources/$d" "$work/nolook/Resources/$d"; done
+ln -s "$PWD/Resources/models/yolo-fastest" "$work/nolook/Resources/models/yolo-fastest"
 copies=()
 for _ in $(seq "$images"); do copies+=("$photo"); done
 per_picture() {  # CORES BINARY: ms per picture of `detect` over the copies, the best of 3
@@ -95,7 +99,7 @@ echo
 echo "both passes ($sizes) per picture, the median of the runs (XNNPACK) or the best of 3 (catctl):"
 for cores in 1 2; do
   set=0; [ "$cores" = 1 ] || set=0,1
-  with=$(per_picture "$set" "$catctl")
+  with=$(per_picture "$set" "$work/nolook/catctl")
   without=$(per_picture "$set" "$work/bare/catctl")
   ours=$(/usr/bin/python3 -c "print(f'{($with - $without) / $images:.1f}')")
   xnn=$(taskset -c "$set" "$work/xnnpack-network" "$model.cfg" "$model.weights" "$cores" 20 $sizes | awk '/all sizes/ { print $3 }')
@@ -128,11 +132,6 @@ print(f"  1000 probabilities, largest difference {np.abs(ours - theirs).max():.6
       f"{ours[281:286].sum():.4f} against {theirs[281:286].sum():.4f}")
 PY
 
-# catctl without the classifier: the same binary with every resource but it.
-mkdir -p "$work/nolook/Resources/models"
-cp "$catctl" "$work/nolook/catctl"
-for d in cats fonts; do ln -s "$PWD/Resources/$d" "$work/nolook/Resources/$d"; done
-ln -s "$PWD/Resources/models/yolo-fastest" "$work/nolook/Resources/models/yolo-fastest"
 echo
 echo "one look (224x224) per picture, the median of the runs (XNNPACK) or the best of 3 (catctl):"
 for cores in 1 2; do
