@@ -149,6 +149,11 @@ struct TextLayoutTests {
         let layout = try layout("שלום!\nHello, world!\nשלום עולם")
         #expect(layout.words.map(\.rightToLeft) == [true, false, false, true, true])
         #expect(try self.layout("Hello\nשלום").words.map(\.rightToLeft) == [false, true])
+        // A line separator (U+2028) ends a line, not a paragraph: the direction goes on; a
+        // paragraph separator (U+2029) starts a new one.
+        #expect(try self.layout("שלום\u{2028}Hello world").words.map(\.rightToLeft) == [true, true, true])
+        #expect(try self.layout("שלום\u{2029}Hello world").words.map(\.rightToLeft) == [true, false, false])
+        #expect(try self.layout("שלום\u{2028}Hello\u{2028}").words.map(\.hard) == [false, true])
     }
 
     /// More lines than fit at the smallest size: the line feeds become spaces, and all of the

@@ -114,8 +114,8 @@ final class TextLayout {
         let range: Range<Int>
         let spaced: Bool
         var hard = false
-        /// Its paragraph reads right to left (a line feed starts a paragraph, with its own
-        /// direction: UAX #9).
+        /// Its paragraph reads right to left (a paragraph separator starts a paragraph, with
+        /// its own direction: UAX #9; a line separator only a line).
         var rightToLeft = false
     }
 
@@ -124,7 +124,11 @@ final class TextLayout {
         let kinds = lineBreaks() ?? fallbackBreaks()
         var words: [Word] = [], start = 0, spaced = true, hard = false
         // Each paragraph's direction, from its first letter.
-        var rightToLeft = Self.isRightToLeft(scalars[0..<(kinds.firstIndex(of: 2) ?? count)])
+        func direction(from start: Int) -> Bool {
+            Self.isRightToLeft(
+                scalars[start..<((start..<count).first { Self.isParagraphSeparator(scalars[$0]) } ?? count)])
+        }
+        var rightToLeft = direction(from: 0)
         // The scalars [start, end) are a segment: a word, once its trailing white space is off.
         func segment(to end: Int) {
             var last = end
@@ -140,8 +144,7 @@ final class TextLayout {
             segment(to: cluster)
             if kinds[cluster] == 2 {
                 if !words.isEmpty { hard = true }
-                let next = kinds[(cluster + 1)...].firstIndex(of: 2) ?? count
-                rightToLeft = Self.isRightToLeft(scalars[cluster..<next])
+                if Self.isParagraphSeparator(scalars[cluster - 1]) { rightToLeft = direction(from: cluster) }
             }
             start = cluster
         }
@@ -160,6 +163,13 @@ final class TextLayout {
     /// A line feed, carriage return, next line, or line or paragraph separator: a line ends.
     static func isLineFeed(_ scalar: UInt32) -> Bool {
         [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029].contains(scalar)
+    }
+
+    /// A paragraph separator of UAX #9 (bidi class B): a line feed, carriage return, next
+    /// line, U+2029 or an information separator. Not U+2028, a vertical tab or a form feed:
+    /// they end a line, not a paragraph.
+    static func isParagraphSeparator(_ scalar: UInt32) -> Bool {
+        [0x0A, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2029].contains(scalar)
     }
 
     /// For each scalar, whether a line may (1) or must (2) break before it, or not (0), by
