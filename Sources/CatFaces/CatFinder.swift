@@ -100,7 +100,8 @@ public enum CatFinder {
         // pixels for it), its boxes looked at too: only with the second look, which keeps
         // the larger pass's look-alikes out.
         if boxes.isEmpty, CatClassifier.network != nil {
-            let third = CatDetector.candidates(in: detail ?? picture, long: CatDetector.thirdPass, threads: CPUs.available)
+            let third = CatDetector.candidates(
+                in: detail ?? picture, long: CatDetector.thirdPass, threads: CPUs.available)
             boxes = CatClassifier.domesticCats(CatDetector.boxes(third, in: picture), in: picture, detail: detail)
         }
         // Each face is the face of the smallest box its centre is in; a cat's face is the

@@ -41,7 +41,9 @@ package struct Darknet: Sendable {
 
     /// What follows a convolution's bias (the kernels' code for it).
     enum Activation: Int32, Sendable {
-        case linear = 0, leaky = 1, relu6 = 2
+        case linear = 0
+        case leaky = 1
+        case relu6 = 2
     }
 
     enum Layer: Sendable {
@@ -520,7 +522,9 @@ package struct Darknet: Sendable {
             guard count <= Darknet.maxWeights, (bytes.count - at) / 2 >= count else {
                 throw ReadError(description: "the weights file holds fewer weights than the layers take")
             }
-            let values = (0..<count).map { Self.float(half: UInt16(bytes[at + 2 * $0]) | UInt16(bytes[at + 2 * $0 + 1]) << 8) }
+            let values = (0..<count).map {
+                Self.float(half: UInt16(bytes[at + 2 * $0]) | UInt16(bytes[at + 2 * $0 + 1]) << 8)
+            }
             for v in values where !v.isFinite {
                 throw ReadError(description: "the weights hold a value that is not a number")
             }
@@ -790,7 +794,8 @@ extension Darknet {
         let work = input.shape.pixels * channels * (expand.inputs + depthwise.size * depthwise.size)
         let workers = max(1, min(threads, channels / 8, work / 100_000))
         let scratch = cd_depthwise_scratch(
-            Int32(width), Int32(height), Int32(depthwise.size), Int32(depthwise.step), Int32(depthwise.pad), Int32(depthwise.padAfter))
+            Int32(width), Int32(height), Int32(depthwise.size), Int32(depthwise.step), Int32(depthwise.pad),
+            Int32(depthwise.padAfter))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let plane = FeatureMap(Darknet.Shape(channels: 1, width: width, height: height))
             let padded = UnsafeMutablePointer<Float>.allocate(capacity: scratch)

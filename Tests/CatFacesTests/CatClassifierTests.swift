@@ -32,7 +32,9 @@ import Testing
     /// picture (black there); every build of the kernels gives the same bits.
     @Test func sameAsOpenCV() throws {
         let network = try #require(CatClassifier.network, "\(CatClassifier.unavailable ?? "")")
-        let photos = ["02-orange-white-lying.jpg", "93-tiger-white-cub.jpg", "117-sand-cat-face.jpg", "13-man-holding-cat.jpg"]
+        let photos = [
+            "02-orange-white-lying.jpg", "93-tiger-white-cub.jpg", "117-sand-cat-face.jpg", "13-man-holding-cat.jpg",
+        ]
         let dir = try Fixtures.temporaryDirectory()
         var specs: [String] = []
         var ours: [String: (map: FeatureMap, probabilities: [Float], side: Double)] = [:]
@@ -81,7 +83,9 @@ import Testing
             let apart = zip(probabilities, oracle.probabilities).map { abs($0 - $1) }.max() ?? 1
             #expect(apart <= 0.002, "\(oracle.input): a probability \(apart) from OpenCV's")
             #expect(
-                abs(domestic(probabilities) - (CatClassifier.domesticScore(mine.map, network: network, threads: 1) ?? -1))
+                abs(
+                    domestic(probabilities)
+                        - (CatClassifier.domesticScore(mine.map, network: network, threads: 1) ?? -1))
                     < 1e-6)
             if mine.side <= 448 {
                 #expect(oracle.largest <= 0.03, "\(oracle.input): the input \(oracle.largest) from Pillow's")
@@ -122,7 +126,9 @@ import Testing
             channels=3
 
             """
-        for _ in 0..<6 { cfg += "[convolutional]\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=linear\nweights=half\n\n" }
+        for _ in 0..<6 {
+            cfg += "[convolutional]\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=linear\nweights=half\n\n"
+        }
         cfg += "[avgpool]\n\n[convolutional]\nfilters=1000\nsize=1\nactivation=linear\nweights=half\n\n[softmax]\n"
         var weights: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         for (outputs, per) in [(8, 27)] + Array(repeating: (8, 72), count: 5) + [(1000, 8)] {

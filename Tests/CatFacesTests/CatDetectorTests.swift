@@ -267,7 +267,9 @@ import Testing
     /// float32 biases and weights. Weights `int8` and `half` each.
     static func classifierWeights(int8: Int8 = 64, half: UInt16 = 0x3800) -> [UInt8] {
         var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        func floats(_ values: [Float]) { for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } } }
+        func floats(_ values: [Float]) {
+            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
+        }
         floats([0, 1])  // biases
         floats([0.5 / 64, 0.25 / 64])  // scales: weights 0.5 and 0.25
         bytes += [UInt8](repeating: UInt8(bitPattern: int8), count: 2 * 3 * 3 * 3)

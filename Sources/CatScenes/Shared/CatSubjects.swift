@@ -45,8 +45,9 @@ public struct CatSubjects: SubjectFinder {
             halved = half
         }
         return CatFinder.find(
-            in: picture, small: halved.shrunk(toFit: CatFaceDetector.side), detail: image)
-            .scaled(from: (picture.width, picture.height), to: image.width, image.height)
+            in: picture, small: halved.shrunk(toFit: CatFaceDetector.side), detail: image
+        )
+        .scaled(from: (picture.width, picture.height), to: image.width, image.height)
     }
 }
 
