@@ -73,14 +73,6 @@ public enum CatDetector {
         return width >= height ? (long, short(height, width)) : (short(width, height), long)
     }
 
-    /// The cats in `picture`, in its pixels, the most certain first: each box the second
-    /// look (`CatClassifier`) takes for a domestic cat.
-    public static func cats(in picture: PixelBuffer) -> [ScoredRegion] {
-        CatClassifier.domesticCats(
-            boxes(passes.flatMap { candidates(in: picture, long: $0, threads: CPUs.available) }, in: picture),
-            in: picture)
-    }
-
     /// The candidates of one pass over `picture`, its input `long` on its long side.
     package static func candidates(in picture: PixelBuffer, long: Int, threads: Int, network: Darknet? = network)
         -> [Candidate]
