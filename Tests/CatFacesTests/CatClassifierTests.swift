@@ -96,6 +96,42 @@ import Testing
         }
     }
 
+    struct Reference: Decodable {
+        struct Box: Decodable {
+            let file: String
+            let box: [Double]
+            let domestic: Double
+            let top: Int
+        }
+        let boxes: [Box]
+    }
+
+    /// The converted network (int8 and float16) agrees with the fp32 one it was made from:
+    /// on boxes of eight fixture photos, cats and look-alikes, the domestic-cat probability
+    /// within 0.05 of what the fp32 network gave on Pillow's crop (convert.py wrote it to
+    /// classifier-fp32.json), and the same top class but on at most one.
+    @Test func agreesWithTheNetworkItWasConvertedFrom() throws {
+        let network = try #require(CatClassifier.network, "\(CatClassifier.unavailable ?? "")")
+        let reference = try JSONDecoder().decode(
+            Reference.self, from: Data(Fixtures.bytes("network/classifier-fp32.json")))
+        #expect(reference.boxes.count == 8)
+        var differentTop = 0
+        for expected in reference.boxes {
+            let picture = try Fixtures.decode("cats/" + expected.file).pixels
+            let b = expected.box
+            let input = CatClassifier.input(picture, around: (b[0], b[1], b[2], b[3]))
+            let output = try #require(network.run(input, threads: 2).last)
+            let probabilities = (0..<1000).map { Double(output.plane($0)[0]) }
+            let domestic = CatClassifier.domestic.reduce(0) { $0 + probabilities[$1] }
+            #expect(
+                abs(domestic - expected.domestic) <= 0.05, "\(expected.file): \(domestic) against \(expected.domestic)")
+            if probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] }) != expected.top {
+                differentTop += 1
+            }
+        }
+        #expect(differentTop <= 1)
+    }
+
     /// The second look keeps the orange cat's box and drops a box on a cheetah (which COCO,
     /// with no class for it, calls a cat): ImageNet's classes tell them apart.
     @Test func keepsADomesticCatAndDropsAWildOne() throws {

@@ -31,6 +31,11 @@ centre crop of every photo of Tests/Fixtures/cats resized to 224 x 224: the summ
 domestic-cat probability and the top class. It fails when the probability differs by more
 than 0.05, or the top class on more than 1 photo in 20, and prints the figures per half
 (faces.json's `set`; the layers are chosen on every third photo of all).
+
+Last, it writes `Tests/Fixtures/network/classifier-fp32.json`: the fp32 network's
+domestic-cat probability and top class for a box on each of a few fixture photos, cropped
+as catctl crops (CatClassifier: 1.1 times the box's long side, black beyond the photo,
+Pillow's bilinear resize), for catctl's tests to hold its converted network to.
 """
 import argparse
 import hashlib
@@ -240,6 +245,34 @@ def check(net, photos):
         sys.exit("convert.py: the converted network is too far from the fp32 one")
 
 
+# The photos and boxes of classifier-fp32.json: cats and look-alikes, whole photos and parts.
+REFERENCES = [("02-orange-white-lying.jpg", None), ("13-man-holding-cat.jpg", (50, 894, 436, 700)),
+              ("93-tiger-white-cub.jpg", None), ("97-lemur-face.jpg", None), ("98-hedgehog-on-bed.jpg", None),
+              ("117-sand-cat-face.jpg", None), ("123-cheetah-face.jpg", None), ("125-dog-pups-sleeping.jpg", None)]
+
+
+def references(net):
+    import numpy as np
+    import torch
+    from PIL import Image
+    out = []
+    for name, box in REFERENCES:
+        image = Image.open(os.path.join(CATS, name)).convert("RGB")
+        x, y, w, h = box or (0, 0, image.width, image.height)
+        side, cx, cy = max(w, h) * 1.1, x + w / 2, y + h / 2
+        crop = image.crop((int(cx - side / 2), int(cy - side / 2), int(cx + side / 2), int(cy + side / 2)))
+        a = np.asarray(crop.resize((SIDE, SIDE), resample=Image.BILINEAR), np.float32)
+        with torch.no_grad():
+            p = forward(net, torch.from_numpy((a - 127) / 128).permute(2, 0, 1)[None], lambda l: l["w"])
+        out.append({"file": name, "box": [x, y, w, h], "domestic": round(float(p[281:286].sum()), 5),
+                    "top": int(p.argmax())})
+    path = os.path.join(ROOT, "Tests", "Fixtures", "network", "classifier-fp32.json")
+    with open(path, "w") as f:
+        f.write(json.dumps({"made by": "Resources/models/efficientnet-lite0/convert.py (the fp32 network, torch)",
+                            "boxes": out}, indent=1) + "\n")
+    print(f"{os.path.relpath(path, ROOT)}: {len(out)} boxes")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pth", help="efficientnet-lite0-57934424.pth (else downloaded)")
@@ -261,6 +294,7 @@ def main():
         print(f"{name}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
     print("the converted network against fp32 (centre crops):")
     check(net, photos)
+    references(net)
 
 
 if __name__ == "__main__":
