@@ -43,7 +43,8 @@ enum EditRun {
         return result(
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
             frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop,
-            leftOut: outcome.leftOut, notices: chain.notices)
+            leftOut: outcome.leftOut,
+            notices: chain.notices + (chain.asksSubjects ? CatSubjects.brokenInstallNotes : []))
     }
 
     static func result(

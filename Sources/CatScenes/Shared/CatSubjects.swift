@@ -20,6 +20,14 @@ public struct CatSubjects: SubjectFinder {
     /// refused: every box is kept), or nil.
     public static var secondLookUnavailable: String? { CatClassifier.unavailable }
 
+    /// What an edit that looks for cats is told when it cannot fully (a broken install):
+    /// nothing when both networks read.
+    public static var brokenInstallNotes: [String] {
+        if let why = unavailable { return ["\(why); the cat gravity and captions see faces only"] }
+        if let why = secondLookUnavailable { return ["\(why); every cat box is kept unchecked"] }
+        return []
+    }
+
     public func subjects(inCopy image: PixelBuffer) -> Subjects { subjects(in: image) }
 
     public func subjects(in image: PixelBuffer) -> Subjects {
