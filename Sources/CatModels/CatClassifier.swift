@@ -116,7 +116,8 @@ public enum CatClassifier {
         let width = max(1, edge(cx + long / 2) - left), height = max(1, edge(cy + long / 2) - top)
         // The crop's block means, RGB, of the samples `skip` apart (black beyond the picture).
         // (`every` a multiple of `skip`: each block's first sample is in it).
-        let rough = max(1, max(width, height) / (2 * side)), skip = max(1, rough / 4), every = rough / skip * skip
+        let rough = max(1, max(width, height) / (2 * side)), skip = max(1, (rough + 3) / 4)
+        let every = max(skip, rough / skip * skip)
         let (cw, ch) = ((width + every - 1) / every, (height + every - 1) / every)
         var crop = [Float](repeating: 0, count: 3 * cw * ch)
         var across = [Float](repeating: 0, count: cw), down = [Float](repeating: 0, count: ch)

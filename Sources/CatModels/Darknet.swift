@@ -259,8 +259,9 @@ package struct Darknet: Sendable {
             }
         } else if form == "int8" {
             let scales = try reader.floats(outputs)
-            // Every weight (at most 127 x its scale) finite, as darknet's float ones must be.
-            guard scales.allSatisfy({ ($0 * 127).isFinite }) else {
+            // Every weight (at most 128 x its scale: codes run from -128) finite, as darknet's
+            // float ones must be.
+            guard scales.allSatisfy({ ($0 * 128).isFinite }) else {
                 throw ReadError(description: "layer \(index): an int8 scale overflows")
             }
             weights = Weights(codes: try reader.int8s(count), scales: scales)
@@ -319,8 +320,11 @@ package struct Darknet: Sendable {
                         throw ReadError(description: "layer \(i): a full convolution over too many inputs")
                     }
                     // Each of its (at most `maxBandWorkers`) workers' bands: the unfolded
-                    // inputs and the outputs of some 4096 pixels (a row at least).
-                    bands = Self.maxBandWorkers * (taps + c.outputs) * max(4096, shape.width)
+                    // inputs and the outputs of some 4096 pixels (a row at least); and its
+                    // weights widened from int8 for the run.
+                    bands =
+                        Self.maxBandWorkers * (taps + c.outputs) * max(4096, shape.width)
+                        + (c.weights.isFloat ? 0 : c.outputs * taps)
                 }
             case .maxpool(let size): work += Self.scalarCost * shape.pixels * shape.channels * size * size
             case .shortcut, .route, .upsample, .softmax: work += Self.scalarCost * shape.pixels * shape.channels
@@ -849,12 +853,13 @@ extension Darknet {
             let (ow, oh) = (out.shape.width, out.shape.height)
             let band = max(1, 4096 / ow), bands = (oh + band - 1) / band
             let step = max(1, min(workers, bands, Self.maxBandWorkers))
+            // The weights widened once (from int8), read by every worker.
+            let buffer = weights.buffer(conv.outputs)
+            defer { buffer.deallocate() }
+            nonisolated(unsafe) let filters = weights.outputs(0, conv.outputs, into: buffer)  // read only
             DispatchQueue.concurrentPerform(iterations: step) { worker in
                 let unfolded = FeatureMap(Darknet.Shape(channels: taps, width: ow, height: band))
                 let rows = FeatureMap(Darknet.Shape(channels: conv.outputs, width: ow, height: band))
-                let buffer = weights.buffer(conv.outputs)
-                defer { buffer.deallocate() }
-                let filters = weights.outputs(0, conv.outputs, into: buffer)
                 for b in stride(from: worker, to: bands, by: step) {
                     let first = b * band, end = min(oh, first + band)
                     cd_unfold(

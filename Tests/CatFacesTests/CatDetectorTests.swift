@@ -300,6 +300,49 @@ import Testing
         #expect(network.run(FeatureMap(Darknet.Shape(channels: 3, width: 16, height: 16)), threads: 1).isEmpty)
     }
 
+    /// `padding_after` puts its zeros below and right: a 3 x 3 step-2 convolution whose only
+    /// weight is its top-left tap, padding 0 before and 1 after, reads the input's pixel
+    /// (0, 0) at output (0, 0); the mean of its 4 x 4 outputs is then 16 / 16 = 1, and the
+    /// softmax of logits (1, 0) gives e / (e + 1). Zeros before instead would read (-1, -1).
+    @Test func paddingAfterIsBelowAndRight() throws {
+        let cfg = """
+            [net]
+            width=8
+            height=8
+            channels=3
+
+            [convolutional]
+            filters=1
+            size=3
+            stride=2
+            padding=0
+            padding_after=1
+            activation=linear
+            weights=int8
+
+            [avgpool]
+
+            [convolutional]
+            filters=2
+            size=1
+            activation=linear
+
+            [softmax]
+            """
+        var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        func floats(_ values: [Float]) {
+            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
+        }
+        floats([0, 1.0 / 127])  // the bias, the scale
+        bytes += [127] + [UInt8](repeating: 0, count: 26)  // the top-left tap of channel 0: 1
+        floats([0, 0, 1, 0])  // the logits' biases, then their weights: the mean, and 0
+        let network = try Darknet(cfg: Array(cfg.utf8), weights: bytes, largestRun: 8)
+        let input = FeatureMap(network.input)
+        input.plane(0)[0] = 16
+        let output = try #require(network.run(input, threads: 1).last)
+        #expect(abs(Double(output.plane(0)[0]) - exp(1) / (exp(1) + 1)) < 1e-5)
+    }
+
     /// A truncated or wrong-sized classifier file is refused at reading, before any run.
     @Test func aClassifierFileThatDoesNotAddUpIsRefused() {
         let cfg = Self.classifierCfg, weights = Self.classifierWeights()

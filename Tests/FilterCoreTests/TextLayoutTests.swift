@@ -154,6 +154,11 @@ struct TextLayoutTests {
         #expect(try self.layout("שלום\u{2028}Hello world").words.map(\.rightToLeft) == [true, true, true])
         #expect(try self.layout("שלום\u{2029}Hello world").words.map(\.rightToLeft) == [true, false, false])
         #expect(try self.layout("שלום\u{2028}Hello\u{2028}").words.map(\.hard) == [false, true])
+        // Spaces after the line feed: the paragraph still ends there, with ICU's breaks (right
+        // after it) and without (after the spaces).
+        let spaced = try self.layout("שלום\n  Hello")
+        #expect(spaced.words.map(\.rightToLeft) == [true, false])
+        #expect(spaced.words(breaks: spaced.fallbackBreaks()).map(\.rightToLeft) == [true, false])
     }
 
     /// More lines than fit at the smallest size: the line feeds become spaces, and all of the

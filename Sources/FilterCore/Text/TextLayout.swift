@@ -119,9 +119,11 @@ final class TextLayout {
         var rightToLeft = false
     }
 
-    var words: [Word] {
+    var words: [Word] { words(breaks: lineBreaks() ?? fallbackBreaks()) }
+
+    /// The words between the breaks `kinds` gives (`lineBreaks`' form).
+    func words(breaks kinds: [UInt8]) -> [Word] {
         let count = scalars.count
-        let kinds = lineBreaks() ?? fallbackBreaks()
         var words: [Word] = [], start = 0, spaced = true, hard = false
         // Each paragraph's direction, from its first letter.
         func direction(from start: Int) -> Bool {
@@ -144,7 +146,11 @@ final class TextLayout {
             segment(to: cluster)
             if kinds[cluster] == 2 {
                 if !words.isEmpty { hard = true }
-                if Self.isParagraphSeparator(scalars[cluster - 1]) { rightToLeft = direction(from: cluster) }
+                // The separator is in the white space before the break (ICU breaks right after
+                // it, the fallback rule after the spaces that follow it).
+                if scalars[start..<cluster].contains(where: Self.isParagraphSeparator) {
+                    rightToLeft = direction(from: cluster)
+                }
             }
             start = cluster
         }
@@ -165,11 +171,12 @@ final class TextLayout {
         [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029].contains(scalar)
     }
 
-    /// A paragraph separator of UAX #9 (bidi class B): a line feed, carriage return, next
-    /// line, U+2029 or an information separator. Not U+2028, a vertical tab or a form feed:
-    /// they end a line, not a paragraph.
+    /// A paragraph separator of UAX #9 (bidi class B) that also ends a line: a line feed,
+    /// carriage return, next line or U+2029. Not U+2028, a vertical tab or a form feed: they
+    /// end a line, not a paragraph. (The information separators U+001C-001E, also class B,
+    /// end no line here: they stay in their paragraph.)
     static func isParagraphSeparator(_ scalar: UInt32) -> Bool {
-        [0x0A, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2029].contains(scalar)
+        [0x0A, 0x0D, 0x85, 0x2029].contains(scalar)
     }
 
     /// For each scalar, whether a line may (1) or must (2) break before it, or not (0), by
