@@ -27,7 +27,7 @@ public func fuzzDarknet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                     && cat.y + cat.height <= height && cat.score >= 0 && cat.score <= 1, "a box outside the picture")
         }
         // A classifier's (its one output a softmax, last): a sum of probabilities.
-        guard network.layers.filter(\.isOutput).count == 1, case .softmax = network.layers.last else { continue }
+        guard network.endsInItsOneSoftmax else { continue }
         let box = (x: 0.0, y: 0.0, width: Double(width), height: Double(height))
         let score = CatClassifier.domesticScore(CatClassifier.input(picture, around: box), network: network, threads: 1)
         precondition(score.map { $0 >= 0 && $0 <= 1.0001 } ?? true, "a probability outside 0-1")

@@ -29,8 +29,7 @@ public enum CatClassifier {
     /// Refuses a network that is not a classifier of `side` square RGB pictures with one
     /// output, its last layer: a softmax over at least ImageNet's classes.
     static func check(_ network: Darknet) throws(Darknet.ReadError) {
-        guard network.input == Darknet.Shape(channels: 3, width: side, height: side),
-            network.layers.filter(\.isOutput).count == 1, case .softmax = network.layers.last,
+        guard network.input == Darknet.Shape(channels: 3, width: side, height: side), network.endsInItsOneSoftmax,
             let last = network.shapes.last, last.channels > domestic.upperBound
         else {
             throw Darknet.ReadError(

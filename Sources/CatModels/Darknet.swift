@@ -88,6 +88,12 @@ package struct Darknet: Sendable {
     /// The largest side `run` takes, checked at reading (`checkCost`).
     package let largestRun: Int
 
+    /// Its one output is its last layer, a softmax: a classifier's shape (`CatClassifier`).
+    package var endsInItsOneSoftmax: Bool {
+        guard layers.filter(\.isOutput).count == 1, case .softmax = layers.last else { return false }
+        return true
+    }
+
     package struct ReadError: Error, Equatable, CustomStringConvertible {
         package let description: String
     }
