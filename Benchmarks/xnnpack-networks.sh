@@ -95,17 +95,24 @@ per_picture() {  # CORES BINARY: ms per picture of `detect` over the copies, the
   done
   echo "$best"
 }
+# On 1 and 2 cores: catctl's time a picture (detect with WITH less WITHOUT installed) and
+# XNNPACK's on MODEL at SIZES.  compare WITH WITHOUT MODEL "SIZES" WHAT
+compare() {
+  for cores in 1 2; do
+    local set=0; [ "$cores" = 1 ] || set=0,1
+    local with without ours xnn
+    with=$(per_picture "$set" "$1")
+    without=$(per_picture "$set" "$2")
+    ours=$(/usr/bin/python3 -c "print(f'{($with - $without) / $images:.1f}')")
+    # shellcheck disable=SC2086
+    xnn=$(taskset -c "$set" "$work/xnnpack-network" "$3.cfg" "$3.weights" "$cores" 20 $4 | awk '/all sizes/ { print $3 }')
+    echo "  $cores core(s): catctl's kernels $ours ms$5, XNNPACK $xnn ms" \
+      "(catctl's detect: $(/usr/bin/python3 -c "print(f'{$with / $images:.1f}')") ms a picture in all)"
+  done
+}
 echo
 echo "both passes ($sizes) per picture, the median of the runs (XNNPACK) or the best of 3 (catctl):"
-for cores in 1 2; do
-  set=0; [ "$cores" = 1 ] || set=0,1
-  with=$(per_picture "$set" "$work/nolook/catctl")
-  without=$(per_picture "$set" "$work/bare/catctl")
-  ours=$(/usr/bin/python3 -c "print(f'{($with - $without) / $images:.1f}')")
-  xnn=$(taskset -c "$set" "$work/xnnpack-network" "$model.cfg" "$model.weights" "$cores" 20 $sizes | awk '/all sizes/ { print $3 }')
-  echo "  $cores core(s): catctl's kernels $ours ms, XNNPACK $xnn ms" \
-    "(catctl's detect: $(/usr/bin/python3 -c "print(f'{$with / $images:.1f}')") ms a picture with the cascades and decode)"
-done
+compare "$work/nolook/catctl" "$work/bare/catctl" "$model" "$sizes" ""
 
 classifier=Resources/models/efficientnet-lite0/efficientnet-lite0
 echo
@@ -134,12 +141,4 @@ PY
 
 echo
 echo "one look (224x224) per picture, the median of the runs (XNNPACK) or the best of 3 (catctl):"
-for cores in 1 2; do
-  set=0; [ "$cores" = 1 ] || set=0,1
-  with=$(per_picture "$set" "$catctl")
-  without=$(per_picture "$set" "$work/nolook/catctl")
-  ours=$(/usr/bin/python3 -c "print(f'{($with - $without) / $images:.1f}')")
-  xnn=$(taskset -c "$set" "$work/xnnpack-network" "$classifier.cfg" "$classifier.weights" "$cores" 20 224x224 |
-    awk '/all sizes/ { print $3 }')
-  echo "  $cores core(s): catctl's kernels $ours ms (the crop and its resize included), XNNPACK $xnn ms"
-done
+compare "$catctl" "$work/nolook/catctl" "$classifier" 224x224 " (the crop and its resize included)"

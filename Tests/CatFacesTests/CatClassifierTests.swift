@@ -166,7 +166,7 @@ import Testing
             cfg += "[convolutional]\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=linear\nweights=half\n\n"
         }
         cfg += "[avgpool]\n\n[convolutional]\nfilters=1000\nsize=1\nactivation=linear\nweights=half\n\n[softmax]\n"
-        var weights: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        var weights = DarknetReaderTests.header
         for (outputs, per) in [(8, 27)] + Array(repeating: (8, 72), count: 5) + [(1000, 8)] {
             weights += [UInt8](repeating: 0, count: 4 * outputs)
             for _ in 0..<(outputs * per) { weights += [0xff, 0x7b] }  // 65504
@@ -199,7 +199,7 @@ import Testing
             [route]
             layers=-3
             """
-        var weights: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        var weights = DarknetReaderTests.header
         weights += [UInt8](repeating: 0, count: 4 * (10 + 30))
         let ten = try Darknet(cfg: Array(cfg.utf8), weights: weights, largestRun: 224)
         #expect(throws: Darknet.ReadError.self) { try CatClassifier.check(ten) }

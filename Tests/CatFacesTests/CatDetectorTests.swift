@@ -147,11 +147,17 @@ import Testing
         classes=1
         """.utf8)
 
+    /// darknet's weights header: version 0.2.5, no images seen.
+    static let header: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+
+    /// `values` as little-endian float32s.
+    static func bytes(_ values: [Float]) -> [UInt8] {
+        values.flatMap { v in withUnsafeBytes(of: v.bitPattern.littleEndian) { Array($0) } }
+    }
+
     /// A header, then `count` floats of 0.5.
     static func weights(_ count: Int) -> [UInt8] {
-        var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        for _ in 0..<count { bytes += [0, 0, 0, 0x3f] }
-        return bytes
+        header + bytes(Array(repeating: 0.5, count: count))
     }
 
     /// 4 x (bias, scale, mean, variance) + 4 x 3 x 3 x 3 weights, then 18 biases + 18 x 4.
@@ -266,10 +272,8 @@ import Testing
     /// The classifier dialect's weights: biases, scales and int8s; biases and halves; then
     /// float32 biases and weights. Weights `int8` and `half` each.
     static func classifierWeights(int8: Int8 = 64, half: UInt16 = 0x3800) -> [UInt8] {
-        var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        func floats(_ values: [Float]) {
-            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
-        }
+        var bytes = header
+        func floats(_ values: [Float]) { bytes += Self.bytes(values) }
         floats([0, 1])  // biases
         floats([0.5 / 64, 0.25 / 64])  // scales: weights 0.5 and 0.25
         bytes += [UInt8](repeating: UInt8(bitPattern: int8), count: 2 * 3 * 3 * 3)
@@ -329,10 +333,8 @@ import Testing
 
             [softmax]
             """
-        var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        func floats(_ values: [Float]) {
-            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
-        }
+        var bytes = Self.header
+        func floats(_ values: [Float]) { bytes += Self.bytes(values) }
         floats([0, 1.0 / 127])  // the bias, the scale
         bytes += [127] + [UInt8](repeating: 0, count: 26)  // the top-left tap of channel 0: 1
         floats([0, 0, 1, 0])  // the logits' biases, then their weights: the mean, and 0
@@ -392,7 +394,7 @@ import Testing
 
                 [softmax]
                 """
-            var bytes: [UInt8] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+            var bytes = Self.header
             for (o, i) in [(113, 3), (outputs, 113 * 9)] {
                 bytes += [UInt8](repeating: 0, count: 4 * o)  // biases
                 for _ in 0..<o { bytes += [0, 0, 0x80, 0x3f] }  // scales of 1
