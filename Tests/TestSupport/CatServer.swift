@@ -113,6 +113,8 @@ public final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
     public init() {}
+    /// The current value, left as it is.
+    public var current: Int { lock.withLock { value } }
     /// The current value, then one more.
     public func next() -> Int {
         lock.withLock {
