@@ -25,6 +25,10 @@ static inline __attribute__((always_inline)) ck_f32x8 CK_FN(cd_activate)(ck_f32x
         ck_f32x8 zero = 0.0f, six = 6.0f;
         return __builtin_elementwise_min(__builtin_elementwise_max(v, zero), six);
     }
+    if (activation == 3) {
+        ck_f32x8 zero = 0.0f;
+        return __builtin_elementwise_max(v, zero);
+    }
     return v;
 }
 

@@ -21,7 +21,7 @@ public enum CatDetector {
         guard network.input.channels == 3 else {
             throw Darknet.ReadError(description: "the network does not read RGB pictures")
         }
-        guard network.layers.allSatisfy({ if case .softmax = $0 { false } else { true } }) else {
+        guard network.layers.allSatisfy({ if case .yolo = $0 { true } else { !$0.isOutput } }) else {
             throw Darknet.ReadError(description: "the network's outputs are not all yolo layers")
         }
         return network

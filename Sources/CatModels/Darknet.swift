@@ -8,6 +8,9 @@ import Dispatch
 /// or depthwise, batch norm folded into the weights, leaky, ReLU6 or linear), `shortcut`,
 /// `route`, `maxpool` at stride 1, `upsample`, `avgpool` (global), `dropout` (nothing at
 /// inference), and the outputs, `yolo` and `softmax` (over the channels of a 1 x 1 map).
+/// The mask's network (`CatSegmenter`, U^2-Netp) adds darknet's `dilation` (full
+/// convolutions), ReLU, the 2 x 2 `maxpool` at stride 2 and `[logistic]` (an output), and
+/// catctl's `[resize] like=N` (bilinear, to layer N's size).
 /// Anything else, or a shape, count or size that does not add up, is an error before any
 /// work: the weights must be exactly as many as the layers take.
 ///
@@ -23,6 +26,10 @@ import Dispatch
 package struct Darknet: Sendable {
     struct Convolution: Sendable {
         let inputs: Int, outputs: Int, size: Int, step: Int
+        /// The taps' spacing (darknet's `dilation`; full convolutions only): the kernel spans
+        /// `extent` pixels.
+        let dilation: Int
+        var extent: Int { dilation * (size - 1) + 1 }
         /// The zeros above and left of the input (`pad`), and below and right (`padAfter`).
         let pad: Int, padAfter: Int
         /// 1 (full) or `inputs` == `outputs` (depthwise).
@@ -44,6 +51,7 @@ package struct Darknet: Sendable {
         case linear = 0
         case leaky = 1
         case relu6 = 2
+        case relu = 3
     }
 
     enum Layer: Sendable {
@@ -52,8 +60,14 @@ package struct Darknet: Sendable {
         case shortcut(from: Int)
         /// The outputs of these layers, their channels one after the other.
         case route([Int])
-        case maxpool(size: Int)
+        /// The largest value in each size x size window: `step` 1 (size odd, the window
+        /// around each pixel) or 2 (size 2, darknet's and PyTorch's ceil mode: a last odd row
+        /// or column is a window of its own).
+        case maxpool(size: Int, step: Int)
         case upsample
+        /// A bilinear resize (half-pixel centres, as PyTorch's `align_corners=False`) of the
+        /// map before to the width and height of layer `like`'s (catctl's `[resize]`).
+        case resize(like: Int)
         /// Each channel's mean: a 1 x 1 map.
         case average
         /// The previous layer's output, unchanged.
@@ -61,11 +75,13 @@ package struct Darknet: Sendable {
         case yolo(Yolo)
         /// The softmax of a 1 x 1 map's channels: an output.
         case softmax
+        /// The logistic function of each value: an output.
+        case logistic
 
         /// What `run` gives.
         var isOutput: Bool {
             switch self {
-            case .yolo, .softmax: true
+            case .yolo, .softmax, .logistic: true
             default: false
             }
         }
@@ -91,6 +107,12 @@ package struct Darknet: Sendable {
     /// Its one output is its last layer, a softmax: a classifier's shape (`CatClassifier`).
     package var endsInItsOneSoftmax: Bool {
         guard layers.filter(\.isOutput).count == 1, case .softmax = layers.last else { return false }
+        return true
+    }
+
+    /// Its one output is its last layer, a logistic: a mask's shape (`CatSegmenter`).
+    package var endsInItsOneLogistic: Bool {
+        guard layers.filter(\.isOutput).count == 1, case .logistic = layers.last else { return false }
         return true
     }
 
@@ -128,7 +150,7 @@ package struct Darknet: Sendable {
         }
         self.shapes = shapes
         self.largestRun = min(largestRun, Self.maxRunSide)
-        try Self.checkCost(layers, input: input, side: self.largestRun, maxWork: min(maxWork, Self.maxOperations))
+        try Self.checkCost(layers, input: input, side: self.largestRun, maxWork: min(maxWork, Self.largestWork))
     }
 
     /// The network installed in `folder` (`BundledResources`: `Resources/` in a source tree,
@@ -188,13 +210,20 @@ package struct Darknet: Sendable {
                 layers.append(.route(from))
             case "maxpool":
                 let size = try section.int("size", 1, 1...Int(CD_MAX_TAPS))
-                guard try section.int("stride", 1, 1...1) == 1, size % 2 == 1 else {
-                    throw ReadError(description: "layer \(index): only odd max pools at stride 1 are supported")
+                let step = try section.int("stride", 1, 1...2)
+                guard step == 1 ? size % 2 == 1 : size == 2 else {
+                    throw ReadError(
+                        description: "layer \(index): only odd max pools at stride 1, and 2 x 2 at 2, are supported")
                 }
-                layers.append(.maxpool(size: size))
+                layers.append(.maxpool(size: size, step: step))
             case "upsample":
                 _ = try section.int("stride", 2, 2...2)
                 layers.append(.upsample)
+            case "resize":
+                layers.append(
+                    .resize(like: try absolute(try section.int("like", nil, -Self.maxLayers...Self.maxLayers))))
+            case "logistic":
+                layers.append(.logistic)
             case "avgpool":
                 layers.append(.average)
             case "softmax":
@@ -220,10 +249,13 @@ package struct Darknet: Sendable {
         let outputs = try section.int("filters", nil, 1...Self.maxChannels)
         let size = try section.int("size", 1, 1...Int(CD_MAX_TAPS))
         let step = try section.int("stride", 1, 1...2)
+        let dilation = try section.int("dilation", 1, 1...Self.maxDilation)
+        let extent = dilation * (size - 1) + 1
         let pad =
             section.values["padding"] == nil
-            ? (try section.int("pad", 0, 0...1) == 1 ? size / 2 : 0) : try section.int("padding", nil, 0...size - 1)
-        let padAfter = try section.int("padding_after", pad, 0...size - 1)
+            ? (try section.int("pad", 0, 0...1) == 1 ? extent / 2 : 0)
+            : try section.int("padding", nil, 0...extent - 1)
+        let padAfter = try section.int("padding_after", pad, 0...extent - 1)
         let groups = try section.int("groups", 1, 1...Self.maxChannels)
         let normalised = try section.int("batch_normalize", 0, 0...1) == 1
         let name = section.values["activation"]?.trimmingSpaces ?? "logistic"
@@ -231,6 +263,7 @@ package struct Darknet: Sendable {
         switch name {
         case "leaky": activation = .leaky
         case "relu6": activation = .relu6
+        case "relu": activation = .relu
         case "linear": activation = .linear
         default: throw ReadError(description: "layer \(index): activation \(name.prefix(20)) is not supported")
         }
@@ -238,9 +271,12 @@ package struct Darknet: Sendable {
         guard form == "float" || form == "int8" || form == "half", form == "float" || !normalised else {
             throw ReadError(description: "layer \(index): weights=\(form.prefix(20)) is not supported")
         }
-        guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups) else {
+        guard size % 2 == 1, groups == 1 || (groups == inputs && outputs == groups),
+            dilation == 1 || (groups == 1 && size > 1)
+        else {
             throw ReadError(
-                description: "layer \(index): only full and depthwise odd-sized kernels are supported")
+                description:
+                    "layer \(index): only full and depthwise odd-sized kernels, full ones dilated, are supported")
         }
         let count = outputs * (inputs / groups) * size * size
         var bias = try reader.floats(outputs)
@@ -277,7 +313,8 @@ package struct Darknet: Sendable {
             kernel = try reader.floats(count)
         }
         return Convolution(
-            inputs: inputs, outputs: outputs, size: size, step: step, pad: pad, padAfter: padAfter, groups: groups,
+            inputs: inputs, outputs: outputs, size: size, step: step, dilation: dilation, pad: pad,
+            padAfter: padAfter, groups: groups,
             activation: activation, weights: weights ?? Weights(Floats(kernel), per: count / outputs),
             bias: Floats(bias))
     }
@@ -332,8 +369,10 @@ package struct Darknet: Sendable {
                         Self.maxBandWorkers * (taps + c.outputs) * max(4096, shape.width)
                         + (c.weights.isFloat ? 0 : c.outputs * taps)
                 }
-            case .maxpool(let size): work += Self.scalarCost * shape.pixels * shape.channels * size * size
-            case .shortcut, .route, .upsample, .softmax: work += Self.scalarCost * shape.pixels * shape.channels
+            case .maxpool(let size, _): work += Self.scalarCost * shape.pixels * shape.channels * size * size
+            case .resize: work += Self.scalarCost * shape.pixels * shape.channels * 4
+            case .shortcut, .route, .upsample, .softmax, .logistic:
+                work += Self.scalarCost * shape.pixels * shape.channels
             case .average: work += Self.scalarCost * (i == 0 ? run : big[i - 1]).pixels * shape.channels
             case .dropout, .yolo: break
             }
@@ -360,7 +399,7 @@ package struct Darknet: Sendable {
             switch layer {
             case .shortcut(let from): lastUse[from] = max(lastUse[from], i)
             case .route(let from): for f in from { lastUse[f] = max(lastUse[f], i) }
-            case .convolution, .maxpool, .upsample, .average, .dropout, .yolo, .softmax: break
+            case .convolution, .maxpool, .upsample, .resize, .average, .dropout, .yolo, .softmax, .logistic: break
             }
             if i > 0 { lastUse[i - 1] = max(lastUse[i - 1], i) }
         }
@@ -368,7 +407,7 @@ package struct Darknet: Sendable {
         for (i, layer) in layers.enumerated().reversed() where i > 0 {
             switch layer {
             case .dropout, .yolo: lastUse[i - 1] = max(lastUse[i - 1], lastUse[i])
-            case .convolution, .shortcut, .route, .maxpool, .upsample, .average, .softmax: break
+            case .convolution, .shortcut, .route, .maxpool, .upsample, .resize, .average, .softmax, .logistic: break
             }
         }
         return lastUse
@@ -376,7 +415,9 @@ package struct Darknet: Sendable {
 
     /// The largest side `run` is promised to take within the bounds checked at reading.
     static let maxRunSide = 640, maxMapFloats = 1 << 24, maxAliveFloats = 1 << 25, maxOperations = 2_000_000_000
-    static let maxUnfoldTaps = 1024
+    /// The most any network may be given leave to cost (the mask's: 20 G multiply-adds).
+    static let largestWork = 32_000_000_000
+    static let maxUnfoldTaps = 2048, maxDilation = 16
     /// What a value's plain work counts for against a vector's multiply-add (`checkCost`).
     static let scalarCost = 8
     /// The workers a full convolution's bands are split over at most.
@@ -395,9 +436,9 @@ package struct Darknet: Sendable {
             case .convolution(let c):
                 let around = c.pad + c.padAfter
                 shape = Shape(
-                    channels: c.outputs, width: (previous.width + around - c.size) / c.step + 1,
-                    height: (previous.height + around - c.size) / c.step + 1)
-                guard previous.width + around >= c.size, previous.height + around >= c.size else { return nil }
+                    channels: c.outputs, width: (previous.width + around - c.extent) / c.step + 1,
+                    height: (previous.height + around - c.extent) / c.step + 1)
+                guard previous.width + around >= c.extent, previous.height + around >= c.extent else { return nil }
             case .shortcut(let from):
                 guard shapes[from] == previous else { return nil }
             case .route(let from):
@@ -410,11 +451,15 @@ package struct Darknet: Sendable {
                 shape.width *= 2
                 shape.height *= 2
                 guard shape.width <= maxSide, shape.height <= maxSide else { return nil }
+            case .resize(let like):
+                (shape.width, shape.height) = (shapes[like].width, shapes[like].height)
             case .average:
                 (shape.width, shape.height) = (1, 1)
             case .softmax:
                 guard previous.pixels == 1 else { return nil }
-            case .maxpool, .dropout, .yolo:
+            case .maxpool(_, let step):
+                (shape.width, shape.height) = ((shape.width + step - 1) / step, (shape.height + step - 1) / step)
+            case .dropout, .yolo, .logistic:
                 break
             }
             shapes.append(shape)
@@ -700,7 +745,7 @@ final class MapPool: @unchecked Sendable {
 extension Darknet {
     /// Runs the network on `input` (`input`'s channels, sides that the layers fit, at most
     /// `largestRun`: see `shapes(of:for:)`; none for sides that do not) and gives its outputs
-    /// in order: each yolo layer's input, each softmax layer's output. Work is split by channel over `threads` threads; the result does not depend
+    /// in order: each yolo layer's input, each softmax and logistic layer's output. Work is split by channel over `threads` threads; the result does not depend
     /// on them, nor on the instruction set.
     package func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
         precondition(input.shape.channels == self.input.channels)
@@ -750,11 +795,29 @@ extension Darknet {
                         channel += 1
                     }
                 }
-            case .maxpool(let size):
+            case .maxpool(let size, let step):
                 out = FeatureMap(shapes[i], pool: pool)
-                cd_maxpool(
+                if step == 1 {
+                    cd_maxpool(
+                        previous.values, previous.stride, Int32(previous.shape.width), Int32(previous.shape.height),
+                        Int32(size), 0, Int32(previous.shape.channels), out.values)
+                } else {
+                    cd_maxpool_half(
+                        previous.values, previous.stride, Int32(previous.shape.width), Int32(previous.shape.height), 0,
+                        Int32(previous.shape.channels), out.values, out.stride)
+                }
+            case .resize:
+                out = FeatureMap(shapes[i], pool: pool)
+                cd_resize(
                     previous.values, previous.stride, Int32(previous.shape.width), Int32(previous.shape.height),
-                    Int32(size), 0, Int32(previous.shape.channels), out.values)
+                    Int32(previous.shape.channels), out.values, out.stride, Int32(out.shape.width),
+                    Int32(out.shape.height))
+            case .logistic:
+                out = FeatureMap(shapes[i], pool: pool)
+                cd_logistic(
+                    previous.values, previous.stride, Int32(previous.shape.channels), previous.shape.pixels, out.values,
+                    out.stride)
+                outputs.append(out)
             case .upsample:
                 out = FeatureMap(shapes[i], pool: pool)
                 let w = previous.shape.width
@@ -870,8 +933,8 @@ extension Darknet {
                     let first = b * band, end = min(oh, first + band)
                     cd_unfold(
                         input.values, input.stride, Int32(conv.inputs), Int32(width), Int32(height), Int32(conv.size),
-                        Int32(conv.step), Int32(conv.pad), Int32(conv.padAfter), Int32(first), Int32(end),
-                        unfolded.values, unfolded.stride)
+                        Int32(conv.step), Int32(conv.dilation), Int32(conv.pad), Int32(conv.padAfter), Int32(first),
+                        Int32(end), unfolded.values, unfolded.stride)
                     cd_pointwise(
                         unfolded.values, unfolded.stride, Int32(taps), (end - first) * ow, filters, bias.values,
                         0, Int32(conv.outputs), activation, rows.values, rows.stride)

@@ -209,11 +209,11 @@ import Testing
     /// source; shrinking widens the tent.
     @Test func tentTaps() {
         for (source, count) in [(1, 224), (100, 224), (224, 224), (448, 224), (1000, 224)] {
-            for (first, weights) in CatClassifier.tent(source, count) {
+            for (first, weights) in Resample.tent(source, count) {
                 #expect(first >= 0 && first + weights.count <= source)
                 #expect(abs(weights.reduce(0, +) - 1) < 1e-5)
             }
         }
-        #expect(CatClassifier.tent(448, 224)[100].weights.count == 4)
+        #expect(Resample.tent(448, 224)[100].weights.count == 4)
     }
 }

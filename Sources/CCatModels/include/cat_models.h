@@ -26,13 +26,13 @@ static inline size_t cd_depthwise_scratch(int width, int height, int size, int s
 }
 
 // A convolution's input as the rows of a 1x1 one (im2col), for the output's rows
-// [first_row, end_row): for each input channel c and tap (ky, kx) of a size x size kernel,
-// `step` apart, `pad` zeros above and left and `pad_after` below and right, a plane
-// (out_stride apart, in that order: (c * size + ky) * size + kx) of those rows' pixels, each
-// the input under that tap. The output is ((width + pad + pad_after - size) / step + 1)
-// wide, as high.
-void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step, int pad,
-               int pad_after, int first_row, int end_row, float *out, size_t out_stride);
+// [first_row, end_row): for each input channel c and tap (ky, kx) of a size x size kernel
+// whose taps are `dilation` apart (it spans extent = dilation x (size - 1) + 1), `step`
+// apart, `pad` zeros above and left and `pad_after` below and right, a plane (out_stride
+// apart, in that order: (c * size + ky) * size + kx) of those rows' pixels, each the input
+// under that tap. The output is ((width + pad + pad_after - extent) / step + 1) wide, as high.
+void cd_unfold(const float *in, size_t in_stride, int channels, int width, int height, int size, int step,
+               int dilation, int pad, int pad_after, int first_row, int end_row, float *out, size_t out_stride);
 
 // The float32 weights of outputs [first, end) of int8 ones: out[(o - first) * per + k] =
 // codes[o * per + k] x scales[o] (catctl's `weights=int8`, widened a block at a time).
@@ -44,6 +44,21 @@ void cd_average(const float *in, size_t stride, int channels, size_t pixels, flo
 // darknet's [maxpool] at stride 1 (size odd): the largest value in the size x size square
 // around each pixel, the part inside the plane; channels [first, end).
 void cd_maxpool(const float *in, size_t stride, int width, int height, int size, int first, int end, float *out);
+
+// A 2 x 2 max pool at step 2 in ceil mode (darknet's, PyTorch's ceil_mode): a last odd
+// row or column pools on its own. The output is (width + 1) / 2 x (height + 1) / 2, its
+// planes out_stride apart; channels [first, end).
+void cd_maxpool_half(const float *in, size_t stride, int width, int height, int first, int end, float *out,
+                     size_t out_stride);
+
+// A bilinear resize of `channels` width x height planes to out_width x out_height:
+// half-pixel centres, a source position below 0 taken as 0, the last row and column
+// repeated past the edge (PyTorch's interpolate, align_corners=False).
+void cd_resize(const float *in, size_t in_stride, int width, int height, int channels, float *out, size_t out_stride,
+               int out_width, int out_height);
+
+// 1 / (1 + e^-x) of each value of `channels` planes of `pixels`.
+void cd_logistic(const float *in, size_t in_stride, int channels, size_t pixels, float *out, size_t out_stride);
 
 // The convolutions, from their list (cat_models.def), built per instruction set like the
 // filter kernels (network_*.c) and run with the build in use (ck_isa_active).
