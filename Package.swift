@@ -164,7 +164,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wno-c23-extensions", "-O3", "-ffp-contract=off", "-Wno-psabi"])]),
         // CatModels' C: the learned networks' convolutions, built per instruction set.
         .target(
-            name: "CCatModels", dependencies: ["CKernelDispatch"],
+            name: "CCatModels", dependencies: ["CKernelDispatch", "CShimSupport"],
             cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off", "-Wno-psabi"])]),
         // The learned models: the darknet reader, the network runtime, the whole-cat detector.
         .target(name: "CatModels", dependencies: ["CatPixels", "CatSupport", "CCatModels"]),

@@ -1,10 +1,12 @@
-// libFuzzer target: the cat detector's and the classifier's network files, read at run time
-// from share/catctl/models (CatModels/Darknet.swift): a darknet .cfg and its .weights (in
-// darknet's float32 or catctl's int8 and float16). The first two bytes give the cfg's
-// length, the next that many bytes are the cfg, the rest the weights. Whatever reads must run
-// as the detector runs it, at the real sizes (both passes, 480 x 320 and 32 x 480 for a wide
-// and a tall picture) within the bounds checked at reading, and give boxes inside the
-// picture; and as the second look runs it (224 x 224), giving a probability in 0-1.
+// libFuzzer target: the cat detector's, the classifier's and the mask's network files, read
+// at run time from share/catctl/models (CatModels/Darknet.swift): a darknet .cfg and its
+// .weights (in darknet's float32 or catctl's int8 and float16). The first two bytes give the
+// cfg's length, the next that many bytes are the cfg, the rest the weights. Whatever reads
+// must run as the detector runs it, at the real sizes (both passes, 480 x 320 and 32 x 480
+// for a wide and a tall picture) within the bounds checked at reading, and give boxes inside
+// the picture; as the second look runs it (224 x 224), giving a probability in 0-1; and as
+// the mask runs it (320 x 320), by catctl's kernels and by XNNPACK where it loads, giving
+// a mask of the picture's size whose cats are inside it.
 import CatImageIO
 import CatModels
 import CatPixels
@@ -25,6 +27,20 @@ public func fuzzDarknet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             precondition(
                 cat.x >= 0 && cat.y >= 0 && cat.width >= 1 && cat.height >= 1 && cat.x + cat.width <= width
                     && cat.y + cat.height <= height && cat.score >= 0 && cat.score <= 1, "a box outside the picture")
+        }
+        // A mask network's (its one output a logistic, last): a mask over the picture.
+        if network.endsInItsOneLogistic {
+            for runtime in [NetworkRuntime.own, .xnnpack] {
+                let mask = CatSegmenter.mask(
+                    [ScoredRegion(x: 0, y: 0, width: width, height: height, score: 1)], in: picture, threads: 1,
+                    network: network, runtime: runtime)
+                precondition(mask.values.count == width * height && mask.cats.count == 1)
+                if let r = mask.cats[0] {
+                    precondition(
+                        r.x >= 0 && r.y >= 0 && r.x + r.width <= width && r.y + r.height <= height
+                            && r.pixels <= r.width * r.height, "a mask outside the picture")
+                }
+            }
         }
         // A classifier's (its one output a softmax, last): a sum of probabilities.
         guard network.endsInItsOneSoftmax else { continue }

@@ -18,6 +18,10 @@ static void cp_pack_row(const uint8_t *rgba, uint32_t width, int channels, uint8
         memcpy(out, rgba, (size_t)width * 4);
         return;
     }
+    if (channels == 1) {  // grey: the picture's red (a grey picture's R = G = B)
+        for (uint32_t x = 0; x < width; x++) out[x] = rgba[4 * x];
+        return;
+    }
     for (uint32_t x = 0; x < width; x++) {
         out[3 * x] = rgba[4 * x];
         out[3 * x + 1] = rgba[4 * x + 1];

@@ -29,6 +29,9 @@ public struct EncodeOptions: Sendable, Equatable {
     public var format: ImageFormat
     public var settings: EncodeSettings
     public var threads: Int
+    /// The picture is grey (R = G = B, opaque): a PNG is written with one 8-bit channel (a
+    /// mask); other formats write it as they write any picture.
+    public var grey = false
 
     public init(
         format: ImageFormat, settings: EncodeSettings = [:],

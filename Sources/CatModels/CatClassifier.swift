@@ -90,7 +90,7 @@ public enum CatClassifier {
     /// The five domestic-cat classes' summed probability for `input` (`side` square, made by
     /// `input(_:around:)`), or nil when the network gives none (weights that overflow on it).
     package static func domesticScore(_ input: FeatureMap, network: Darknet, threads: Int) -> Double? {
-        guard let probabilities = network.run(input, threads: threads).last,
+        guard let probabilities = network.run(input, threads: threads, runtime: .chosen(.own)).last,
             probabilities.shape.channels > domestic.upperBound
         else { return nil }
         let score = domestic.reduce(0) { $0 + Double(probabilities.plane($1)[0]) }

@@ -141,7 +141,7 @@ public enum CatDetector {
     ) -> [Candidate] {
         var found: [Candidate] = []
         guard let network else { return [] }
-        let outputs = network.run(input, threads: threads)
+        let outputs = network.run(input, threads: threads, runtime: .chosen(.own))
         // Each output with its layer (a softmax output is none of the detector's).
         for (map, layer) in zip(outputs, network.layers.filter(\.isOutput)) {
             guard case .yolo(let yolo) = layer, yolo.classes > catClass else { continue }

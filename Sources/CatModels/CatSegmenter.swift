@@ -55,22 +55,28 @@ public enum CatSegmenter {
     /// boxes come so): a mask's cost is bounded whatever the picture holds.
     public static let maxCats = 8
 
-    /// The mask of the cats in `boxes` (`picture`'s pixels): a byte a pixel of `picture`,
-    /// row after row, 0 (not a cat) to 255, the largest of the cats' where they overlap; nil
-    /// without the network. `detail`: a larger copy of the same picture to look at and make
-    /// the mask for (the boxes are scaled to it), when there is one.
+    /// The mask of the cats in `boxes` (`picture`'s pixels), the first `maxCats` of them;
+    /// nil without the network.
+    public static func mask(
+        _ boxes: [ScoredRegion], in picture: PixelBuffer, threads: Int = CPUs.available
+    ) -> CatMask? {
+        network.map { mask(boxes, in: picture, threads: threads, network: $0) }
+    }
+
     package static func mask(
-        _ boxes: [ScoredRegion], in picture: PixelBuffer, threads: Int = CPUs.available,
-        network: Darknet? = network
-    ) -> [UInt8]? {
-        guard let network else { return nil }
-        var mask = [UInt8](repeating: 0, count: picture.width * picture.height)
+        _ boxes: [ScoredRegion], in picture: PixelBuffer, threads: Int, network: Darknet,
+        runtime: NetworkRuntime = .chosen(.xnnpack)
+    ) -> CatMask {
+        var mask = CatMask(width: picture.width, height: picture.height)
         for box in boxes.prefix(maxCats) {
             let area = grown(box, width: picture.width, height: picture.height)
             guard area.width > 0, area.height > 0,
-                let map = network.run(input(picture, area), threads: threads).last
-            else { continue }
-            paste(map, over: area, into: &mask, width: picture.width)
+                let map = network.run(input(picture, area), threads: threads, runtime: runtime).last
+            else {
+                mask.cats.append(nil)
+                continue
+            }
+            mask.cats.append(paste(map, over: area, into: &mask.values, width: picture.width))
         }
         return mask
     }
@@ -99,11 +105,19 @@ public enum CatSegmenter {
         return map
     }
 
-    /// The network's output `map` (0-1), resized bilinearly (half-pixel centres) over
-    /// `area` of the mask, each pixel the larger of what it held and the map's.
+    /// The levels the stretched map goes through: at or under `lower` not cat, at or over
+    /// `upper` cat, linear between (soft fur stays soft, a pale body turns solid).
+    static let solid: (lower: Float, upper: Float) = (0.1, 0.7)
+
+    /// The network's output `map`, stretched to 0-1 by its own least and largest values (as
+    /// U^2-Net's own test and rembg do: the network's sure cat is often 0.8), through the
+    /// levels `solid`, resized
+    /// bilinearly (half-pixel centres) over `area` of the mask, each pixel the larger of what
+    /// it held and the map's. Gives the
+    /// map's own part of the mask (128 and over): its bounds and pixels, nil when none.
     static func paste(
         _ map: FeatureMap, over area: (x: Int, y: Int, width: Int, height: Int), into mask: inout [UInt8], width: Int
-    ) {
+    ) -> CatMask.Region? {
         let (mw, mh) = (map.shape.width, map.shape.height)
         func taps(_ count: Int, _ source: Int) -> [(Int, Int, Float)] {
             let scale = Float(source) / Float(count)
@@ -115,17 +129,55 @@ public enum CatSegmenter {
         }
         let xs = taps(area.width, mw), ys = taps(area.height, mh)
         let plane = map.plane(0)
+        let values = UnsafeBufferPointer(start: plane, count: mw * mh)
+        // Stretched to 0-1, then the levels `solid`: U^2-Netp gives a white cat on a white
+        // wall 0.6-0.8 (a third see-through once cut out); from `solid.upper` on it is cat.
+        let least = values.min() ?? 0, range = (values.max() ?? 1) - least
+        let (low, high) = Self.solid
+        let scale: Float = range > 1e-6 ? 255 / range / (high - low) : 0
+        let offset = least + low * range
+        var (left, top, right, bottom, pixels) = (Int.max, Int.max, -1, -1, 0)
         mask.withUnsafeMutableBufferPointer { mask in
             for (row, (y0, y1, fy)) in ys.enumerated() {
-                let top = plane + y0 * mw, bottom = plane + y1 * mw
+                let upperRow = plane + y0 * mw, lowerRow = plane + y1 * mw
                 let line = mask.baseAddress! + (area.y + row) * width + area.x
                 for (col, (x0, x1, fx)) in xs.enumerated() {
-                    let upper = top[x0] * (1 - fx) + top[x1] * fx, lower = bottom[x0] * (1 - fx) + bottom[x1] * fx
+                    let upper = upperRow[x0] * (1 - fx) + upperRow[x1] * fx
+                    let lower = lowerRow[x0] * (1 - fx) + lowerRow[x1] * fx
                     let v = upper * (1 - fy) + lower * fy
-                    let byte = UInt8(max(0, min(255, (v * 255).rounded())))
+                    let byte = UInt8(max(0, min(255, ((v - offset) * scale).rounded())))
                     if byte > line[col] { line[col] = byte }
+                    if byte >= 128 {
+                        pixels += 1
+                        (left, right) = (min(left, col), max(right, col))
+                        (top, bottom) = (min(top, row), max(bottom, row))
+                    }
                 }
             }
         }
+        guard pixels > 0 else { return nil }
+        return CatMask.Region(
+            x: area.x + left, y: area.y + top, width: right - left + 1, height: bottom - top + 1, pixels: pixels)
+    }
+}
+
+/// The cats' mask over a picture: a byte a pixel, row after row, 0 (not a cat) to 255, the
+/// largest of the cats' where they overlap.
+public struct CatMask: Equatable, Sendable {
+    public let width: Int, height: Int
+    public var values: [UInt8]
+    /// Each cat's own part of the mask (128 and over), in the order of the boxes asked
+    /// about (the first `CatSegmenter.maxCats`): nil where the network saw none.
+    public var cats: [Region?] = []
+
+    public struct Region: Equatable, Sendable {
+        public var x: Int, y: Int, width: Int, height: Int
+        /// Its pixels at 128 and over.
+        public var pixels: Int
+    }
+
+    public init(width: Int, height: Int) {
+        (self.width, self.height) = (width, height)
+        values = [UInt8](repeating: 0, count: width * height)
     }
 }

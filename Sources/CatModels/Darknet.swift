@@ -103,6 +103,8 @@ package struct Darknet: Sendable {
     package let shapes: [Shape]
     /// The largest side `run` takes, checked at reading (`checkCost`).
     package let largestRun: Int
+    /// Its XNNPACK operators, made on first use (`run(_:threads:runtime:)`).
+    let xnnpack = XNNPACKNetworks()
 
     /// Its one output is its last layer, a softmax: a classifier's shape (`CatClassifier`).
     package var endsInItsOneSoftmax: Bool {
@@ -747,12 +749,22 @@ extension Darknet {
     /// `largestRun`: see `shapes(of:for:)`; none for sides that do not) and gives its outputs
     /// in order: each yolo layer's input, each softmax and logistic layer's output. Work is split by channel over `threads` threads; the result does not depend
     /// on them, nor on the instruction set.
-    package func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] {
+    package func run(_ input: FeatureMap, threads: Int) -> [FeatureMap] { run(input, threads: threads, runtime: .own) }
+
+    /// `run` by `runtime`: with XNNPACK, its operators (made on first use; catctl's kernels
+    /// when XNNPACK cannot make or run them), the same values within float rounding.
+    package func run(_ input: FeatureMap, threads: Int, runtime: NetworkRuntime) -> [FeatureMap] {
         precondition(input.shape.channels == self.input.channels)
         guard input.shape.width <= largestRun, input.shape.height <= largestRun,
             let shapes = Self.shapes(of: layers, for: input.shape)
         else { return [] }
         let lastUse = Self.lastUses(layers)
+        if runtime == .xnnpack, let network = xnnpack.network(for: self, threads: threads),
+            let outputs = network.run(
+                input, shapes: shapes, lastUse: lastUse, outputs: layers.indices.filter { layers[$0].isOutput })
+        {
+            return outputs
+        }
         let pool = MapPool()
         var maps: [FeatureMap?] = Array(repeating: nil, count: layers.count)
         var outputs: [FeatureMap] = []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatImageIO
 import CatScenes
 import TerminalUI
 
@@ -35,15 +36,27 @@ struct Detect: AsyncParsableCommand {
     @Flag(help: "One JSON line per image.")
     var json = false
 
+    @Option(
+        name: .customLong("mask"),
+        help: ArgumentHelp(
+            "Also write the cats' mask (one IMAGE) as an 8-bit grey PNG of its size: 255 cat, 0 not.",
+            valueName: "file.png"))
+    var mask: String?
+
     @Argument(help: "The images.")
     var inputs: [String]
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one IMAGE") }
+        if let mask {
+            if inputs.count != 1 { throw ValidationError("--mask takes one IMAGE") }
+            if ImageFormat(path: mask) != .png { throw ValidationError("--mask writes a PNG: name it FILE.png") }
+        }
     }
 
     func run() async throws {
-        let request = DetectRequest(inputs: inputs, maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames)
+        let request = DetectRequest(
+            inputs: inputs, maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, mask: mask)
         let json = self.json
         if let why = CatSubjects.unavailable {
             Console.standard().stderr.write("catctl: warning: \(ForeignText.visible(why)); finding faces only\n")

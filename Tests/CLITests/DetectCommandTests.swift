@@ -73,6 +73,62 @@ struct DetectCommandTests {
         }
     }
 
+    /// `--mask` writes the cats' mask as an 8-bit grey PNG of the picture's size (Pillow reads
+    /// it as mode L), and `--json` gives each cat's part of it; a person holding the cat is
+    /// not in it. Wrong uses are usage errors, a failure leaves no file, and a picture with
+    /// no cat gets an all-black mask.
+    @Test func maskOfTheCats() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let held = Fixtures.path("cats/13-man-holding-cat.jpg")
+        let mask = dir.appendingPathComponent("mask.png").path
+        let result = try Catctl.run(["detect", "--json", "--mask", mask, held])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try json(try #require(result.stdoutLines.first))
+        let cats = try #require(line["cats"] as? [[String: Any]])
+        let region = try #require(cats.first?["mask"] as? [String: Any], "\(cats)")
+        // The hand-marked cat is 148,929 332x671 (faces.json): its mask's bounds hold most of it.
+        let (x, y) = (try #require(region["x"] as? Int), try #require(region["y"] as? Int))
+        let (w, h) = (try #require(region["width"] as? Int), try #require(region["height"] as? Int))
+        #expect(x < 220 && y < 1000 && x + w > 420 && y + h > 1500 && x + w < 700, "\(region)")
+        #expect(try #require(region["area"] as? Int) > 332 * 671 / 3)
+        let check = try Oracle.run(
+            "python3",
+            [
+                "-c",
+                """
+                import sys; from PIL import Image
+                m = Image.open(sys.argv[1]); print(m.mode, m.size[0], m.size[1])
+                face = m.crop((520, 760, 700, 900)); print(sum(face.getdata()) // (180 * 140))
+                cat = m.crop((250, 1100, 400, 1400)); print(sum(cat.getdata()) // (150 * 300))
+                """, mask,
+            ])
+        #expect(check.status == 0, "\(check.stderr)")
+        let read = String(decoding: check.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(read.first == "L 1205 1600", "\(read)")
+        #expect(read.count == 3 && Int(read[1])! < 20, "the man's face is not cat: \(read)")
+        #expect(read.count == 3 && Int(read[2])! > 150, "the cat's body is: \(read)")
+        let plain = try Catctl.run(["detect", "--mask", dir.appendingPathComponent("again.png").path, held])
+        #expect(plain.stdoutLines.first?.contains(", mask at ") == true, "\(plain.stdoutText)")
+
+        #expect(try Catctl.run(["detect", "--mask", mask, held, siamese]).status == 64)
+        #expect(try Catctl.run(["detect", "--mask", dir.appendingPathComponent("m.jpg").path, held]).status == 64)
+        let notImage = dir.appendingPathComponent("not.jpg").path
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: notImage))
+        let none = dir.appendingPathComponent("none.png").path
+        #expect(try Catctl.run(["detect", "--mask", none, notImage]).status == 65)
+        #expect(!FileManager.default.fileExists(atPath: none), "no partial file")
+        #expect(
+            try Catctl.run(["detect", "--mask", dir.appendingPathComponent("no/such/m.png").path, held]).status == 73)
+
+        let grey = dir.appendingPathComponent("grey.png").path
+        #expect(try Catctl.run(["edit", "--filter", "brightness:0", siamese, grey]).status == 0)
+        let empty = try Catctl.run(["detect", "--mask", none, grey])
+        #expect(empty.status == 0 && empty.stdoutLines == ["\(grey): no cat"], "\(empty.stdoutText)")
+        let black = try Oracle.run(
+            "python3", ["-c", "import sys; from PIL import Image; print(Image.open(sys.argv[1]).getextrema())", none])
+        #expect(String(decoding: black.stdout, as: UTF8.self) == "(0, 0)\n")
+    }
+
     @Test func usageAndLimits() throws {
         #expect(try Catctl.run(["detect"]).status == 64)
         let limited = try Catctl.run(["detect", "--max-pixels", "1000", siamese])

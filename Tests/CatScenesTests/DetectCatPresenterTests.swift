@@ -24,7 +24,7 @@ struct DetectCatPresenterTests {
         let answers: [String: Result<CatDetection, ImageIOError>]
         private(set) var asked: [(String, Int, Int)] = []
         init(_ answers: [String: Result<CatDetection, ImageIOError>]) { self.answers = answers }
-        func detect(_ path: String, maxPixels: Int, maxFrames: Int) async throws -> CatDetection {
+        func detect(_ path: String, maxPixels: Int, maxFrames: Int, mask: String?) async throws -> CatDetection {
             asked.append((path, maxPixels, maxFrames))
             return try answers[path]!.get()
         }

@@ -66,4 +66,6 @@ void cd_logistic(const float *in, size_t in_stride, int channels, size_t pixels,
 #include "cat_models.def"
 #undef CK_KERNEL
 
+#include "cat_xnnpack.h"  // the networks on XNNPACK, where it is
+
 #endif

@@ -63,7 +63,7 @@ const char *cp_decoder_message(const cp_decoder *decoder);
 size_t cp_scanline_bytes(uint32_t width, int channels, uint32_t rows);
 
 // Filters rows [first, first + count) of an RGBA8 image (channels 4: RGBA, 3: RGB, alpha
-// dropped) into `out`, choosing for each row the filter (None, Sub, Up, Average, Paeth)
+// dropped, 1: grey, the red of each pixel) into `out`, choosing for each row the filter (None, Sub, Up, Average, Paeth)
 // whose output has the smallest sum of absolute values, as libpng's adaptive filtering
 // does. Row first - 1 is read when first > 0. Returns CS_OK or CS_ERR_NOMEM.
 int cp_filter_rows(const uint8_t *image, size_t stride, uint32_t width, uint32_t first, uint32_t count,

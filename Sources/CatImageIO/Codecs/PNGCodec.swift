@@ -31,7 +31,7 @@ struct PNGCodec: ImageCodec {
         metadata: ImageMetadata, options: EncodeOptions
     ) throws(ImageIOError) -> any RowEncoder {
         try PNGStreamWriter(
-            fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha,
+            fd: fd, path: path, width: width, height: height, hasAlpha: hasAlpha, grey: options.grey,
             level: options.integer(.level), threads: options.threads, metadata: metadata)
     }
 }

@@ -7,13 +7,14 @@ import Dispatch
 /// does for gzip) while rows keep arriving: every stripe but the last ends with a zlib
 /// sync flush and is primed with the 32 KiB of data before it, so the joined pieces form
 /// one zlib stream nearly as small as a serial one; the Adler-32 checksums are combined.
-/// The file is an ordinary PNG: 8-bit RGB, or RGBA when the image has alpha, no
+/// The file is an ordinary PNG: 8-bit RGB, or RGBA when the image has alpha (grey, one
+/// channel, when asked: a mask), no
 /// interlacing, adaptive row filters. Stripe boundaries depend only on the image height
 /// and the thread count, so the same image always gives the same bytes.
 final class PNGStreamWriter: RowEncoder {
     private let fd: Int32
     private let path: String
-    private let width: Int, height: Int, hasAlpha: Bool, level: Int
+    private let width: Int, height: Int, hasAlpha: Bool, grey: Bool, level: Int
     private let channels: Int32
     private let stripeRows: Int
     /// Rows before a stripe that are filtered to prime the deflate dictionary (32 KiB).
@@ -43,8 +44,8 @@ final class PNGStreamWriter: RowEncoder {
     }
 
     init(
-        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, level: Int, threads: Int,
-        metadata: ImageMetadata = .none
+        fd: Int32, path: String, width: Int, height: Int, hasAlpha: Bool, grey: Bool = false, level: Int,
+        threads: Int, metadata: ImageMetadata = .none
     ) throws(ImageIOError) {
         self.fd = fd
         self.metadata = metadata
@@ -53,7 +54,8 @@ final class PNGStreamWriter: RowEncoder {
         self.height = height
         self.hasAlpha = hasAlpha
         self.level = level
-        channels = hasAlpha ? 4 : 3
+        self.grey = grey
+        channels = grey ? 1 : hasAlpha ? 4 : 3
         let threads = max(1, threads)
         let rowBytes = cp_scanline_bytes(UInt32(width), channels, 1)
         primerRows = (32768 + rowBytes - 1) / rowBytes
@@ -95,7 +97,8 @@ final class PNGStreamWriter: RowEncoder {
         started = true
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         head += Self.chunk(
-            "IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, hasAlpha ? 6 : 2, 0, 0, 0])
+            "IHDR",
+            Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, grey ? 0 : hasAlpha ? 6 : 2, 0, 0, 0])
         head += try Self.metadataChunks(metadata)
         try OutputFile.writeAll(head, to: fd, path: path)
     }

@@ -19,7 +19,8 @@ public final class DetectCatPresenter {
         for input in request.inputs {
             do {
                 view.showDetection(
-                    try await interactor.detect(input, maxPixels: request.maxPixels, maxFrames: request.maxFrames))
+                    try await interactor.detect(
+                        input, maxPixels: request.maxPixels, maxFrames: request.maxFrames, mask: request.mask))
             } catch {
                 let failure = SceneFailure(error)
                 view.showError(failure, input: input)

@@ -6,8 +6,9 @@ import CatSupport
 
 /// `detect` for people and simple scripts, on stdout (docs/CLI.md): a line per cat,
 /// `PATH: cat at X,Y, WxH, score S`, followed by `, face at X,Y, WxH, score S` when its
-/// face was found; a line per face that is no cat's, `PATH: face at ...`; or
-/// `PATH: no cat`. Errors on stderr.
+/// face was found, and `, mask at X,Y, WxH, N px` with `--mask` (the cat's part of the mask;
+/// `, no mask` when the network saw none); a line per face that is no cat's, `PATH: face at
+/// ...`; or `PATH: no cat`. Errors on stderr.
 @MainActor
 public final class DetectCatTerminalView: DetectCatView {
     private let console: Console
@@ -28,8 +29,16 @@ public final class DetectCatTerminalView: DetectCatView {
             console.stdout.write("\(name): no cat\n")
             return
         }
-        for cat in detection.cats {
-            console.stdout.write("\(name): cat \(box(cat.box))" + (cat.face.map { ", face \(box($0))" } ?? "") + "\n")
+        for (i, cat) in detection.cats.enumerated() {
+            var line = "\(name): cat \(box(cat.box))" + (cat.face.map { ", face \(box($0))" } ?? "")
+            if let masks = detection.masks {
+                if i < masks.count, let r = masks[i] {
+                    line += ", mask at \(r.x),\(r.y), \(r.width)x\(r.height), \(r.pixels) px"
+                } else {
+                    line += ", no mask"
+                }
+            }
+            console.stdout.write(line + "\n")
         }
         for face in alone { console.stdout.write("\(name): face \(box(face))\n") }
     }

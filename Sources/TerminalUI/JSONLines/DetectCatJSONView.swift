@@ -1,5 +1,6 @@
 import CatFaces
 import CatImageIO
+import CatModels
 import CatPixels
 import CatScenes
 import CatSupport
@@ -20,8 +21,17 @@ public final class DetectCatJSONView: DetectCatView {
                 ("height", .int(region.height)), ("score", .double((region.score * 1000).rounded() / 1000)),
             ]
         }
-        let cats: [JSONValue] = detection.cats.map { cat in
-            .object(box(cat.box) + [("face", cat.face.map { .object(box($0)) } ?? .null)])
+        func mask(_ region: CatMask.Region?) -> JSONValue {
+            guard let region else { return .null }
+            return .object([
+                ("x", .int(region.x)), ("y", .int(region.y)), ("width", .int(region.width)),
+                ("height", .int(region.height)), ("area", .int(region.pixels)),
+            ])
+        }
+        let cats: [JSONValue] = detection.cats.enumerated().map { i, cat in
+            var fields = box(cat.box) + [("face", cat.face.map { .object(box($0)) } ?? .null)]
+            if let masks = detection.masks { fields.append(("mask", mask(i < masks.count ? masks[i] : nil))) }
+            return .object(fields)
         }
         json.emit([
             ("event", .string("detected")), ("input", .string(detection.input)), ("width", .int(detection.width)),
