@@ -43,6 +43,10 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// It holds animations: every frame is written.
     public var animates: Bool { ImageCodecs.codec(for: self).animates }
 
+    /// Its encoder keeps transparency (not JPEG, whose pictures are opaque, nor GIF, whose
+    /// transparency is on or off).
+    public var keepsAlpha: Bool { ImageCodecs.codec(for: self).keepsAlpha }
+
     /// Its decoder can shrink on load (a JPEG's DCT scaling).
     public var shrinksOnLoad: Bool { ImageCodecs.codec(for: self).shrinksOnLoad }
 

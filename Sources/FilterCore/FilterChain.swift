@@ -141,6 +141,9 @@ public struct FilterChain: Sendable {
             }
             return crop.gravity != .cat
         }
+        if stages.contains(where: { if case let .spatial(s) = $0 { s is CatMaskStage } else { false } }) {
+            return Self.maskSide
+        }
         return wide ? 512 : subjects?.side ?? 320
     }
 
@@ -173,6 +176,50 @@ public struct FilterChain: Sendable {
     /// scaling gives at most twice as long).
     static let maxCopySide = 2048
 
+    /// The copy the cats' mask is made on (`cutout`, `sticker`, `portrait`): the mask
+    /// network sees 320 x 320 of each cat, so a cat filling a 1024 px copy is seen at a
+    /// third of it, and the mask stretched over the full picture is as sharp as the network.
+    static let maskSide = 1024
+
+    /// Some cat filter may make the picture transparent (`cutout` without a colour,
+    /// `sticker`): the output should keep an alpha channel.
+    public var mayMakeAlpha: Bool {
+        stages.contains { stage in
+            guard case let .spatial(spatial) = stage, let masked = spatial as? CatMaskStage else { return false }
+            if case .cutout(let background) = masked.effect { return background == nil }
+            if case .sticker = masked.effect { return masked.flatten == nil }
+            return false
+        }
+    }
+
+    /// Some stage is a cat filter (`cutout`, `sticker`, `portrait`) still to be placed.
+    public var masksCats: Bool {
+        stages.contains { if case let .spatial(s) = $0 { (s as? CatMaskStage)?.needsPicture == true } else { false } }
+    }
+
+    /// This placed chain with its cat filters' masks taken from `other` (the same chain
+    /// placed on another frame): the rest stays placed as it is.
+    public func placing(masksFrom other: FilterChain) -> FilterChain {
+        precondition(other.stages.count == stages.count, "the same chain, placed")
+        return FilterChain(
+            filters: filters,
+            stages: zip(stages, other.stages).map { mine, theirs in
+                if case let .spatial(s) = theirs, s is CatMaskStage { return theirs }
+                return mine
+            }, subjects: subjects)
+    }
+
+    /// The chain for an output without transparency (JPEG): `cutout` and `sticker` on
+    /// white instead (`cutout:COLOR` keeps its colour).
+    public func flatteningAlpha() -> FilterChain {
+        FilterChain(
+            filters: filters,
+            stages: stages.map { stage in
+                guard case let .spatial(spatial) = stage, let masked = spatial as? CatMaskStage else { return stage }
+                return .spatial(masked.flattened(over: .white))
+            }, subjects: subjects)
+    }
+
     /// Some crop's gravity reads the picture (`cat`, `attention`, `entropy`), or a caption
     /// must keep off the cat's face: run `resolvingGravity` before the chain.
     public var readsPicture: Bool { readsPicture(after: -1) }
@@ -183,7 +230,7 @@ public struct FilterChain: Sendable {
         subjects != nil
             && stages.contains { stage in
                 guard case let .spatial(spatial) = stage, Self.readsPicture(spatial) else { return false }
-                return (spatial as? CropStage)?.gravity == .cat || spatial is CaptionStage
+                return (spatial as? CropStage)?.gravity == .cat || spatial is CaptionStage || spatial is CatMaskStage
             }
     }
 
@@ -199,6 +246,7 @@ public struct FilterChain: Sendable {
     /// faces, not yet placed.
     static func readsPicture(_ stage: any SpatialStage) -> Bool {
         (stage as? CropStage)?.needsPicture == true || (stage as? CaptionStage)?.needsPicture == true
+            || (stage as? CatMaskStage)?.needsPicture == true
     }
 
     /// This chain with each stage that reads the picture taken from `placed`, this chain or
@@ -241,6 +289,10 @@ public struct FilterChain: Sendable {
                 stage = .spatial(
                     crop.placed(
                         x: back(window.x, size.width - crop.width), y: back(window.y, size.height - crop.height)))
+            }
+            if case let .spatial(spatial) = stage, let masked = spatial as? CatMaskStage, masked.needsPicture {
+                stage = .spatial(
+                    try masked.placed(mask: subjects?.catMask(in: small), requireCat: subjects?.requiresCat ?? false))
             }
             if case let .spatial(spatial) = stage, let caption = spatial as? CaptionStage, caption.needsPicture {
                 stage = .spatial(

@@ -71,6 +71,9 @@ public struct FilterDefinition: Sendable {
     /// For a `.text` parameter: the values ↑/↓ go through in the live editor, for an image
     /// of this size (resize: fractions of the width); nil when the value is only typed.
     let presets: (@Sendable (_ width: Int, _ height: Int) -> [String])?
+    /// For a `.text` parameter: the filter runs without one too (`cutout`), its parser then
+    /// given "".
+    let textIsOptional: Bool
 
     /// The largest factor any filter takes unless it says otherwise: far past any useful
     /// look, and small enough that every matrix entry stays finite.
@@ -86,6 +89,7 @@ public struct FilterDefinition: Sendable {
         self.showcase = showcase
         self.numberStep = step
         self.presets = nil
+        self.textIsOptional = false
         self.kind = kind
         self.textStages = nil
         self.parameter = parameter
@@ -104,6 +108,7 @@ public struct FilterDefinition: Sendable {
         self.showcase = showcase
         self.numberStep = nil
         self.presets = nil
+        self.textIsOptional = false
         self.kind = .color
         self.textStages = nil
         self.parameter = parameter
@@ -116,14 +121,15 @@ public struct FilterDefinition: Sendable {
     /// A filter whose value is text with a syntax of its own (`resize:800x600`): `parse`
     /// turns it into stages or throws a usage error saying what is wrong.
     init(
-        name: String, valueName: String, kind: FilterKind = .geometry, description: String, showcase: String,
-        presets: (@Sendable (_ width: Int, _ height: Int) -> [String])? = nil,
+        name: String, valueName: String, kind: FilterKind = .geometry, description: String, showcase: String?,
+        presets: (@Sendable (_ width: Int, _ height: Int) -> [String])? = nil, optional: Bool = false,
         parse: @escaping @Sendable (String) throws(FilterError) -> [FilterStage]
     ) {
         self.name = name
         self.showcase = showcase
         self.numberStep = nil
         self.presets = presets
+        self.textIsOptional = optional
         self.kind = kind
         self.parameter = .text
         self.valueName = valueName
@@ -165,7 +171,7 @@ public struct FilterDefinition: Sendable {
     /// `sepia[:AMOUNT]`, `blur[:SIGMA]`, `mono`.
     public var usage: String {
         guard let valueName else { return name }
-        return parameter == .text ? "\(name):\(valueName)" : "\(name)[:\(valueName)]"
+        return parameter == .text && !textIsOptional ? "\(name):\(valueName)" : "\(name)[:\(valueName)]"
     }
 }
 
@@ -178,6 +184,7 @@ public enum FilterRegistry {
         .blur, .sharpen, .vignette, .convolve,
         .resize, .cover, .crop, .rotate, .flip, .flop,
         .caption, .captionTop, .captionBottom,
+        .cutout, .sticker, .portrait,
     ]
 
     public static var names: [String] { all.map(\.name) }

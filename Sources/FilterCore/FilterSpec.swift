@@ -15,6 +15,8 @@ public enum FilterError: PixelFailing, Equatable, Sendable, CustomStringConverti
     case notAFont(path: String, reason: String)
     /// A part of the installation the filters need is missing or unusable (the bundled font).
     case resourceMissing(String)
+    /// `--require-cat`: a cat filter (`cutout`, `sticker`, `portrait`) found no cat.
+    case noCat(filter: String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,7 @@ public enum FilterError: PixelFailing, Equatable, Sendable, CustomStringConverti
         case let .fontUnreadable(path, reason): return "cannot read \(path): \(reason)"
         case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
         case let .resourceMissing(what): return "cannot load \(what)"
+        case let .noCat(filter): return "\(filter) found no cat (--require-cat)"
         }
     }
 }
@@ -62,6 +65,11 @@ public struct Filter: Sendable {
         self.spec = spec
         self.definition = definition
         if let textStages = definition.textStages {
+            if text == nil, definition.textIsOptional {
+                self.value = nil
+                self.stages = try textStages("")
+                return
+            }
             guard let text, !text.isEmpty else {
                 throw .badValue(filter: definition.name, value: text ?? "", reason: "\(definition.name) needs a value")
             }

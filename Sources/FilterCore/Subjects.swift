@@ -34,9 +34,35 @@ public protocol SubjectFinder: Sendable {
     /// The subjects of `image`, in its pixels (by default: found on a copy at most `side`
     /// long).
     func subjects(in image: PixelBuffer) -> Subjects
+    /// The cats' mask over `image` (its size), for `cutout`, `sticker` and `portrait`: nil
+    /// when the finder makes none (it has no mask network), a mask with no cat when it
+    /// found none.
+    func catMask(in image: PixelBuffer) -> SubjectMask?
+    /// A cat filter that finds no cat fails (`--require-cat`) instead of leaving the
+    /// picture as it is.
+    var requiresCat: Bool { get }
+}
+
+/// The cats' mask over a picture: a byte a pixel, row after row, 0 (not a cat) to 255.
+public struct SubjectMask: Sendable, Equatable {
+    public let width: Int, height: Int
+    public let values: [UInt8]
+    /// The cats it was made for.
+    public let cats: Int
+
+    public init(width: Int, height: Int, values: [UInt8], cats: Int) {
+        precondition(values.count == width * height, "a value a pixel")
+        (self.width, self.height, self.values, self.cats) = (width, height, values, cats)
+    }
+
+    /// Its pixels at 128 and over: none when the network saw no cat where it looked.
+    public var isEmpty: Bool { !values.contains { $0 >= 128 } }
 }
 
 extension SubjectFinder {
+    public func catMask(in image: PixelBuffer) -> SubjectMask? { nil }
+    public var requiresCat: Bool { false }
+
     /// The subjects of `image`, in its pixels: found on a copy at most `side` long.
     public func subjects(in image: PixelBuffer) -> Subjects {
         let small = image.shrunk(toFit: side)

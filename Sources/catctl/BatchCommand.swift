@@ -90,6 +90,13 @@ struct Batch: AsyncParsableCommand {
     )
     var allowSpecialFiles = false
 
+    @Flag(
+        name: .customLong("require-cat"),
+        help:
+            "A file where a cat filter (cutout, sticker, portrait) finds no cat fails (65); else it is written as it is, with a note."
+    )
+    var requireCat = false
+
     @Argument(help: "Files, folders, s3://bucket/key or s3://bucket/prefix/, or - for paths on standard input.")
     var inputs: [String] = []
 
@@ -107,13 +114,14 @@ struct Batch: AsyncParsableCommand {
     func run() async throws {
         let cores = CPUs.available
         let jobs = self.jobs ?? cores
-        let request = BatchRequest(
+        var request = BatchRequest(
             inputs: inputs, outputDirectory: outputDirectory ?? "", filters: filters, format: format.format,
             jobs: jobs, encoding: encoding.settings,
             maxPixels: try limits.maxPixels(), maxFrames: limits.maxFrames, shard: try shard?.resolved(),
             recursive: recursive,
             skipExisting: skipExisting, manifest: manifest, listOnly: list, maxInputs: maxInputs,
             allowSpecialFiles: allowSpecialFiles)
+        request.requireCat = requireCat
         let json = self.json
         let presenter = await MainActor.run {
             let views = ViewFactory(console: Console.standard(), json: json, wording: .commandLine())

@@ -73,6 +73,13 @@ struct Edit: AsyncParsableCommand {
     @Flag(help: "Write JSON lines to stdout (last line: the result).")
     var json = false
 
+    @Flag(
+        name: .customLong("require-cat"),
+        help:
+            "A cat filter (cutout, sticker, portrait) that finds no cat fails (65, nothing written); else it leaves the picture as it is, with a note."
+    )
+    var requireCat = false
+
     @OptionGroup var limits: LimitOptions
 
     @OptionGroup var pictures: GraphicsOptions
@@ -117,10 +124,11 @@ struct Edit: AsyncParsableCommand {
             return
         }
         guard let output else { throw ValidationError("give OUTPUT, where to save") }
-        let request = EditRequest(
+        var request = EditRequest(
             input: input, output: output, filters: filters, format: try OutputFormat.resolve(output, option: format),
             encoding: encoding.settings, force: force, maxPixels: try limits.maxPixels(),
             maxFrames: limits.maxFrames)
+        request.requireCat = requireCat
         let json = self.json, gallery = self.gallery, graphics = pictures.graphics
         let (presenter, columns, density) = await MainActor.run {
             let views = ViewFactory(

@@ -281,7 +281,8 @@ struct EditCommandTests {
             })
         #expect(
             filters.filter { $0["kind"] as? String == "spatial" }.map { $0["name"] as? String } == [
-                "blur", "sharpen", "vignette", "convolve", "caption", "caption-top", "caption-bottom",
+                "blur", "sharpen", "vignette", "convolve", "caption", "caption-top", "caption-bottom", "cutout",
+                "sticker", "portrait",
             ])
         #expect(filters.first { $0["name"] as? String == "sepia" }?["default"] as? Double == 1)
         #expect(filters.first { $0["name"] as? String == "mono" }?["default"] is NSNull)

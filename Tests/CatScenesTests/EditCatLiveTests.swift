@@ -58,7 +58,7 @@ struct EditCatLiveTests {
     @Test func highlightMovesRoundTheEndsAndValuesStep() async throws {
         let (presenter, view, _) = try await open()
         await presenter.moveHighlight(by: -1)
-        #expect(view.live?.highlightedSpec == "caption-bottom:BOTTOM TEXT")
+        #expect(view.live?.highlightedSpec == "portrait:12:mono")
         await presenter.moveHighlight(by: 2)
         #expect(view.live?.highlightedSpec == "sepia:1")
         let shown = view.calls.count

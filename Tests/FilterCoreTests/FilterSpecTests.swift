@@ -10,6 +10,7 @@ struct FilterSpecTests {
                 "fade", "grayscale", "saturate", "hue-rotate", "brightness", "contrast",
                 "blur", "sharpen", "vignette", "convolve",
                 "resize", "cover", "crop", "rotate", "flip", "flop", "caption", "caption-top", "caption-bottom",
+                "cutout", "sticker", "portrait",
             ])
         for f in FilterRegistry.all { #expect(!f.description.isEmpty) }
         #expect(

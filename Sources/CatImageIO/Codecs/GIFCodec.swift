@@ -19,6 +19,7 @@ struct GIFCodec: AnimationCodec {
     /// 256 colours, dithered: nothing to choose.
     var controls: EncoderControls { [:] }
     var shrinksOnLoad: Bool { false }
+    var keepsAlpha: Bool { false }
     var maxDimension: Int { 65535 }
 
     func recognizes(_ head: [UInt8]) -> Bool {

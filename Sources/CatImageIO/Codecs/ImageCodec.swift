@@ -14,6 +14,8 @@ protocol ImageCodec: Sendable {
     var controls: EncoderControls { get }
     /// The decoder can shrink on load (JPEG's DCT scaling: `DecodeOptions.scaleDenominator`).
     var shrinksOnLoad: Bool { get }
+    /// The encoder keeps an alpha channel (JPEG has none; GIF's is on or off).
+    var keepsAlpha: Bool { get }
     /// Whether a file starting with `head` (up to `ImageCodecs.headBytes` bytes) is of this format.
     func recognizes(_ head: [UInt8]) -> Bool
     /// Reads the headers of `bytes` (which `recognizes`) and checks the declared size
@@ -89,6 +91,7 @@ extension RowDecoder {
 extension ImageCodec {
     /// The format holds animations (its codec is an `AnimationCodec`).
     var animates: Bool { self is any AnimationCodec }
+    var keepsAlpha: Bool { true }
 
     func makeDecoder(source: ImageSource, name: String, options: DecodeOptions) throws(ImageIOError)
         -> any RowDecoder

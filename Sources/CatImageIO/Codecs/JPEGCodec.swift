@@ -18,6 +18,7 @@ struct JPEGCodec: ImageCodec {
     var fileExtensions: [String] { ["jpg", "jpeg"] }
     var controls: EncoderControls { [.quality: .integer(1...100, default: 90)] }
     var shrinksOnLoad: Bool { true }
+    var keepsAlpha: Bool { false }
 
     func recognizes(_ head: [UInt8]) -> Bool {
         head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF

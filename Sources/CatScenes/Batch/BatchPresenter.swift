@@ -83,7 +83,7 @@ public final class BatchPresenter {
     }
 
     private func planRun(_ request: BatchRequest) async throws -> Run {
-        let chain = try FilterChain(catSpecs: request.filters)
+        let chain = try FilterChain(catSpecs: request.filters, requireCat: request.requireCat)
         for notice in chain.notices { view.showNote(notice) }
         try Self.checkOutputsOutsideInputs(request.inputs, directory: request.outputDirectory)
         var folder = try await interactor.prepareOutputDirectory(request.outputDirectory)

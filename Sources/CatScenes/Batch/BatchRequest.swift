@@ -29,6 +29,8 @@ public struct BatchRequest: Sendable, Equatable {
     /// FIFOs and devices named as inputs are read (`--allow-special-files`), within the
     /// file size limit; else each is refused at once (66).
     public var allowSpecialFiles = false
+    /// `--require-cat`: a file where a cat filter finds no cat fails (65), the rest go on.
+    public var requireCat = false
 
     public init(
         inputs: [String], outputDirectory: String, filters: [String], format: ImageFormat? = nil, jobs: Int = 2,

@@ -71,11 +71,14 @@ public struct EditOutcome: Sendable, Equatable {
     public let crop: EditCatCrop?
     /// The input's metadata over the budget, left out (`ImageMetadata.leftOut`).
     public let leftOut: [String]
+    /// What the chain, placed on the picture, has to say (a cat filter that found no cat).
+    public let notes: [String]
 
     public init(
         width: Int, height: Int, streamed: Bool, frames: Int = 1, inputFrames: Int = 1, inputPages: Int = 1,
-        crop: EditCatCrop? = nil, leftOut: [String] = []
+        crop: EditCatCrop? = nil, leftOut: [String] = [], notes: [String] = []
     ) {
+        self.notes = notes
         self.width = width
         self.height = height
         self.streamed = streamed
@@ -150,6 +153,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
         _ input: EditInput, to output: String, chain: FilterChain, options: EditOptions,
         events: @escaping @Sendable (EditEvent) -> Void
     ) async throws -> EditOutcome {
+        // A format without transparency gets the cut-outs on white (EditRun says so).
+        let chain = options.encode.format.keepsAlpha ? chain : chain.flatteningAlpha()
         // The output, resolved and checked once, before any work; written at the end.
         let target = try OutputFile.prepare(
             output, input: input.path, force: input.path != nil && options.force, within: options.outputFolder)
@@ -266,7 +271,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         let size = try chain.outputSize(width: reader.width, height: reader.height)
         do {
             try ImageFile.stream(
-                to: target, width: size.width, height: size.height, hasAlpha: reader.hasAlpha,
+                to: target, width: size.width, height: size.height, hasAlpha: reader.hasAlpha || chain.mayMakeAlpha,
                 metadata: reader.metadata, options: options.encode
             ) { (writer: ImageWriter) in
                 try StreamingPipeline.run(
@@ -277,10 +282,11 @@ public struct EditCatInteractor: EditCatInteractorInput {
             if let failure = placing?.pending.failure { throw failure }
             throw error
         }
-        let (_, window) = try placed()
+        let (resolved, window) = try placed()
         return EditOutcome(
             width: size.width, height: size.height, streamed: true, inputFrames: reader.frameCount,
-            inputPages: reader.pageCount, crop: window, leftOut: reader.metadata.leftOut)
+            inputPages: reader.pageCount, crop: window, leftOut: reader.metadata.leftOut,
+            notes: Self.placedNotes(resolved, chain))
     }
 
     /// Decode the whole image, then filter it through the chain `placed` gives and write it.
@@ -307,6 +313,7 @@ public struct EditCatInteractor: EditCatInteractorInput {
         inputPages: Int = 1
     ) throws -> EditOutcome {
         var chain = chain, window = window
+        let unplaced = chain
         if chain.readsPicture {
             chain = try chain.resolvingGravity(picture: image, width: image.width, height: image.height)
             window = Self.window(chain, width: image.width, height: image.height)
@@ -318,7 +325,13 @@ public struct EditCatInteractor: EditCatInteractorInput {
         }
         return EditOutcome(
             width: filtered.width, height: filtered.height, streamed: false, inputFrames: inputFrames,
-            inputPages: inputPages, crop: window, leftOut: metadata.leftOut)
+            inputPages: inputPages, crop: window, leftOut: metadata.leftOut, notes: Self.placedNotes(chain, unplaced))
+    }
+
+    /// What the placed chain says that the chain before did not (a cat filter found no cat).
+    static func placedNotes(_ placed: FilterChain, _ before: FilterChain) -> [String] {
+        let said = Set(before.notices)
+        return placed.notices.filter { !said.contains($0) }
     }
 
     /// Where the chain's gravity placed its crop, in the pixels of its input.
@@ -335,12 +348,30 @@ public struct EditCatInteractor: EditCatInteractorInput {
         var animation = try reader.readAnimation()
         progress.report(Self.decodeShare)
         // One window for every frame, chosen on the first.
+        let unplaced = chain
         var chain = chain, window: EditCatCrop?
         if let first = animation.frames.first {
             chain = try chain.resolvingGravity(picture: first, width: first.width, height: first.height)
             window = Self.window(chain, width: first.width, height: first.height)
         }
         let count = Double(animation.frames.count)
+        if unplaced.masksCats {
+            // Cats move: each frame gets its own mask (a frame at a time: the mask's network
+            // uses the cores), the rest of the chain placed as on the first.
+            var notes = Self.placedNotes(chain, unplaced)
+            for (i, frame) in animation.frames.enumerated() where i > 0 {
+                let own = try unplaced.resolvingGravity(picture: frame, width: frame.width, height: frame.height)
+                animation.frames[i] = try chain.placing(masksFrom: own).apply(to: frame, threads: threads)
+                notes += Self.placedNotes(own, unplaced).filter { !notes.contains($0) }
+                progress.report(Self.decodeShare + Self.filterShare * Double(i + 1) / count)
+            }
+            if let first = animation.frames.first { animation.frames[0] = try chain.apply(to: first, threads: threads) }
+            let written = try ImageFile.write(.animation(animation), to: target, options: options.encode)
+            progress.report(1)
+            return EditOutcome(
+                width: animation.width, height: animation.height, streamed: false, frames: written,
+                inputFrames: animation.frames.count, crop: window, leftOut: animation.metadata.leftOut, notes: notes)
+        }
         let done = LockedValue(progress)  // frames are filtered on several threads
         animation.frames = try chain.apply(toFrames: animation.frames, threads: threads) { frames in
             done.withLockedValue { $0.report(Self.decodeShare + Self.filterShare * Double(frames) / count) }
@@ -349,7 +380,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
         progress.report(1)
         return EditOutcome(
             width: animation.width, height: animation.height, streamed: false, frames: written,
-            inputFrames: animation.frames.count, crop: window, leftOut: animation.metadata.leftOut)
+            inputFrames: animation.frames.count, crop: window, leftOut: animation.metadata.leftOut,
+            notes: Self.placedNotes(chain, unplaced))
     }
 
     @concurrent

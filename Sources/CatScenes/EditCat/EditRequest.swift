@@ -14,6 +14,8 @@ public struct EditRequest: Sendable, Equatable {
     public var maxPixels: Int
     /// Animations with more frames are refused.
     public var maxFrames: Int
+    /// `--require-cat`: a cat filter that finds no cat fails (65, no output).
+    public var requireCat = false
 
     public init(
         input: String, output: String, filters: [String], format: ImageFormat,

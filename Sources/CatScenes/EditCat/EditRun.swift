@@ -14,7 +14,7 @@ enum EditRun {
         opened: @MainActor (EditCatImageInfo) -> Void, progress: @MainActor (EditCatProgress) -> Void
     ) async throws -> EditCatResult {
         let start = now()
-        let chain = try FilterChain(catSpecs: request.filters)
+        let chain = try FilterChain(catSpecs: request.filters, requireCat: request.requireCat)
         let (events, sink) = AsyncStream.makeStream(of: EditEvent.self)
         let options = EditOptions(
             encode: request.encodeOptions, maxPixels: request.maxPixels, maxFrames: request.maxFrames,
@@ -44,7 +44,18 @@ enum EditRun {
             request, width: outcome.width, height: outcome.height, specs: chain.specs, elapsed: now() - start,
             frames: (outcome.frames, outcome.inputFrames), pages: outcome.inputPages, crop: outcome.crop,
             leftOut: outcome.leftOut,
-            notices: chain.notices + (chain.asksSubjects ? CatSubjects.brokenInstallNotes : []))
+            notices: chain.notices + (chain.asksSubjects ? CatSubjects.brokenInstallNotes : [])
+                + transparencyNotes(chain, request) + outcome.notes)
+    }
+
+    /// `cutout` or `sticker` into a format without transparency: on white, and how to choose.
+    static func transparencyNotes(_ chain: FilterChain, _ request: EditRequest) -> [String] {
+        let format = request.encodeOptions.format
+        guard chain.mayMakeAlpha, !format.keepsAlpha else { return [] }
+        return [
+            "\(format.displayName) has no transparency: the cut-out is on white "
+                + "(cutout:COLOR for another colour; PNG, WebP, AVIF, JPEG XL and TIFF keep it transparent)"
+        ]
     }
 
     static func result(

@@ -9,7 +9,10 @@ import FilterCore
 /// finder: the `cat` gravity keeps the faces in view, else the cats' heads; captions keep
 /// clear of both. Every chain a scene builds is handed it.
 public struct CatSubjects: SubjectFinder {
-    public init() {}
+    /// `--require-cat`: a cat filter that finds no cat fails (65) instead of passing.
+    public let requiresCat: Bool
+
+    public init(requireCat: Bool = false) { requiresCat = requireCat }
 
     public var side: Int { CatFinder.side }
 
@@ -33,6 +36,23 @@ public struct CatSubjects: SubjectFinder {
     public func subjects(in image: PixelBuffer) -> Subjects {
         let finding = Self.find(in: image)
         return Subjects(inView: finding.inView, clearOf: finding.clearOf)
+    }
+
+    /// The mask of the cats `find` sees (`CatSegmenter`, on `image` itself); nil when the
+    /// mask network cannot be read.
+    public func catMask(in image: PixelBuffer) -> SubjectMask? { Self.mask(in: image) }
+
+    public static func mask(in image: PixelBuffer) -> SubjectMask? {
+        guard CatSegmenter.unavailable == nil else { return nil }
+        let cats = find(in: image).cats.map(\.box)
+        guard !cats.isEmpty else {
+            return SubjectMask(
+                width: image.width, height: image.height,
+                values: [UInt8](repeating: 0, count: image.width * image.height),
+                cats: 0)
+        }
+        guard let made = CatSegmenter.mask(cats, in: image) else { return nil }
+        return SubjectMask(width: made.width, height: made.height, values: made.values, cats: made.cats.count)
     }
 
     /// The cats and faces in `image`, in its pixels (what detect reports and the live editor
@@ -60,9 +80,10 @@ public struct CatSubjects: SubjectFinder {
 }
 
 extension FilterChain {
-    /// A chain as the scenes build them: `specs`, with the cat detector.
-    public init(catSpecs specs: [String]) throws(FilterError) {
-        try self.init(specs: specs, subjects: CatSubjects())
+    /// A chain as the scenes build them: `specs`, with the cat detector (and with
+    /// `requireCat`, cat filters that find no cat fail).
+    public init(catSpecs specs: [String], requireCat: Bool = false) throws(FilterError) {
+        try self.init(specs: specs, subjects: CatSubjects(requireCat: requireCat))
     }
 }
 
@@ -75,6 +96,7 @@ public final class RememberingCatSubjects: SubjectFinder, Sendable {
         let width: Int, height: Int, pixels: Int
     }
     private let found = LockedValue<[(key: Key, subjects: Subjects)]>([])
+    private let masks = LockedValue<[(key: Key, mask: SubjectMask?)]>([])
     /// Pictures remembered (the oldest forgotten first).
     private let capacity = 8
 
@@ -84,12 +106,32 @@ public final class RememberingCatSubjects: SubjectFinder, Sendable {
 
     public func subjects(inCopy image: PixelBuffer) -> Subjects { subjects(in: image) }
 
-    public func subjects(in image: PixelBuffer) -> Subjects {
+    private static func key(_ image: PixelBuffer) -> Key {
         var hasher = Hasher()
         for y in 0..<image.height {
             hasher.combine(bytes: UnsafeRawBufferPointer(start: image.row(y), count: image.width * 4))
         }
-        let key = Key(width: image.width, height: image.height, pixels: hasher.finalize())
+        return Key(width: image.width, height: image.height, pixels: hasher.finalize())
+    }
+
+    /// The mask, made once a picture (the live editor's thumbnails and preview ask again and
+    /// again): the last `masksKept` pictures' masks.
+    public func catMask(in image: PixelBuffer) -> SubjectMask? {
+        let key = Self.key(image)
+        if let known = masks.withLockedValue({ $0.first { $0.key == key } }) { return known.mask }
+        let mask = CatSubjects.mask(in: image)
+        masks.withLockedValue { masks in
+            masks.removeAll { $0.key == key }
+            masks.append((key, mask))
+            if masks.count > Self.masksKept { masks.removeFirst(masks.count - Self.masksKept) }
+        }
+        return mask
+    }
+
+    static let masksKept = 4
+
+    public func subjects(in image: PixelBuffer) -> Subjects {
+        let key = Self.key(image)
         if let known = found.withLockedValue({ $0.first { $0.key == key }?.subjects }) { return known }
         let subjects = CatSubjects().subjects(in: image)
         found.withLockedValue { found in

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `cutout`, `sticker` and `portrait` end to end, with the installed mask network: what
+/// Pillow reads back, the notes, `--require-cat`, and no file left on a failure.
+@Suite("catctl cat filters, end to end")
+struct CatFilterCommandTests {
+    let held = Fixtures.path("cats/13-man-holding-cat.jpg")
+
+    /// Pillow's view of a written file: mode, size, and the alpha (or grey) of two places.
+    func read(_ path: String, _ points: [(Int, Int)]) throws -> [String] {
+        let script = """
+            import sys; from PIL import Image
+            im = Image.open(sys.argv[1]); print(im.mode, im.size[0], im.size[1])
+            for p in sys.argv[2:]:
+                x, y = map(int, p.split(","))
+                print(im.convert("RGBA").getpixel((x, y)))
+            """
+        let result = try Oracle.run("python3", ["-c", script, path] + points.map { "\($0.0),\($0.1)" })
+        try #require(result.status == 0, "\(result.stderr)")
+        return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test func cutoutStickerAndPortrait() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        // Transparent outside the cat (the man's face), opaque on its body.
+        let png = dir.appendingPathComponent("cut.png").path
+        let cut = try Catctl.run(["edit", "--filter", "cutout", held, png])
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let pixels = try read(png, [(600, 830), (320, 1250)])
+        #expect(pixels.first == "RGBA 1205 1600")
+        #expect(pixels.count == 3 && pixels[1].hasSuffix(", 0)"), "the man's face: \(pixels)")
+        #expect(pixels.count == 3 && pixels[2].hasSuffix(", 255)"), "the cat: \(pixels)")
+        // A JPEG: on white, with a note saying so.
+        let jpeg = dir.appendingPathComponent("cut.jpg").path
+        let flat = try Catctl.run(["edit", "--filter", "cutout", held, jpeg])
+        #expect(flat.status == 0 && flat.stderr.contains("no transparency"), "\(flat.stderr)")
+        let white = try read(jpeg, [(600, 830)])
+        #expect(white.count == 2 && white[1].hasPrefix("(25"), "\(white)")
+        // A sticker: 512 square, WebP, small enough for messengers.
+        let sticker = dir.appendingPathComponent("sticker.webp").path
+        let made = try Catctl.run(["edit", "--filter", "sticker", held, sticker])
+        #expect(made.status == 0, "\(made.stderr)")
+        let square = try read(sticker, [(0, 0), (256, 256)])
+        #expect(square.first == "RGBA 512 512" && square.count == 3 && square[1].hasSuffix(", 0)"), "\(square)")
+        let size = try FileManager.default.attributesOfItem(atPath: sticker)[.size] as? Int ?? .max
+        #expect(size <= 100_000, "\(size) bytes")
+        // Portrait: the same size, opaque, the face beside the cat blurred.
+        let portrait = dir.appendingPathComponent("portrait.jpg").path
+        let blurred = try Catctl.run(["edit", "--filter", "portrait:10:mono", held, portrait])
+        #expect(blurred.status == 0, "\(blurred.stderr)")
+        #expect(try read(portrait, []).first == "RGB 1205 1600")
+    }
+
+    @Test func noCatIsANoteOrWithRequireCatAFailure() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let grey = dir.appendingPathComponent("grey.png").path
+        #expect(try Catctl.run(["edit", "--filter", "brightness:0", held, grey]).status == 0)  // black: no cat
+        let out = dir.appendingPathComponent("out.png").path
+        let passed = try Catctl.run(["edit", "--filter", "cutout", grey, out])
+        #expect(passed.status == 0 && passed.stderr.contains("no cat found"), "\(passed.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out))
+        let refused = dir.appendingPathComponent("refused.png").path
+        let failed = try Catctl.run(["edit", "--require-cat", "--filter", "sticker", grey, refused])
+        #expect(failed.status == 65 && failed.stderr.contains("found no cat"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: refused), "no partial file")
+        // batch: that file fails, the others are written.
+        let folder = dir.appendingPathComponent("batch").path
+        let batch = try Catctl.run(["batch", "--require-cat", "--filter", "cutout", "--output-dir", folder, grey, held])
+        #expect(batch.status == 65, "\(batch.stderr)")
+        #expect(Fixtures.contents(of: URL(fileURLWithPath: folder)).count == 1)
+    }
+}
