@@ -53,6 +53,22 @@ struct CatFilterCommandTests {
         #expect(try read(portrait, []).first == "RGB 1205 1600")
     }
 
+    /// Strips a pixel wide or high: the mask's copy and network inputs are fixed sizes.
+    @Test func stripsGetAnAnswer() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for (w, h) in [(1, 100_000), (100_000, 1)] {
+            let strip = dir.appendingPathComponent("strip-\(w)x\(h).png").path
+            #expect(try Catctl.run(["edit", "--filter", "resize:\(w)x\(h)!", held, strip]).status == 0)
+            for spec in ["cutout", "sticker", "portrait:4"] {
+                let out = dir.appendingPathComponent("out-\(w)-\(spec).png").path
+                let result = try Catctl.runBounded(["edit", "--filter", spec, strip, out], seconds: 120)
+                #expect(result.status == 0, "\(spec) on \(w)x\(h): \(result.stderr)")
+            }
+            let mask = dir.appendingPathComponent("mask-\(w).png").path
+            #expect(try Catctl.run(["detect", "--mask", mask, strip]).status == 0)
+        }
+    }
+
     @Test func noCatIsANoteOrWithRequireCatAFailure() throws {
         let dir = try Fixtures.temporaryDirectory()
         let grey = dir.appendingPathComponent("grey.png").path

@@ -87,6 +87,28 @@ import Testing
         }
     }
 
+    /// The installed weights cut short, one float longer, or the cfg asking for another
+    /// size: refused at reading, before any run.
+    @Test func weightsThatDoNotFitAreRefused() throws {
+        let folder = Fixtures.path("../../Resources/models/u2netp/u2netp")
+        let cfg = try Array(Data(contentsOf: URL(fileURLWithPath: folder + ".cfg")))
+        let weights = try Array(Data(contentsOf: URL(fileURLWithPath: folder + ".weights")))
+        #expect(throws: Darknet.ReadError.self) { try Darknet(cfg: cfg, weights: Array(weights.dropLast(4))) }
+        #expect(throws: Darknet.ReadError.self) { try Darknet(cfg: cfg, weights: weights + [0, 0, 128, 63]) }
+        #expect(throws: Darknet.ReadError.self) { try Darknet(cfg: cfg, weights: Array(weights.prefix(100))) }
+        // A run at 640 costs four times the 320 one: over the mask's budget.
+        let larger = Array(
+            String(decoding: cfg, as: UTF8.self).replacingOccurrences(of: "width=320", with: "width=640")
+                .replacingOccurrences(of: "height=320", with: "height=640").utf8)
+        #expect(throws: Darknet.ReadError.self) {
+            try Darknet(cfg: larger, weights: weights, largestRun: 640, maxWork: CatSegmenter.maxWork)
+        }
+        #expect(throws: Never.self) {
+            try CatSegmenter.check(
+                try Darknet(cfg: cfg, weights: weights, largestRun: 320, maxWork: CatSegmenter.maxWork))
+        }
+    }
+
     /// A network that does not map 320 x 320 RGB to one plane of the same size through a
     /// last logistic is refused at reading (the classifier's files as the mask's).
     @Test func aMaskNetworkIsChecked() throws {
