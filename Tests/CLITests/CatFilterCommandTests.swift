@@ -86,5 +86,10 @@ struct CatFilterCommandTests {
         let batch = try Catctl.run(["batch", "--require-cat", "--filter", "cutout", "--output-dir", folder, grey, held])
         #expect(batch.status == 65, "\(batch.stderr)")
         #expect(Fixtures.contents(of: URL(fileURLWithPath: folder)).count == 1)
+        // Without it, both are written, the picture without a cat with a note naming it.
+        let noted = dir.appendingPathComponent("noted").path
+        let both = try Catctl.run(["batch", "--filter", "cutout", "--output-dir", noted, grey, held])
+        #expect(both.status == 0 && both.stderr.contains("grey.png: no cat found"), "\(both.stderr)")
+        #expect(Fixtures.contents(of: URL(fileURLWithPath: noted)).count == 2)
     }
 }

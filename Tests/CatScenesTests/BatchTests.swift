@@ -106,9 +106,11 @@ final class FakeBatchInteractor: BatchInteractorInput, @unchecked Sendable {
         if directory == "/nope" { throw ImageIOError.cannotCreate(path: directory, reason: "cannot create the folder") }
         return OutputFolder(path: directory, resolved: directory, device: 0, inode: 0)
     }
-    func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double {
+    func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws
+        -> (megapixels: Double, notes: [String])
+    {
         if input.hasPrefix("bad") { throw ImageIOError.corrupt(file: input, reason: "boom") }
-        return 1
+        return (1, [])
     }
 }
 

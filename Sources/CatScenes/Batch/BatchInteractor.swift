@@ -17,8 +17,10 @@ public protocol BatchInteractorInput: Sendable {
     /// already: files, or objects in S3; one flag for each.
     func existingOutputs(_ outputs: BatchOutputs, of work: [Int32], in folder: OutputFolder) async throws -> [Bool]
     /// Edits one file (the Edit Cat use case) into `options.outputFolder`, making the
-    /// output's folders below it first; returns its megapixels.
-    func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws -> Double
+    /// output's folders below it first; returns its megapixels and what the edit noted (a
+    /// cat filter found no cat, a cut-out on white for a JPEG).
+    func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws
+        -> (megapixels: Double, notes: [String])
 }
 
 public struct BatchInteractor: BatchInteractorInput {
@@ -130,9 +132,14 @@ public struct BatchInteractor: BatchInteractorInput {
 
     @concurrent
     public func process(_ input: String, to output: String, chain: FilterChain, options: EditOptions) async throws
-        -> Double
+        -> (megapixels: Double, notes: [String])
     {
-        try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in }).megapixels
+        let outcome = try await edit.edit(.file(input), to: output, chain: chain, options: options, events: { _ in })
+        let flattened = chain.mayMakeAlpha && !options.encode.format.keepsAlpha
+        return (
+            outcome.megapixels,
+            outcome.notes + (flattened ? ["\(options.encode.format.displayName) has no transparency: on white"] : [])
+        )
     }
 }
 

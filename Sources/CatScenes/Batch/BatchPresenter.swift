@@ -144,9 +144,8 @@ public final class BatchPresenter {
                     let outcome: FileOutcome
                     do {
                         if let refusal { throw ImageIOError.inputUnreadable(path: input, reason: refusal) }
-                        outcome = .written(
-                            megapixels: try await interactor.process(
-                                input, to: output, chain: chain, options: fileOptions))
+                        let done = try await interactor.process(input, to: output, chain: chain, options: fileOptions)
+                        outcome = .written(megapixels: done.megapixels, notes: done.notes)
                     } catch ImageIOError.inputUnreadable(let path, let reason) where refusal != nil {
                         outcome = .failed(SceneFailure(status: .dataError, message: "cannot read \(path): \(reason)"))
                     } catch let ImageIOError.storage(error) where error.kind == .exists {
@@ -161,9 +160,10 @@ public final class BatchPresenter {
             while let (input, output, outcome, ms) = await group.next() {
                 var error: String?
                 switch outcome {
-                case let .written(mp):
+                case let .written(mp, notes):
                     tally.ok += 1
                     tally.megapixels += mp
+                    for note in notes { view.showNote("\(input): \(note)") }
                 case .writtenMeanwhile:
                     tally.skipped += 1
                 case let .failed(failure):
@@ -299,7 +299,7 @@ public final class BatchPresenter {
     }
 
     enum FileOutcome: Equatable {
-        case written(megapixels: Double)
+        case written(megapixels: Double, notes: [String])
         case writtenMeanwhile
         case failed(SceneFailure)
     }
