@@ -16,15 +16,10 @@ public enum CatClassifier {
     static let side = 224
 
     /// The network, read once from its installed files, or why it cannot be.
-    static let loaded = Result { () throws(Darknet.ReadError) -> Darknet in
-        // The weights are 5.2 MB (int8 and float16): 8 MiB is room for another conversion. A
-        // look may cost at most `maxWork` (it may run `maxLooks` times a picture).
-        let network = try Darknet.installed(
-            folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 8 << 20, largestRun: side,
-            maxWork: maxWork)
-        try check(network)
-        return network
-    }
+    // The weights are 5.2 MB (int8 and float16): 8 MiB is room for another conversion. A
+    // look may cost at most `maxWork` (it may run `maxLooks` times a picture).
+    static let loaded = Darknet.loading(
+        folder, files: files, maxWeightBytes: 8 << 20, largestRun: side, maxWork: maxWork, check: check)
 
     /// Refuses a network that is not a classifier of `side` square RGB pictures with one
     /// output, its last layer: a softmax over at least ImageNet's classes.
@@ -38,13 +33,10 @@ public enum CatClassifier {
     }
 
     /// The network, when it could be read (`loaded`); without it every box is kept.
-    package static var network: Darknet? { try? loaded.get() }
+    package static var network: Darknet? { loaded.network }
 
     /// Why the second look cannot be taken, or nil when it can.
-    public static var unavailable: String? {
-        if case .failure(let error) = loaded { return "the cat classifier's network cannot be read: \(error)" }
-        return nil
-    }
+    public static var unavailable: String? { loaded.unavailable("the cat classifier's network") }
 
     /// ImageNet's domestic cats: 281 tabby, 282 tiger cat, 283 Persian, 284 Siamese, 285
     /// Egyptian cat (the big cats, 286-293, are not).

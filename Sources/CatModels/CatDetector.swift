@@ -15,20 +15,19 @@ public enum CatDetector {
 
     /// The network, read once from its installed files, or why it cannot be (a file missing,
     /// too large, or not what its layers say: `Darknet`'s checks).
-    static let loaded = Result { () throws(Darknet.ReadError) -> Darknet in
-        // Yolo-Fastest's weights are 3.7 MB: 16 MiB is room for a retrained copy.
-        let network = try Darknet.installed(folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 16 << 20)
+    // Yolo-Fastest's weights are 3.7 MB: 16 MiB is room for a retrained copy.
+    static let loaded = Darknet.loading(folder, files: files, maxWeightBytes: 16 << 20) {
+        (network) throws(Darknet.ReadError) in
         guard network.input.channels == 3 else {
             throw Darknet.ReadError(description: "the network does not read RGB pictures")
         }
         guard network.layers.allSatisfy({ if case .yolo = $0 { true } else { !$0.isOutput } }) else {
             throw Darknet.ReadError(description: "the network's outputs are not all yolo layers")
         }
-        return network
     }
 
     /// The network, when it could be read (`loaded`); without it no cat is found, only faces.
-    package static var network: Darknet? { try? loaded.get() }
+    package static var network: Darknet? { loaded.network }
 
     /// COCO's class 15.
     static let catClass = 15
@@ -41,10 +40,7 @@ public enum CatDetector {
     /// Boxes that overlap more than this (intersection over union) are one cat.
     public static let overlap = 0.45
     /// Why the network cannot be used, or nil when it can.
-    public static var unavailable: String? {
-        if case .failure(let error) = loaded { return "the cat detector's network cannot be read: \(error)" }
-        return nil
-    }
+    public static var unavailable: String? { loaded.unavailable("the cat detector's network") }
 
     /// A box the network found, in its input's 0-1 coordinates (centre and size).
     package struct Candidate: Equatable {

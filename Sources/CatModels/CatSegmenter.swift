@@ -19,14 +19,9 @@ public enum CatSegmenter {
     static let maxWork = 24_000_000_000
 
     /// The network, read once from its installed files, or why it cannot be.
-    static let loaded = Result { () throws(Darknet.ReadError) -> Darknet in
-        // The weights are 4.5 MB (float32): 8 MiB is room for another conversion.
-        let network = try Darknet.installed(
-            folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: 8 << 20, largestRun: side,
-            maxWork: maxWork)
-        try check(network)
-        return network
-    }
+    // The weights are 4.5 MB (float32): 8 MiB is room for another conversion.
+    static let loaded = Darknet.loading(
+        folder, files: files, maxWeightBytes: 8 << 20, largestRun: side, maxWork: maxWork, check: check)
 
     /// Refuses a network that does not map a `side` square RGB picture to one plane of the
     /// same size: one output, its last layer, a logistic.
@@ -39,13 +34,10 @@ public enum CatSegmenter {
     }
 
     /// The network, when it could be read (`loaded`).
-    package static var network: Darknet? { try? loaded.get() }
+    package static var network: Darknet? { loaded.network }
 
     /// Why no mask can be made, or nil when it can.
-    public static var unavailable: String? {
-        if case .failure(let error) = loaded { return "the cat mask's network cannot be read: \(error)" }
-        return nil
-    }
+    public static var unavailable: String? { loaded.unavailable("the cat mask's network") }
 
     /// Each side of a box grows by this fraction of it (half before, half after): the
     /// network sees the cat's outline whole even where the detector's box cuts a tail or ear.

@@ -176,6 +176,21 @@ package struct Darknet: Sendable {
             maxWork: maxWork)
     }
 
+    /// An installed network (`installed`) read and held to what its user needs (`check`),
+    /// or why it cannot be: what each model keeps, read once on first use.
+    static func loading(
+        _ folder: String, files: (cfg: String, weights: String), maxWeightBytes: Int, largestRun: Int = maxRunSide,
+        maxWork: Int = maxOperations, check: (Darknet) throws(ReadError) -> Void
+    ) -> Result<Darknet, ReadError> {
+        Result { () throws(ReadError) -> Darknet in
+            let network = try installed(
+                folder, cfg: files.cfg, weights: files.weights, maxWeightBytes: maxWeightBytes,
+                largestRun: largestRun, maxWork: maxWork)
+            try check(network)
+            return network
+        }
+    }
+
     /// The layers of the cfg's sections, each checked and given its weights in order.
     static func layers(_ sections: ArraySlice<Section>, input: Shape, weights reader: inout WeightReader)
         throws(ReadError) -> [Layer]
@@ -976,5 +991,16 @@ extension Darknet {
                     activation, out.values + start * out.stride, out.stride)
             }
         }
+    }
+}
+
+extension Result where Success == Darknet, Failure == Darknet.ReadError {
+    /// The network, when it could be read.
+    var network: Darknet? { try? get() }
+
+    /// "`what` cannot be read: why", or nil when it could be.
+    func unavailable(_ what: String) -> String? {
+        if case .failure(let error) = self { return "\(what) cannot be read: \(error)" }
+        return nil
     }
 }
