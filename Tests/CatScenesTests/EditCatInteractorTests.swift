@@ -72,3 +72,34 @@ struct EditCatSceneTests {
         }
     }
 }
+
+/// The gallery shows a cut-out's transparency as checks, not the colours under it.
+@Suite("Contact sheet")
+struct ContactSheetTests {
+    /// Every pixel of every picture is cat but the left half.
+    struct RightHalf: SubjectFinder {
+        var side: Int { 100 }
+        func subjects(inCopy image: PixelBuffer) -> Subjects { .none }
+        func catMask(in image: PixelBuffer) -> SubjectMask? {
+            let values = (0..<image.width * image.height).map { $0 % image.width >= image.width / 2 ? UInt8(255) : 0 }
+            return SubjectMask(width: image.width, height: image.height, values: values, cats: 1)
+        }
+    }
+
+    @Test func transparencyShowsAsChecks() throws {
+        let image = try PixelBuffer(width: 64, height: 48)
+        image.fill(r: 10, g: 200, b: 30)
+        let chain = try FilterChain(specs: ["cutout"], subjects: RightHalf())
+        let sheet = try ContactSheet.make(of: image, chains: [chain], previewWidth: nil, threads: 1).sheet
+        var greys = 0, green = 0
+        for y in 0..<sheet.height {
+            let row = sheet.row(y)
+            for x in 0..<sheet.width {
+                let (r, g, b) = (row[4 * x], row[4 * x + 1], row[4 * x + 2])
+                if r == g && g == b && (r == 204 || r == 153) { greys += 1 }
+                if (r, g, b) == (10, 200, 30) { green += 1 }
+            }
+        }
+        #expect(greys > 64 * 48 / 4 && green > 64 * 48 / 4, "checks on the left, the picture on the right")
+    }
+}

@@ -41,6 +41,7 @@ public struct ContactSheet: Sendable {
                 let (fw, fh) = tile.fittingSize(maxWidth: tw, maxHeight: th)
                 tile = try tile.resampled(width: fw, height: fh, filter: .box)
             }
+            if tile.hasAlpha { tile = try Self.onChecks(tile) }  // a cut-out shows its transparency
             let x = padding + (i % columns) * (tw + padding), y = padding + (i / columns) * (th + labelHeight + padding)
             sheet.paste(tile, x: x + (tw - tile.width) / 2, y: y + (th - tile.height) / 2)
             let label = chain.specs.joined(separator: " ")
@@ -55,6 +56,20 @@ public struct ContactSheet: Sendable {
         }
         sheet.hasAlpha = false
         return ContactSheet(sheet: sheet, previews: previews, columns: columns)
+    }
+
+    /// `tile` over the grey checks image viewers show transparency with (8 px squares), opaque.
+    static func onChecks(_ tile: PixelBuffer) throws -> PixelBuffer {
+        let out = try PixelBuffer(width: tile.width, height: tile.height)
+        for y in 0..<tile.height {
+            let s = tile.row(y), d = out.row(y)
+            for x in 0..<tile.width {
+                let check: Int = (x / 8 + y / 8) % 2 == 0 ? 204 : 153, a = Int(s[4 * x + 3])
+                for c in 0..<3 { d[4 * x + c] = UInt8((Int(s[4 * x + c]) * a + check * (255 - a) + 127) / 255) }
+                d[4 * x + 3] = 255
+            }
+        }
+        return out
     }
 
     /// Tiles in one picture (a row of `edit --gallery` for the terminal), top-aligned, one
