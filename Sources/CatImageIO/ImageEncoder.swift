@@ -124,6 +124,12 @@ extension ImageEncoder {
         _ animation: Animation, to fd: Int32, path: String, options: EncodeOptions
     ) throws(ImageIOError) -> Int {
         let metadata = animation.metadata.kept(by: options.metadata)
+        // Every frame is the animation's size: a codec reads each as width x height pixels.
+        for frame in animation.frames where frame.width != animation.width || frame.height != animation.height {
+            throw .writeFailed(
+                path: path,
+                reason: "a \(frame.width)x\(frame.height) frame in a \(animation.width)x\(animation.height) animation")
+        }
         if let codec = ImageCodecs.codec(for: options.format) as? any AnimationCodec {
             try codec.write(animation, fd: fd, path: path, metadata: metadata, options: options)
             return animation.frames.count

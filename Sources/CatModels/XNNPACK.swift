@@ -1,6 +1,5 @@
 internal import CCatModels
 import CatSupport
-import Foundation
 
 /// Which code runs a network's layers: catctl's own kernels (`Darknet.run`: every build the
 /// same bits, no library needed), or XNNPACK's operators (`cat_xnnpack.h`: Debian's
@@ -118,16 +117,15 @@ final class XNNPACKNetwork: @unchecked Sendable {  // the handle is used under i
 
 /// A network's XNNPACK operators, made on first use for each thread count asked for (nil
 /// where XNNPACK cannot make them: the run falls back to catctl's kernels).
-final class XNNPACKNetworks: @unchecked Sendable {  // `made` only under `lock`
-    private let lock = NSLock()
-    private var made: [Int: XNNPACKNetwork?] = [:]
+final class XNNPACKNetworks: Sendable {
+    private let made = LockedValue<[Int: XNNPACKNetwork?]>([:])
 
     func network(for darknet: Darknet, threads: Int) -> XNNPACKNetwork? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = made[threads] { return known }
-        let network = try? XNNPACKNetwork(darknet, threads: threads)
-        made[threads] = network
-        return network
+        made.withLockedValue { made in
+            if let known = made[threads] { return known }
+            let network = try? XNNPACKNetwork(darknet, threads: threads)
+            made[threads] = network
+            return network
+        }
     }
 }

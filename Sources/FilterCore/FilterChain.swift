@@ -204,10 +204,16 @@ public struct FilterChain: Sendable {
         return FilterChain(
             filters: filters,
             stages: zip(stages, other.stages).map { mine, theirs in
-                if case let .spatial(s) = theirs, s is CatMaskStage { return theirs }
+                if case let .spatial(s) = theirs, let masked = s as? CatMaskStage, !masked.keepsFirstFramesMask {
+                    return theirs
+                }
                 return mine
             }, subjects: subjects)
     }
+
+    /// The most frames of an animation the cat filters mask, a frame at a time (each some
+    /// 0.3 s a cat): more is refused before any work.
+    public static let maxMaskedFrames = 100
 
     /// The chain for an output without transparency (JPEG): `cutout` and `sticker` on
     /// white instead (`cutout:COLOR` keeps its colour).

@@ -17,6 +17,10 @@ public enum FilterError: PixelFailing, Equatable, Sendable, CustomStringConverti
     case resourceMissing(String)
     /// `--require-cat`: a cat filter (`cutout`, `sticker`, `portrait`) found no cat.
     case noCat(filter: String)
+    /// `--require-cat`, and the cats' mask cannot be made (its network is not installed).
+    case noCatMask(filter: String)
+    /// Cat filters on an animation of more frames than `maxMaskedFrames`.
+    case tooManyFramesToMask(frames: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -34,6 +38,12 @@ public enum FilterError: PixelFailing, Equatable, Sendable, CustomStringConverti
         case let .notAFont(path, reason): return "cannot use \(path) as the caption font: \(reason)"
         case let .resourceMissing(what): return "cannot load \(what)"
         case let .noCat(filter): return "\(filter) found no cat (--require-cat)"
+        case let .noCatMask(filter):
+            return "\(filter) cannot make the cats' mask: the mask network cannot be read (--require-cat)"
+        case let .tooManyFramesToMask(frames, limit):
+            return
+                "the cat filters make a mask a frame, at most \(limit) frames; this animation has \(frames) "
+                + "(a still format takes the first frame)"
         }
     }
 }

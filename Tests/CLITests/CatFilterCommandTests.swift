@@ -53,6 +53,66 @@ struct CatFilterCommandTests {
         #expect(try read(portrait, []).first == "RGB 1205 1600")
     }
 
+    /// A cat filter after a crop or a blur, on a streamed JPEG, where no cat is left: the
+    /// picture as it is with a note (the stage, placed without a cat, used to leave the
+    /// placed streaming plan a step short: a precondition failure, SIGILL).
+    @Test func noCatAfterAnotherStageStreams() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for chain in [["crop:100x100+0+0", "cutout"], ["resize:1x1", "cutout"], ["cutout", "blur:50", "portrait"]] {
+            let out = dir.appendingPathComponent("out.png").path
+            let result = try Catctl.run(["edit"] + chain.flatMap { ["--filter", $0] } + [held, out])
+            #expect(result.status == 0, "\(chain): \(result.stderr)")
+        }
+    }
+
+    /// An animation whose frames have a cat and have none: a sticker of every frame is one
+    /// size (the first frame's mask for all), WebP and GIF alike; more frames than the cat
+    /// filters mask are refused before any work.
+    @Test func animations() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let mixed = dir.appendingPathComponent("mixed.webp").path
+        let few = try Oracle.run(
+            "python3",
+            [
+                "-c",
+                """
+                import sys; from PIL import Image
+                im = Image.open(sys.argv[1]).convert("RGB").resize((301, 400))
+                c = Image.new("RGB", (301, 700), (30, 120, 200)); c.paste(im, (0, 300))
+                b = Image.new("RGB", (301, 700), (30, 120, 200))
+                b.save(sys.argv[2], save_all=True, append_images=[c, b, c], duration=100, loop=0, lossless=True)
+                frames = [im.quantize(64) for _ in range(101)]
+                for i, f in enumerate(frames): f.putpixel((i, 0), i % 64)  # each frame its own
+                frames[0].save(sys.argv[3], save_all=True, append_images=frames[1:], duration=20, loop=0)
+                """, held, mixed, dir.appendingPathComponent("many.gif").path,
+            ])
+        try #require(few.status == 0, "\(few.stderr)")
+        for (spec, ext) in [("sticker", "webp"), ("sticker", "gif"), ("cutout", "webp")] {
+            let out = dir.appendingPathComponent("out.\(ext)").path
+            let result = try Catctl.run(["edit", "--filter", spec, mixed, out])
+            #expect(result.status == 0, "\(spec) to \(ext): \(result.stderr)")
+            let sizes = try Oracle.run(
+                "python3",
+                [
+                    "-c",
+                    """
+                    import sys; from PIL import Image, ImageSequence
+                    im = Image.open(sys.argv[1])
+                    print(im.n_frames, sorted({f.size for f in ImageSequence.Iterator(im)}))
+                    """, out,
+                ])
+            let text = String(decoding: sizes.stdout, as: UTF8.self)
+            #expect(text.hasPrefix("4 [("), "\(spec) to \(ext): \(text)")
+            #expect(!text.contains("), ("), "one size: \(text)")
+        }
+        let many = try Catctl.runBounded(
+            [
+                "edit", "--filter", "portrait", dir.appendingPathComponent("many.gif").path,
+                dir.appendingPathComponent("many-out.gif").path,
+            ], seconds: 60)
+        #expect(many.status == 65 && many.stderr.contains("at most 100 frames"), "\(many.stderr)")
+    }
+
     /// Strips a pixel wide or high: the mask's copy and network inputs are fixed sizes.
     @Test func stripsGetAnAnswer() throws {
         let dir = try Fixtures.temporaryDirectory()

@@ -117,6 +117,10 @@ struct CatMaskTests {
         #expect(throws: FilterError.noCat(filter: "cutout")) {
             _ = try run(["cutout"], DiscMask(answer: .noCat, requiresCat: true))
         }
+        // No mask network: not "no cat", but the mask cannot be made (69, not 65).
+        #expect(throws: FilterError.noCatMask(filter: "sticker")) {
+            _ = try run(["sticker"], DiscMask(answer: .noNetwork, requiresCat: true))
+        }
     }
 
     @Test func values() throws {

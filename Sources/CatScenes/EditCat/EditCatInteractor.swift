@@ -358,11 +358,13 @@ public struct EditCatInteractor: EditCatInteractorInput {
         if unplaced.masksCats {
             // Cats move: each frame gets its own mask (a frame at a time: the mask's network
             // uses the cores), the rest of the chain placed as on the first.
+            // A note every frame has (no cat in any).
             var notes = Self.placedNotes(chain, unplaced)
             for (i, frame) in animation.frames.enumerated() where i > 0 {
                 let own = try unplaced.resolvingGravity(picture: frame, width: frame.width, height: frame.height)
                 animation.frames[i] = try chain.placing(masksFrom: own).apply(to: frame, threads: threads)
-                notes += Self.placedNotes(own, unplaced).filter { !notes.contains($0) }
+                let said = Self.placedNotes(own, unplaced)
+                notes = notes.filter { said.contains($0) }
                 progress.report(Self.decodeShare + Self.filterShare * Double(i + 1) / count)
             }
             if let first = animation.frames.first { animation.frames[0] = try chain.apply(to: first, threads: threads) }
@@ -408,10 +410,15 @@ public struct EditCatInteractor: EditCatInteractorInput {
     }
 
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
-    /// size (a crop outside the image: usage) or whose result (every frame) is over the pixel limit.
+    /// size (a crop outside the image: usage), whose result (every frame) is over the pixel
+    /// limit, or that would mask more frames than the cat filters do.
     static func checkResult(
         _ chain: FilterChain, width: Int, height: Int, frames: Int = 1, options: EditOptions
     ) throws {
+        // The cat filters mask each frame of an animation: their work is bounded too.
+        if chain.masksCats && frames > FilterChain.maxMaskedFrames {
+            throw FilterError.tooManyFramesToMask(frames: frames, limit: FilterChain.maxMaskedFrames)
+        }
         let sizes = try chain.sizes(width: width, height: height)
         let (all, overflow) = sizes.largestPixels.multipliedReportingOverflow(by: frames)
         if overflow || all > options.maxPixels {

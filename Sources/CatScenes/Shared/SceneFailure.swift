@@ -119,7 +119,8 @@ public struct SceneFailure: Error, Equatable, Sendable {
     static func status(of error: FilterError) -> ExitStatus {
         switch error {
         case .unknownFilter, .badValue, .doesNotFit: return .usage
-        case .pixels, .notAFont, .noCat: return .dataError
+        case .pixels, .notAFont, .noCat, .tooManyFramesToMask: return .dataError
+        case .noCatMask: return .unavailable
         case .fontUnreadable: return .noInput
         case .resourceMissing: return .software
         }

@@ -129,11 +129,20 @@ struct CatMaskStage: SpatialStage {
     /// or a copy of it), or nil when no finder made one.
     func placed(mask: SubjectMask?, requireCat: Bool) throws(FilterError) -> CatMaskStage {
         let stage = CatMaskStage(effect, filter: filter, mask: mask, placed: true, side: side, flatten: flatten)
+        if requireCat && mask == nil { throw .noCatMask(filter: filter) }
         if requireCat && !stage.hasCat { throw .noCat(filter: filter) }
         return stage
     }
 
-    var isIdentity: Bool { placed && !hasCat }
+    /// A sticker: every frame of an animation must come out one size, so its mask is the
+    /// first frame's for all (`FilterChain.placing(masksFrom:)` keeps it).
+    var keepsFirstFramesMask: Bool {
+        if case .sticker = effect { return true }
+        return false
+    }
+
+    // Never an identity, even placed without a cat: the streaming pipeline's placed plan must
+    // have the unplaced one's steps (the kernel then copies the rows).
 
     var notices: [String] {
         guard placed, !hasCat else { return [] }
