@@ -141,8 +141,8 @@ typedef struct {
     int deferred;  // such a route
 } xp_node;
 
-// Maps freed in a run, kept for the next maps that fit (this run's or the next's): a run
-// touches the same few buffers' pages instead of new ones a layer.
+// Maps freed in a run, kept for the run's next maps that fit: a run touches the same few
+// buffers' pages instead of new ones a layer.
 typedef struct {
     float *values;
     size_t capacity;
@@ -254,7 +254,7 @@ xp_network *xp_create(const xp_layer *layers, int count, int input_channels, con
             xp_destroy(net);
             return NULL;
         }
-        memcpy(n->sources, l->sources, sizeof(int) * (size_t)l->source_count);
+        if (l->source_count > 0) memcpy(n->sources, l->sources, sizeof(int) * (size_t)l->source_count);
         n->layer.sources = n->sources;
         enum xnn_status s = xnn_status_success;
         if (l->kind == XP_CONVOLUTION) {
@@ -475,6 +475,10 @@ int xp_run(xp_network *net, const float *input, size_t in_stride, int height, in
     for (int j = 0; j < count; j++)  // what a failed run leaves
         if (maps[j] && net->nodes[j].layer.kind != XP_SAME) xp_give(net, maps[j], capacity[j]);
     xp_give(net, in, in_capacity);
+    // The spare maps go back at the end of a run: a batch or the live editor would hold
+    // some 100 MB of them between pictures (a run's own reuse is what saves its page faults).
+    for (int i = 0; i < net->spares; i++) free(net->spare[i].values);
+    net->spares = 0;
     pthread_mutex_unlock(&net->lock);
     free(maps), free(capacity), free(last);
     return ok;
