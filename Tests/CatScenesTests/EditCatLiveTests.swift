@@ -55,6 +55,13 @@ struct EditCatLiveTests {
         #expect(live.preview.packedRGBA() == expected.packedRGBA())
     }
 
+    /// A filter whose value is optional shows as its name alone (`cutout:` was a bad value).
+    @Test func anOptionalValueFilterIsItsName() async throws {
+        let (presenter, view, _) = try await open()
+        await presenter.moveHighlight(by: -3)
+        #expect(view.live?.highlightedSpec == "cutout")
+    }
+
     @Test func highlightMovesRoundTheEndsAndValuesStep() async throws {
         let (presenter, view, _) = try await open()
         await presenter.moveHighlight(by: -1)

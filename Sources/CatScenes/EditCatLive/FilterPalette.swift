@@ -38,7 +38,8 @@ struct FilterPalette: Sendable, Equatable {
         switch values[index] {
         case .none: return definition.name
         case let .number(value): return definition.spec(value: value)
-        case let .text(text, _): return "\(definition.name):\(text)"
+        // A filter whose value is optional (`cutout`) and has none: its name alone.
+        case let .text(text, _): return text.isEmpty ? definition.name : "\(definition.name):\(text)"
         }
     }
 
