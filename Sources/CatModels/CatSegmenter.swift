@@ -166,6 +166,18 @@ public struct CatMask: Equatable, Sendable {
         public var x: Int, y: Int, width: Int, height: Int
         /// Its pixels at 128 and over.
         public var pixels: Int
+
+        /// The same region in a `width` x `height` picture, each axis `x` and `y` times as
+        /// long (its pixels, the area's ratio), kept inside it.
+        public func scaled(x fx: Double, y fy: Double, within width: Int, _ height: Int) -> Region {
+            let left = min(width - 1, max(0, Int((Double(x) * fx).rounded())))
+            let top = min(height - 1, max(0, Int((Double(y) * fy).rounded())))
+            let right = min(width, max(left + 1, Int((Double(x + self.width) * fx).rounded())))
+            let bottom = min(height, max(top + 1, Int((Double(y + self.height) * fy).rounded())))
+            return Region(
+                x: left, y: top, width: right - left, height: bottom - top,
+                pixels: Int((Double(pixels) * fx * fy).rounded()))
+        }
     }
 
     public init(width: Int, height: Int) {

@@ -179,7 +179,7 @@ public struct FilterChain: Sendable {
     /// The copy the cats' mask is made on (`cutout`, `sticker`, `portrait`): the mask
     /// network sees 320 x 320 of each cat, so a cat filling a 1024 px copy is seen at a
     /// third of it, and the mask stretched over the full picture is as sharp as the network.
-    static let maskSide = 1024
+    public static let maskSide = 1024
 
     /// Some cat filter may make the picture transparent (`cutout` without a colour,
     /// `sticker`): the output should keep an alpha channel.

@@ -22,6 +22,24 @@ struct CatFilterCommandTests {
         return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// Python given a cut-out, a mask, Benchmarks/mask-draw.py and the photo: the largest
+    /// difference of the cut-out's alpha from the mask, then the IoU of the mask (128 and
+    /// over) with the one drawn by hand.
+    static let compare = """
+        import sys, importlib.util
+        sys.dont_write_bytecode = True
+        from PIL import Image, ImageChops
+        cut, mask, draw, photo = sys.argv[1:]
+        m = Image.open(mask).convert("L")
+        print(ImageChops.difference(Image.open(cut).getchannel("A"), m).getextrema()[1])
+        spec = importlib.util.spec_from_file_location("draw", draw)
+        d = importlib.util.module_from_spec(spec); spec.loader.exec_module(d)
+        on = lambda im: im.point(lambda v: 255 if v >= 128 else 0).convert("1")
+        hand, ours = on(d.raster(d.load(photo), m.size)), on(m)
+        count = lambda im: im.convert("L").histogram()[255]
+        print(count(ImageChops.logical_and(hand, ours)) / max(1, count(ImageChops.logical_or(hand, ours))))
+        """
+
     @Test func cutoutStickerAndPortrait() throws {
         let dir = try Fixtures.temporaryDirectory()
         // Transparent outside the cat (the man's face), opaque on its body.
@@ -32,6 +50,16 @@ struct CatFilterCommandTests {
         #expect(pixels.first == "RGBA 1205 1600")
         #expect(pixels.count == 3 && pixels[1].hasSuffix(", 0)"), "the man's face: \(pixels)")
         #expect(pixels.count == 3 && pixels[2].hasSuffix(", 255)"), "the cat: \(pixels)")
+        // Its alpha is the very mask detect writes (one copy, one truth), and that mask is
+        // close to the one drawn by hand (Tests/Fixtures/cats/masks; 0.62 on 2026-11-29).
+        let mask = dir.appendingPathComponent("mask.png").path
+        #expect(try Catctl.run(["detect", "--mask", mask, held]).status == 0)
+        let draw = Fixtures.packageRoot.appendingPathComponent("Benchmarks/mask-draw.py").path
+        let compared = try Oracle.run("python3", ["-c", Self.compare, png, mask, draw, held])
+        let figures = String(decoding: compared.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
+        #expect(compared.status == 0 && figures.count == 2, "\(compared.stderr)")
+        #expect(figures.first == 0, "the cut-out's alpha against detect's mask: \(figures)")
+        #expect(figures.count == 2 && figures[1] >= 0.55, "IoU with the mask drawn by hand: \(figures)")
         // A JPEG: on white, with a note saying so.
         let jpeg = dir.appendingPathComponent("cut.jpg").path
         let flat = try Catctl.run(["edit", "--filter", "cutout", held, jpeg])

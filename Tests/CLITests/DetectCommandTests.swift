@@ -129,6 +129,36 @@ struct DetectCommandTests {
         #expect(String(decoding: black.stdout, as: UTF8.self) == "(0, 0)\n")
     }
 
+    /// The cats' masks drawn by hand (Tests/Fixtures/cats/masks, Benchmarks/mask-draw.py),
+    /// what Benchmarks/mask-compare.py scores masks against: each is of a photo with cats, of
+    /// its size, says how it was drawn, and every outline has three points or more inside it.
+    @Test func drawnMasksFitTheirPhotos() throws {
+        let folder = Fixtures.path("cats/masks")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }
+        #expect(files.count >= 20, "\(files)")
+        let marked = try json(String(contentsOfFile: Fixtures.path("cats/faces.json"), encoding: .utf8))
+        let photos = try #require(marked["photos"] as? [[String: Any]])
+        for file in files {
+            let drawn = try json(String(contentsOfFile: folder + "/" + file, encoding: .utf8))
+            let name = try #require(drawn["file"] as? String)
+            #expect(file == name.replacingOccurrences(of: ".jpg", with: ".json"), "\(file)")
+            let photo = try #require(photos.first { $0["file"] as? String == name }, "\(name)")
+            #expect((photo["cats"] as? [Any])?.isEmpty == false, "\(name) has cats")
+            let (w, h) = (try #require(drawn["width"] as? Int), try #require(drawn["height"] as? Int))
+            #expect(w == photo["width"] as? Int && h == photo["height"] as? Int, "\(name)")
+            #expect((drawn["how"] as? String)?.isEmpty == false, "\(name)")
+            let cats = try #require(drawn["cats"] as? [[[Int]]], "\(name)")
+            let holes = drawn["holes"] as? [[[Int]]] ?? []
+            #expect(!cats.isEmpty, "\(name)")
+            for outline in cats + holes {
+                #expect(outline.count >= 3, "\(name)")
+                #expect(
+                    outline.allSatisfy { $0.count == 2 && (0...w).contains($0[0]) && (0...h).contains($0[1]) },
+                    "\(name)")
+            }
+        }
+    }
+
     @Test func usageAndLimits() throws {
         #expect(try Catctl.run(["detect"]).status == 64)
         let limited = try Catctl.run(["detect", "--max-pixels", "1000", siamese])

@@ -14,8 +14,10 @@ public protocol DetectCatInteractorInput: Sendable {
 /// Decodes a copy no smaller than the detectors read (a JPEG at the DCT scale that keeps it
 /// at least `CatFinder.side` long; other formats whole) and finds the cats and faces on it
 /// (`CatSubjects.find`), then gives them in the full image's pixels. With a mask asked for,
-/// decodes the image whole and writes the cats' mask (`CatSegmenter`) as an 8-bit grey PNG
-/// of its size: all black when no cat is found.
+/// the copy is the one the cat filters mask (`FilterChain.maskSide` long, decoded at the
+/// DCT scale that keeps it so): the cats are found and masked on it (`CatSubjects.mask`,
+/// the very mask `cutout` uses), and the mask is stretched over the image as it is written,
+/// an 8-bit grey PNG of the image's size (all black when no cat is found).
 public struct DetectCatInteractor: DetectCatInteractorInput {
     public init() {}
 
@@ -27,46 +29,63 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
             throw SceneFailure(status: .unavailable, message: why)
         }
         var options = DecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames)
-        if mask == nil {
-            options.shrinkOnLoad = { width, height in
-                DecodeOptions.denominator(longSide: max(width, height), keeping: CatFinder.side)
-            }
+        let keeping = mask == nil ? CatFinder.side : FilterChain.maskSide
+        options.shrinkOnLoad = { width, height in
+            DecodeOptions.denominator(longSide: max(width, height), keeping: keeping)
         }
         // Like batch, detect reads files: a FIFO would wait for a writer forever.
         let source = try ImageSource.open(path, special: .none)
         let reader = try ImageReader(source: source, name: path, options: options)
         let swaps = reader.orientation >= 5
         let (width, height) = swaps ? (reader.fullHeight, reader.fullWidth) : (reader.fullWidth, reader.fullHeight)
-        let picture = try ImageDecoder.decode(reader, options: options).pixels
-        let found = CatSubjects.find(in: picture).scaled(from: (picture.width, picture.height), to: width, height)
         guard let output else {
+            let picture = try ImageDecoder.decode(reader, options: options).pixels
+            let found = CatSubjects.find(in: picture).scaled(from: (picture.width, picture.height), to: width, height)
             return CatDetection(input: path, width: width, height: height, cats: found.cats, faces: found.faces)
         }
+        let (found, made, copy) = try Self.masked(reader, options: options)
+        try Self.write(
+            SubjectMask(width: made.width, height: made.height, values: made.values, cats: made.cats.count),
+            width: width, height: height, to: output)
+        let (fx, fy) = (Double(width) / Double(copy.width), Double(height) / Double(copy.height))
+        let full = found.scaled(from: copy, to: width, height)
+        return CatDetection(
+            input: path, width: width, height: height, cats: full.cats, faces: full.faces,
+            masks: made.cats.map { $0?.scaled(x: fx, y: fy, within: width, height) })
+    }
+
+    /// The cats found and masked on the copy the cat filters mask, and its size (the
+    /// decoded pictures are gone when it returns: the mask is written without them).
+    static func masked(
+        _ reader: ImageReader, options: DecodeOptions
+    ) throws -> (CatFinding, CatMask, (width: Int, height: Int)) {
+        let picture = try ImageDecoder.decode(reader, options: options).pixels.shrunk(toFit: FilterChain.maskSide)
+        let found = CatSubjects.find(in: picture)
         guard let made = CatSegmenter.mask(found.cats.map(\.box), in: picture) else {
             throw SceneFailure(status: .unavailable, message: CatSegmenter.unavailable ?? "no mask network")
         }
-        try Self.write(made, to: output)
-        return CatDetection(
-            input: path, width: width, height: height, cats: found.cats, faces: found.faces, masks: made.cats)
+        return (found, made, (picture.width, picture.height))
     }
 
-    /// Writes `mask` as an 8-bit grey PNG, a strip of rows at a time.
-    static func write(_ mask: CatMask, to output: PreparedOutput) throws {
+    /// Writes `mask` stretched over `width` x `height` (`MaskSampler`: bilinear) as an 8-bit
+    /// grey PNG, a strip of rows at a time.
+    static func write(_ mask: SubjectMask, width: Int, height: Int, to output: PreparedOutput) throws {
         var options = EncodeOptions(format: .png)
         options.grey = true
-        let strip = try PixelBuffer(width: mask.width, height: min(mask.height, 64))
+        let strip = try PixelBuffer(width: width, height: min(height, 64))
+        let sampler = MaskSampler(mask, width: width, height: height)
+        var values = [UInt8](repeating: 0, count: width)
         try ImageFile.stream(
-            to: output, width: mask.width, height: mask.height, hasAlpha: false, metadata: .none, options: options
+            to: output, width: width, height: height, hasAlpha: false, metadata: .none, options: options
         ) { writer in
-            for first in stride(from: 0, to: mask.height, by: strip.height) {
-                let count = min(strip.height, mask.height - first)
-                mask.values.withUnsafeBufferPointer { values in
-                    for y in 0..<count {
-                        let row = strip.row(y), from = (first + y) * mask.width
-                        for x in 0..<mask.width {
-                            let v = values[from + x]
-                            (row[4 * x], row[4 * x + 1], row[4 * x + 2], row[4 * x + 3]) = (v, v, v, 255)
-                        }
+            for first in stride(from: 0, to: height, by: strip.height) {
+                let count = min(strip.height, height - first)
+                for y in 0..<count {
+                    sampler.row(first + y, into: &values)
+                    let row = strip.row(y)
+                    for x in 0..<width {
+                        let v = values[x]
+                        (row[4 * x], row[4 * x + 1], row[4 * x + 2], row[4 * x + 3]) = (v, v, v, 255)
                     }
                 }
                 try writer.write(strip, rows: 0..<count)

@@ -205,12 +205,12 @@ struct CatMaskStage: SpatialStage {
 }
 
 /// The mask stretched over a `width` x `height` picture: bilinear, half-pixel centres.
-struct MaskSampler {
+public struct MaskSampler {
     let mask: SubjectMask
     let columns: [(Int, Int, Int)]  // each picture column's two mask columns and the far one's weight (0-256)
     let height: Int
 
-    init(_ mask: SubjectMask, width: Int, height: Int) {
+    public init(_ mask: SubjectMask, width: Int, height: Int) {
         self.mask = mask
         self.height = height
         columns = (0..<width).map { Self.taps($0, width, mask.width) }
@@ -222,8 +222,8 @@ struct MaskSampler {
         return (low, min(source - 1, low + 1), Int(((at - Double(low)) * 256).rounded()))
     }
 
-    /// Row `y`'s mask values, 0-255.
-    func row(_ y: Int, into out: inout [UInt8]) {
+    /// Row `y`'s mask values, 0-255 (`out` holds the picture's width).
+    public func row(_ y: Int, into out: inout [UInt8]) {
         let (y0, y1, fy) = Self.taps(y, height, mask.height)
         mask.values.withUnsafeBufferPointer { v in
             let top = v.baseAddress! + y0 * mask.width, bottom = v.baseAddress! + y1 * mask.width
