@@ -6,11 +6,13 @@
 #include "text_libraries.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #if defined(__linux__)
 struct ct_libraqm ct_libraqm;
@@ -124,12 +126,67 @@ static int config_file_refused(void) {
     return !S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024;
 }
 
+// fontconfig's configuration, loaded on a thread of its own and waited for at most
+// CT_CONFIG_WAIT seconds. A regular config file may <include> a FIFO, a device or a file on
+// a hung mount, which fontconfig would open and read for ever (fontconfig has no time limit
+// and no hook to refuse a file): past the wait no fallback font is looked for, and the
+// thread, left blocked, gives its configuration back if it ever ends. Warm, fontconfig
+// loads in some 30 ms; a font folder with no cache is scanned in a second or two.
+enum { CT_CONFIG_WAIT = 5 };
+enum { CT_LOAD_NONE, CT_LOAD_RUNNING, CT_LOAD_DONE, CT_LOAD_ABANDONED };
+static pthread_mutex_t ct_load_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ct_load_done = PTHREAD_COND_INITIALIZER;
+static int ct_load_state = CT_LOAD_NONE;
+static FcConfig *ct_loaded;
+
+static void *load_config(void *unused) {
+    (void)unused;
+    CS_QUIET_SCOPE;
+    FcConfig *config = FC(FcInitLoadConfigAndFonts)();
+    pthread_mutex_lock(&ct_load_lock);
+    int abandoned = ct_load_state == CT_LOAD_ABANDONED;
+    if (!abandoned) {
+        ct_loaded = config;
+        ct_load_state = CT_LOAD_DONE;
+        pthread_cond_broadcast(&ct_load_done);
+    }
+    pthread_mutex_unlock(&ct_load_lock);
+    if (abandoned && config) FC(FcConfigDestroy)(config);
+    return NULL;
+}
+
+// The configuration, loaded once (NULL when it could not be, or not in time).
+static FcConfig *config_in_time(void) {
+    pthread_mutex_lock(&ct_load_lock);
+    if (ct_load_state == CT_LOAD_NONE) {
+        pthread_attr_t attributes;
+        pthread_t thread;
+        ct_load_state = CT_LOAD_ABANDONED;
+        if (pthread_attr_init(&attributes) == 0) {
+            if (pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0 &&
+                pthread_create(&thread, &attributes, load_config, NULL) == 0)
+                ct_load_state = CT_LOAD_RUNNING;
+            pthread_attr_destroy(&attributes);
+        }
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += CT_CONFIG_WAIT;
+    while (ct_load_state == CT_LOAD_RUNNING)
+        if (pthread_cond_timedwait(&ct_load_done, &ct_load_lock, &until) == ETIMEDOUT &&
+            ct_load_state == CT_LOAD_RUNNING)
+            ct_load_state = CT_LOAD_ABANDONED;
+    FcConfig *config = ct_load_state == CT_LOAD_DONE ? ct_loaded : NULL;
+    pthread_mutex_unlock(&ct_load_lock);
+    return config;
+}
+
 static FcFontSet *sorted(const char *language, int bold) {
     for (size_t i = 0; i < ct_sort_count; i++)
         if (ct_sorts[i].bold == bold && strcmp(ct_sorts[i].language, language) == 0) return ct_sorts[i].fonts;
     if (ct_sort_count == sizeof ct_sorts / sizeof ct_sorts[0]) return NULL;
     if (!ct_config && !config_file_refused()) {
-        ct_config = FC(FcInitLoadConfigAndFonts)();
+        ct_config = config_in_time();
         if (ct_config) atexit(release);
     }
     if (!ct_config) return NULL;

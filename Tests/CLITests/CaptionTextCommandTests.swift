@@ -72,6 +72,25 @@ struct CaptionTextCommandTests {
         }
     }
 
+    /// A regular `FONTCONFIG_FILE` that includes a FIFO: fontconfig would open it and wait
+    /// for a writer for ever; catctl waits 5 s for fontconfig, then draws without a fallback
+    /// font, and says so.
+    @Test func aFontconfigIncludeThatNeverEndsIsWaitedForAWhile() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("more.conf").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let config = dir.appendingPathComponent("fonts.conf").path
+        try Data("<?xml version=\"1.0\"?>\n<fontconfig><include>\(fifo)</include></fontconfig>\n".utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let out = dir.appendingPathComponent("out.png").path
+        let result = try Catctl.runBounded(
+            ["edit", "--filter", "caption:猫", Fixtures.path("photos/chelsea.png"), out],
+            memory: 1 << 30, seconds: 60, environment: ["FONTCONFIG_FILE": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("no installed font has 猫"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+
     /// A character no font has is named once, with the package that would draw it; the
     /// caption is still drawn.
     @Test func missingCharactersAreNamed() throws {
