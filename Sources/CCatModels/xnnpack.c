@@ -122,7 +122,11 @@ static void xp_load(void) {
     xp_state = 1;
 }
 
+// Every entry runs in a quiet scope (cshim_support.h): Debian's XNNPACK has its log
+// messages compiled out, but another build's xnn_log_* would print on fd 2 by itself.
+
 int xp_available(char *why, size_t size) {
+    CS_QUIET_SCOPE;
     pthread_once(&xp_once, xp_load);
     if (xp_state != 1) cs_format(why, size, "%s", xp_reason);
     return xp_state == 1;
@@ -201,6 +205,7 @@ static void xp_give(xp_network *net, float *values, size_t capacity) {
 }
 
 void xp_destroy(xp_network *network) {
+    CS_QUIET_SCOPE;
     if (!network) return;
     for (int i = 0; i < network->count; i++) {
         free(network->nodes[i].kernel);
@@ -229,6 +234,7 @@ static float xp_high(int activation) { return activation == 2 ? 6.0f : INFINITY;
 
 xp_network *xp_create(const xp_layer *layers, int count, int input_channels, const int *last_use, int threads,
                       char *why, size_t size) {
+    CS_QUIET_SCOPE;
     if (!xp_available(why, size)) return NULL;
     xp_network *net = calloc(1, sizeof *net);
     size_t slots = (size_t)(count > 0 ? count : 1);
@@ -319,6 +325,7 @@ xp_network *xp_create(const xp_layer *layers, int count, int input_channels, con
 
 int xp_run(xp_network *net, const float *input, size_t in_stride, int height, int width, const int *shapes,
            const int *last_use, float *const *outputs, const size_t *out_strides, char *why, size_t size) {
+    CS_QUIET_SCOPE;
     int count = net->count, ok = 1, output = 0;
     size_t slots = (size_t)(count > 0 ? count : 1);
     float **maps = calloc(slots, sizeof *maps);
