@@ -56,8 +56,12 @@ done
 
 libs=(-L "$out/lib" -lTerminalUI -lCatScenes -lFilterCore -lCatFaces -lCatModels -lCatImageIO -lCatNetwork -lCatPixels -lCatSupport
       $(pkg-config --libs $modules) -lgif)
-# The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift) when they use it.
-shared() { ! grep -q fuzzDecoder "Fuzz/Fuzz$1.swift" || echo Fuzz/DecoderFuzzing.swift; }
+# The decoders' drivers share one body (Fuzz/DecoderFuzzing.swift), the cat targets one
+# picture maker (Fuzz/PictureFuzzing.swift), each compiled beside a driver that uses it.
+shared() {
+  ! grep -q fuzzDecoder "Fuzz/Fuzz$1.swift" || echo Fuzz/DecoderFuzzing.swift
+  ! grep -q fuzzPicture "Fuzz/Fuzz$1.swift" || echo Fuzz/PictureFuzzing.swift
+}
 grep -v '^#' Fuzz/targets | while read -r target driver _; do
   name=fuzz-$target
   swiftc -swift-version 6 -package-name catctl -g -Onone -sanitize=fuzzer,address -parse-as-library \
