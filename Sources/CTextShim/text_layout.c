@@ -155,8 +155,28 @@ static void *load_config(void *unused) {
     return NULL;
 }
 
+// The loader's stack: fontconfig (through expat) takes some 20 KB a level of nested
+// <include>; 8 MiB overflowed at about 400 levels, 64 MiB (address space, touched only as
+// deep as it goes) holds some 3000.
+enum { CT_LOADER_STACK = 64 << 20 };
+
+// The wait's clock: monotonic where it can be (a step of the wall clock does not stretch it).
+static pthread_once_t ct_clock_once = PTHREAD_ONCE_INIT;
+static clockid_t ct_clock = CLOCK_REALTIME;
+static void choose_clock(void) {
+#if defined(__linux__)
+    pthread_condattr_t attributes;
+    if (pthread_condattr_init(&attributes) != 0) return;
+    if (pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) == 0 &&
+        pthread_cond_destroy(&ct_load_done) == 0 && pthread_cond_init(&ct_load_done, &attributes) == 0)
+        ct_clock = CLOCK_MONOTONIC;
+    pthread_condattr_destroy(&attributes);
+#endif
+}
+
 // The configuration, loaded once (NULL when it could not be, or not in time).
 static FcConfig *config_in_time(void) {
+    pthread_once(&ct_clock_once, choose_clock);
     pthread_mutex_lock(&ct_load_lock);
     if (ct_load_state == CT_LOAD_NONE) {
         pthread_attr_t attributes;
@@ -164,13 +184,14 @@ static FcConfig *config_in_time(void) {
         ct_load_state = CT_LOAD_ABANDONED;
         if (pthread_attr_init(&attributes) == 0) {
             if (pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0 &&
+                pthread_attr_setstacksize(&attributes, CT_LOADER_STACK) == 0 &&
                 pthread_create(&thread, &attributes, load_config, NULL) == 0)
                 ct_load_state = CT_LOAD_RUNNING;
             pthread_attr_destroy(&attributes);
         }
     }
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(ct_clock, &until);
     until.tv_sec += CT_CONFIG_WAIT;
     while (ct_load_state == CT_LOAD_RUNNING)
         if (pthread_cond_timedwait(&ct_load_done, &ct_load_lock, &until) == ETIMEDOUT &&
@@ -179,6 +200,14 @@ static FcConfig *config_in_time(void) {
     FcConfig *config = ct_load_state == CT_LOAD_DONE ? ct_loaded : NULL;
     pthread_mutex_unlock(&ct_load_lock);
     return config;
+}
+
+int ctl_fonts_unanswered(void) {
+    if (config_file_refused()) return 2;
+    pthread_mutex_lock(&ct_load_lock);
+    int unanswered = ct_load_state == CT_LOAD_ABANDONED;
+    pthread_mutex_unlock(&ct_load_lock);
+    return unanswered;
 }
 
 static FcFontSet *sorted(const char *language, int bold) {

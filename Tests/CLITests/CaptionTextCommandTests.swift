@@ -69,6 +69,7 @@ struct CaptionTextCommandTests {
                 memory: 1 << 30, seconds: 60, environment: ["FONTCONFIG_FILE": config])
             #expect(result.status == 0, "\(config): \(result.stderr)")
             #expect(result.stderr.contains("no installed font has 猫"), "\(config): \(result.stderr)")
+            #expect(result.stderr.contains("FONTCONFIG_FILE is not a regular file"), "\(config): \(result.stderr)")
         }
     }
 
@@ -88,6 +89,7 @@ struct CaptionTextCommandTests {
             memory: 1 << 30, seconds: 60, environment: ["FONTCONFIG_FILE": config])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("no installed font has 猫"), "\(result.stderr)")
+        #expect(result.stderr.contains("did not load within 5 s"), "not the package: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: out))
     }
 

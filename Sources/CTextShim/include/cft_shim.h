@@ -56,6 +56,10 @@ long ctl_shape(const uint32_t *text, size_t count, cft_font *const *fonts, const
 // fontconfig's order for `language` ("" for none) and weight: 1 found, 0 none.
 int ctl_find_font(const char *language, int bold, const uint32_t *scalars, size_t count, char *path, size_t path_size,
                   int *index);
+// Why no fallback font was looked for: 1 when fontconfig's configuration did not load
+// within the wait (a config that includes a FIFO or a file on a hung mount), 2 when
+// FONTCONFIG_FILE is no regular file of at most 16 MiB (not read); else 0.
+int ctl_fonts_unanswered(void);
 // Where lines may break in `count` scalars, by UAX #14 (ICU's line break iterator, libicuuc,
 // loaded on first use; `locale` as "ja" or "" for the root rules): kinds[i] is 1 when a line
 // may break before scalar i, 2 when it must (after a line feed), else 0. Returns 1, 0 when

@@ -98,6 +98,7 @@ struct CaptionStage: SpatialStage {
     /// Bytes that were not UTF-8 (U+FFFD, as the argument was decoded) and private-use
     /// characters no package draws are said as such.
     static func notices(for missing: [Character]) -> [String] {
+        let unlooked = missing.isEmpty ? nil : TextLayout.fallbackUnlooked
         var byPackage: [(package: String, clusters: [Character])] = []
         for cluster in missing {
             let first = cluster.unicodeScalars.first?.value ?? 0
@@ -131,7 +132,9 @@ struct CaptionStage: SpatialStage {
             return "no installed font has \(shown.map(String.init).joined(separator: ", "))\(more) "
                 + "(\(codes.map { $0.joined(separator: " ") }.joined(separator: ", "))): the caption shows "
                 + "\(clusters.count == 1 ? "a box" : "boxes") for \(it); "
-                + (package == "-" ? "private-use characters are in no font package" : "\(package) would draw \(it)")
+                + (package == "-"
+                    ? "private-use characters are in no font package"
+                    : unlooked.map { "no fallback font was looked for: \($0)" } ?? "\(package) would draw \(it)")
         }
     }
 

@@ -70,6 +70,16 @@ final class TextLayout {
         rightToLeft = Self.isRightToLeft(text)
     }
 
+    /// Why no fallback font was looked for, or nil when one was: fontconfig's configuration
+    /// did not load in time, or `FONTCONFIG_FILE` was not read.
+    static var fallbackUnlooked: String? {
+        switch ctl_fonts_unanswered() {
+        case 1: "fontconfig's configuration did not load within 5 s (see FONTCONFIG_FILE)"
+        case 2: "FONTCONFIG_FILE is not a regular file of at most 16 MiB, so it was not read"
+        default: nil
+        }
+    }
+
     /// The font fontconfig offers for `scalars` in `language`, opened once per caption.
     private static func fallback(
         for scalars: [UInt32], language: String, fonts: inout [Font], found: inout [String: Int32]
