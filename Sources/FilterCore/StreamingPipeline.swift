@@ -12,6 +12,11 @@ import CatSupport
 /// The bytes are the same as the whole-image path's.
 public enum StreamingPipeline {
     public static let stripRows = 32
+
+    /// The rows of the decoder's strips for a picture `height` rows high: `stripRows`, or
+    /// the whole picture when it has fewer (a 10,000,000 x 1 PNG of 10 KB had strips of 32
+    /// rows, 1.28 GB each).
+    static func inputStrip(height: Int) -> Int { max(1, min(stripRows, height)) }
     /// Strips in flight between the decoder and the encoder.
     static let depth = 3
 
@@ -59,9 +64,10 @@ public enum StreamingPipeline {
         guard let plan = plan(chain) else { preconditionFailure("canStream first") }
         let channel = StripChannel()
         var free: [PixelBuffer] = []
+        let rows = inputStrip(height: source.height)
         for _ in 0..<depth {
             let strip = try FilterError.allocating { () throws(PixelError) in
-                try PixelBuffer(width: source.width, height: stripRows, hasAlpha: source.hasAlpha)
+                try PixelBuffer(width: source.width, height: rows, hasAlpha: source.hasAlpha)
             }
             strip.base.initialize(repeating: 0, count: strip.byteCount)
             free.append(strip)
@@ -72,7 +78,7 @@ public enum StreamingPipeline {
             var row = 0
             while row < reader.value.height {
                 guard let strip = spare.take() else { return }  // the consumer gave up
-                let count = min(stripRows, reader.value.height - row)
+                let count = min(rows, reader.value.height - row)
                 do {
                     try reader.value.readRows(into: strip, at: 0, count: count)
                 } catch {
@@ -222,7 +228,7 @@ public enum StreamingPipeline {
         ) throws(FilterError) -> (first: any StripSink, deferred: Deferred?) {
             // Each stage's input is the one before's output: its size, and the most rows it
             // hands on at once.
-            var inputs = [(width: width, height: height, strip: stripRows)]
+            var inputs = [(width: width, height: height, strip: inputStrip(height: height))]
             for step in plan.steps {
                 let input = inputs.last!, spatial = step.spatial
                 let size = spatial.outputSize(width: input.width, height: input.height)
@@ -245,7 +251,8 @@ public enum StreamingPipeline {
                 }
                 if plan.steps.isEmpty {
                     return try Stage(
-                        before: plan.before, spatial: nil, after: [], width: width, height: height, strip: stripRows,
+                        before: plan.before, spatial: nil, after: [], width: width, height: height,
+                        strip: inputStrip(height: height),
                         hasAlpha: hasAlpha, next: next)
                 }
                 return next

@@ -330,6 +330,21 @@ struct BoundaryTests {
         #expect(result.stderr.contains("left out"), "\(result.stderr)")
     }
 
+    /// A picture one row high and millions of pixels wide streams in strips of that one row:
+    /// a 10,000,000 x 1 PNG of 10 KB took 4.2 GB in the decoder's strips of 32 rows (an attack,
+    /// 2026-11-29), past SECURITY.md's 1 GiB for a small input.
+    @Test func aRowMillionsWideStreamsInStripsOfOneRow() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let wide = dir.appendingPathComponent("wide.png").path
+        let script = "import sys; from PIL import Image; Image.new('L', (4000000, 1), 128).save(sys.argv[1])"
+        let made = try Oracle.run("python3", ["-c", script, wide])
+        try #require(made.status == 0, "\(made.stderr)")
+        let out = dir.appendingPathComponent("out.png").path
+        let result = try Catctl.runBounded(["edit", "--filter", "sepia", wide, out], memory: 1 << 30, seconds: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.maxResidentKiB < 1 << 20, "\(result.maxResidentKiB) KiB")
+    }
+
     /// SIGTERM while a long list is planned ends the run (130), not once planning is done
     /// (70 s before).
     @Test func anInterruptEndsALongPlan() throws {
