@@ -95,13 +95,13 @@ public struct DecodeOptions: Sendable {
                 + "\(allowed.isEmpty ? "none" : ImageFormat.names(of: allowed, "and")))")
     }
 
-    /// Throws when a declared size is empty or over `maxPixels`: codecs call this on the
-    /// header, before allocating any pixel memory.
     /// The error for an animation with more than `maxFrames` frames.
     func tooManyFrames(name: String) -> ImageIOError {
         .limitExceeded(file: name, reason: "more than \(maxFrames) frames (raise the limit with --max-frames)")
     }
 
+    /// Throws when a declared size is empty, has a side over `PixelError.maxSide` or is over
+    /// `maxPixels`: codecs call this on the header, before allocating any pixel memory.
     func checkLimit(_ width: Int, _ height: Int, frames: Int = 1, name: String) throws(ImageIOError) {
         guard width > 0, height > 0 else {
             throw .corrupt(file: name, reason: "declared size \(width)x\(height)")
@@ -111,6 +111,10 @@ public struct DecodeOptions: Sendable {
         let (all, o2) = pixels.multipliedReportingOverflow(by: max(1, frames))
         if o1 || o2 || all > maxPixels {
             throw .tooLarge(file: name, width: width, height: height, frames: max(1, frames), limit: maxPixels)
+        }
+        if max(width, height) > PixelError.maxSide {
+            throw .limitExceeded(
+                file: name, reason: "\(width)x\(height) has a side over 10,000,000 pixels, the longest catctl reads")
         }
     }
 }

@@ -7,6 +7,14 @@ public enum PixelError: Error, Equatable, Sendable, CustomStringConvertible {
     case outOfMemory(bytes: Int)
     /// A step of an edit would make an image over the pixel limit (a resize); refused before allocating.
     case outputTooLarge(width: Int, height: Int, limit: Int)
+    /// A step of an edit would make an image with a side over `maxSide` (a resize by a
+    /// percentage of a very wide picture).
+    case outputTooLong(width: Int, height: Int)
+
+    /// The longest side any picture may have, read or made, whatever the pixel limit:
+    /// libvips's `VIPS_MAX_COORD`. A row costs memory in every stage (the decoder's strips,
+    /// each filter's, the encoder's): a 40,000,000 x 1 PNG of 40 KB took 2.2 GB.
+    public static let maxSide = 10_000_000
 
     public var description: String {
         switch self {
@@ -15,6 +23,8 @@ public enum PixelError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .outputTooLarge(w, h, limit):
             return "the edit would make a \(w)x\(h) image, \(Self.pixels(product: [w, h])), "
                 + "over the limit of \(Self.pixels(limit))"
+        case let .outputTooLong(w, h):
+            return "the edit would make a \(w)x\(h) image, a side over 10,000,000 pixels, the longest catctl makes"
         }
     }
 

@@ -70,20 +70,23 @@ public struct FilterChain: Sendable {
     /// step makes on the way (a resize before a crop may be far larger than the result);
     /// throws a usage error when a stage cannot apply to the size it gets (a crop outside
     /// the image). Cheap: callers check `largestPixels` against the pixel limit before
-    /// allocating anything.
+    /// allocating anything; `longest` is the step with the longest side, for `PixelError.maxSide`.
     public func sizes(width: Int, height: Int) throws(FilterError) -> (
-        width: Int, height: Int, largestPixels: Int, largestWidth: Int, largestHeight: Int
+        width: Int, height: Int, largestPixels: Int, largestWidth: Int, largestHeight: Int,
+        longest: (width: Int, height: Int)
     ) {
         var size = (width: width, height: height)
         var largest = (pixels: width.multipliedReportingOverflow(by: height).partialValue, width: width, height: height)
+        var longest = size
         for case let .spatial(stage) in stages where !stage.isIdentity {
             try stage.check(width: size.width, height: size.height)
             size = stage.outputSize(width: size.width, height: size.height)
             let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
             let count = overflow ? Int.max : pixels
             if count > largest.pixels { largest = (count, size.width, size.height) }
+            if max(size.width, size.height) > max(longest.width, longest.height) { longest = size }
         }
-        return (size.width, size.height, largest.pixels, largest.width, largest.height)
+        return (size.width, size.height, largest.pixels, largest.width, largest.height, longest)
     }
 
     /// Where a gravity placed a crop (`crop:WxH:GRAVITY`, `cover:WxH:GRAVITY`), in the

@@ -93,11 +93,15 @@ struct ResampleAxis {
         return 3 * sin(a) * sin(a / 3) / (a * a)
     }
 
-    /// Normalised weights, `taps` per output sample.
-    func weights() -> [[Double]] {
-        (0..<output).map { i in
+    /// Normalised weights, `taps` per output sample, one after another: made straight into
+    /// one array (an array of arrays of doubles took 48 bytes an input column when a
+    /// 10,000,000 x 1 picture was shrunk to 480 x 1, and 2.9 s of allocation).
+    func weights() -> [Float] {
+        var all = [Float](repeating: 0, count: output * taps)
+        var w = [Double](repeating: 0, count: taps)
+        for i in 0..<output {
             let span = span(i), start = first(i)
-            var w = [Double](repeating: 0, count: taps)
+            for k in w.indices { w[k] = 0 }
             for j in span {
                 switch filter {
                 case .lanczos3:
@@ -109,8 +113,9 @@ struct ResampleAxis {
                 }
             }
             let total = w.reduce(0, +)
-            return total == 0 ? w : w.map { $0 / total }
+            for k in w.indices { all[i * taps + k] = Float(total == 0 ? w[k] : w[k] / total) }
         }
+        return all
     }
 }
 
@@ -124,8 +129,8 @@ final class ResampleKernel: SpatialKernel {
         self.horizontal = horizontal
         self.vertical = vertical
         hFirst = (0..<horizontal.output).map { Int32(horizontal.first($0)) }
-        hWeights = horizontal.weights().flatMap { $0.map(Float.init) }
-        vWeights = vertical.weights().flatMap { $0.map(Float.init) }
+        hWeights = horizontal.weights()
+        vWeights = vertical.weights()
         row = [Float](repeating: 0, count: horizontal.input * 4)
     }
 
@@ -161,18 +166,18 @@ final class ResampleKernel: SpatialKernel {
     ) {
         let ha = ResampleAxis(input: src.width, output: dst.width, filter: filter),
             va = ResampleAxis(input: src.height, output: dst.height, filter: filter)
-        let hw = ha.weights().map { $0.map(Float.init) }, vw = va.weights().map { $0.map(Float.init) }
+        let hw = ha.weights(), vw = va.weights()
         var column = [Float](repeating: 0, count: src.width * 4)
         for y in 0..<dst.height {
             for i in 0..<src.width * 4 {
                 var sum: Float = 0
-                for k in 0..<va.taps { sum = sum + Float(src.row(va.first(y) + k)[i]) * vw[y][k] }
+                for k in 0..<va.taps { sum = sum + Float(src.row(va.first(y) + k)[i]) * vw[y * va.taps + k] }
                 column[i] = sum
             }
             for x in 0..<dst.width {
                 for c in 0..<4 {
                     var sum: Float = 0
-                    for k in 0..<ha.taps { sum = sum + column[4 * (ha.first(x) + k) + c] * hw[x][k] }
+                    for k in 0..<ha.taps { sum = sum + column[4 * (ha.first(x) + k) + c] * hw[x * ha.taps + k] }
                     dst.row(y)[4 * x + c] = UInt8(min(max(sum + 0.5, 0), 255))
                 }
             }

@@ -93,6 +93,31 @@ struct CaptionTextCommandTests {
         #expect(FileManager.default.fileExists(atPath: out))
     }
 
+    /// 500 nested `<include>`s (fontconfig, through expat, takes some 20 KB of stack a
+    /// level: the loader thread's 8 MiB overflowed at about 400, SIGSEGV and no message)
+    /// load on the loader's 64 MiB, and the system's fonts at the end of the chain draw 猫.
+    @Test func aFontconfigChainOfNestedIncludesLoads() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let levels = 500
+        for level in 0..<levels {
+            let next = level + 1 < levels ? "<include>\(dir.path)/c\(level + 1).conf</include>" : ""
+            try Data("<?xml version=\"1.0\"?>\n<fontconfig>\(next)</fontconfig>\n".utf8)
+                .write(to: dir.appendingPathComponent("c\(level).conf"))
+        }
+        let config = dir.appendingPathComponent("fonts.conf").path
+        let root = "<include>\(dir.path)/c0.conf</include><include>/etc/fonts/fonts.conf</include>"
+        try Data("<?xml version=\"1.0\"?>\n<fontconfig>\(root)</fontconfig>\n".utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let out = dir.appendingPathComponent("out.png").path
+        let result = try Catctl.runBounded(
+            ["edit", "--filter", "caption:猫", Fixtures.path("photos/chelsea.png"), out],
+            memory: 1 << 30, seconds: 60, environment: ["FONTCONFIG_FILE": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out))
+        // Under the sanitizer the chain may take longer than the 5 s fontconfig is waited for.
+        if !Catctl.isSanitized { #expect(!result.stderr.contains("no installed font has"), "\(result.stderr)") }
+    }
+
     /// A character no font has is named once, with the package that would draw it; the
     /// caption is still drawn.
     @Test func missingCharactersAreNamed() throws {

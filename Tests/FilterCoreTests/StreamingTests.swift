@@ -1,4 +1,5 @@
 import CatImageIO
+import CatPixels
 import CatSupport
 import FilterCore
 import Foundation
@@ -60,6 +61,33 @@ struct StreamingTests {
                 #expect(streamed == (try wholeImage(bytes, specs, options)), "\(specs) \(input) \(options.format)")
             }
         }
+    }
+
+    /// Pictures of odd shapes stream in strips sized by their pixels (a narrow one many
+    /// rows at a time, a wide one a row at a time: `StreamingPipeline.strip`) and give the
+    /// whole-image path's bytes.
+    @Test(arguments: [(8, 40_000), (600_000, 2)])
+    func oddShapesStreamByteIdentically(_ width: Int, _ height: Int) throws {
+        let picture = try PixelBuffer(width: width, height: height)
+        for y in 0..<height {
+            let row = picture.row(y)
+            for i in 0..<width * 4 { row[i] = i % 4 == 3 ? 255 : UInt8(truncatingIfNeeded: i &* 7 &+ y &* 13) }
+        }
+        let bytes = try Fixtures.writtenBytes { fd in
+            try ImageEncoder.encode(picture, to: fd, path: "in", options: EncodeOptions(format: .png))
+        }
+        for specs in [["blur:2"], ["sepia", "resize:50", "vignette"]] {
+            let options = EncodeOptions(format: .png, threads: 2)
+            let streamed = try #require(try streamed(bytes, specs, options))
+            #expect(streamed == (try wholeImage(bytes, specs, options)), "\(specs) \(width)x\(height)")
+        }
+    }
+
+    @Test func stripsHoldRowsByTheirPixels() {
+        #expect(StreamingPipeline.strip(32, width: 4000, height: 3000) == 32)  // a photo: as before
+        #expect(StreamingPipeline.strip(32, width: 10_000_000, height: 10) == 1)
+        #expect(StreamingPipeline.strip(131_072, width: 1, height: 10_000_000) == 131_072)
+        #expect(StreamingPipeline.strip(32, width: 50, height: 7) == 7)
     }
 
     @Test("streamed output is byte-identical", arguments: colourSpecs)

@@ -60,6 +60,8 @@ int ctl_find_font(const char *language, int bold, const uint32_t *scalars, size_
 // within the wait (a config that includes a FIFO or a file on a hung mount), 2 when
 // FONTCONFIG_FILE is no regular file of at most 16 MiB (not read); else 0.
 int ctl_fonts_unanswered(void);
+// The longest fontconfig's configuration is waited for, in seconds.
+int ctl_fonts_wait(void);
 // Where lines may break in `count` scalars, by UAX #14 (ICU's line break iterator, libicuuc,
 // loaded on first use; `locale` as "ja" or "" for the root rules): kinds[i] is 1 when a line
 // may break before scalar i, 2 when it must (after a line feed), else 0. Returns 1, 0 when

@@ -15,7 +15,7 @@ public protocol DetectCatInteractorInput: Sendable {
 /// at least `CatFinder.side` long; other formats whole) and finds the cats and faces on it
 /// (`CatSubjects.find`), then gives them in the full image's pixels. With a mask asked for,
 /// the copy is the one the cat filters mask (`FilterChain.maskSide` long, decoded at the
-/// DCT scale that keeps it so): the cats are found and masked on it (`CatSubjects.mask`,
+/// DCT scale that keeps it so): the cats are found and masked on it (`CatSubjects.masked`,
 /// the very mask `cutout` uses), and the mask is stretched over the image as it is written,
 /// an 8-bit grey PNG of the image's size (all black when no cat is found).
 public struct DetectCatInteractor: DetectCatInteractorInput {
@@ -44,9 +44,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
             return CatDetection(input: path, width: width, height: height, cats: found.cats, faces: found.faces)
         }
         let (found, made, copy) = try Self.masked(reader, options: options)
-        try Self.write(
-            SubjectMask(width: made.width, height: made.height, values: made.values, cats: made.cats.count),
-            width: width, height: height, to: output)
+        try Self.write(SubjectMask(made), width: width, height: height, to: output)
         let (fx, fy) = (Double(width) / Double(copy.width), Double(height) / Double(copy.height))
         let full = found.scaled(from: copy, to: width, height)
         return CatDetection(
@@ -60,8 +58,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
         _ reader: ImageReader, options: DecodeOptions
     ) throws -> (CatFinding, CatMask, (width: Int, height: Int)) {
         let picture = try ImageDecoder.decode(reader, options: options).pixels.shrunk(toFit: FilterChain.maskSide)
-        let found = CatSubjects.find(in: picture)
-        guard let made = CatSegmenter.mask(found.cats.map(\.box), in: picture) else {
+        guard let (found, made) = CatSubjects.masked(in: picture) else {
             throw SceneFailure(status: .unavailable, message: CatSegmenter.unavailable ?? "no mask network")
         }
         return (found, made, (picture.width, picture.height))
@@ -72,7 +69,7 @@ public struct DetectCatInteractor: DetectCatInteractorInput {
     static func write(_ mask: SubjectMask, width: Int, height: Int, to output: PreparedOutput) throws {
         var options = EncodeOptions(format: .png)
         options.grey = true
-        let strip = try PixelBuffer(width: width, height: min(height, 64))
+        let strip = try PixelBuffer(width: width, height: StreamingPipeline.strip(64, width: width, height: height))
         let sampler = MaskSampler(mask, width: width, height: height)
         var values = [UInt8](repeating: 0, count: width)
         try ImageFile.stream(

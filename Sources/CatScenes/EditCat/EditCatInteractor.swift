@@ -411,7 +411,8 @@ public struct EditCatInteractor: EditCatInteractorInput {
 
     /// Refuses, before any pixel memory is allocated, a chain that cannot apply to this
     /// size (a crop outside the image: usage), whose result (every frame) is over the pixel
-    /// limit, or that would mask more frames than the cat filters do.
+    /// limit or has a side over `PixelError.maxSide`, or that would mask more frames than
+    /// the cat filters do.
     static func checkResult(
         _ chain: FilterChain, width: Int, height: Int, frames: Int = 1, options: EditOptions
     ) throws {
@@ -424,6 +425,9 @@ public struct EditCatInteractor: EditCatInteractorInput {
         if overflow || all > options.maxPixels {
             throw PixelError.outputTooLarge(
                 width: sizes.largestWidth, height: sizes.largestHeight, limit: options.maxPixels)
+        }
+        if max(sizes.longest.width, sizes.longest.height) > PixelError.maxSide {
+            throw PixelError.outputTooLong(width: sizes.longest.width, height: sizes.longest.height)
         }
     }
 }

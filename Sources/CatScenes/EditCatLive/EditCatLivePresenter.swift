@@ -505,6 +505,9 @@ public final class EditCatLivePresenter: EditCatLiveViewOutput {
             if sizes.largestPixels > live.request.maxPixels {
                 return "\(sizes.largestWidth)x\(sizes.largestHeight) is over the pixel limit"
             }
+            if max(sizes.longest.width, sizes.longest.height) > PixelError.maxSide {
+                return PixelError.outputTooLong(width: sizes.longest.width, height: sizes.longest.height).description
+            }
             return nil
         } catch {
             return "\(error)"

@@ -42,17 +42,15 @@ public struct CatSubjects: SubjectFinder {
     /// mask network cannot be read.
     public func catMask(in image: PixelBuffer) -> SubjectMask? { Self.mask(in: image) }
 
-    public static func mask(in image: PixelBuffer) -> SubjectMask? {
+    public static func mask(in image: PixelBuffer) -> SubjectMask? { masked(in: image).map { SubjectMask($0.mask) } }
+
+    /// The cats `find` sees in `image` and their mask (`CatSegmenter`, on `image` itself; all
+    /// black when there is none): what the cat filters use, and `detect --mask` writes and
+    /// reports. nil when the mask network cannot be read.
+    public static func masked(in image: PixelBuffer) -> (found: CatFinding, mask: CatMask)? {
         guard CatSegmenter.unavailable == nil else { return nil }
-        let cats = find(in: image).cats.map(\.box)
-        guard !cats.isEmpty else {
-            return SubjectMask(
-                width: image.width, height: image.height,
-                values: [UInt8](repeating: 0, count: image.width * image.height),
-                cats: 0)
-        }
-        guard let made = CatSegmenter.mask(cats, in: image) else { return nil }
-        return SubjectMask(width: made.width, height: made.height, values: made.values, cats: made.cats.count)
+        let found = find(in: image)
+        return CatSegmenter.mask(found.cats.map(\.box), in: image).map { (found, $0) }
     }
 
     /// The cats and faces in `image`, in its pixels (what detect reports and the live editor
@@ -76,6 +74,13 @@ public struct CatSubjects: SubjectFinder {
             in: picture, small: halved.shrunk(toFit: CatFaceDetector.side), detail: image
         )
         .scaled(from: (picture.width, picture.height), to: image.width, image.height)
+    }
+}
+
+extension SubjectMask {
+    /// The cat filters' mask of the segmenter's.
+    init(_ mask: CatMask) {
+        self.init(width: mask.width, height: mask.height, values: mask.values, cats: mask.cats.count)
     }
 }
 

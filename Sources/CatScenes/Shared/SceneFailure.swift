@@ -134,7 +134,7 @@ public struct SceneFailure: Error, Equatable, Sendable {
     static func hint(for error: PixelError) -> FailureHint? {
         switch error {
         case .outputTooLarge: return .raisePixelLimit
-        case .invalidSize, .outOfMemory: return nil
+        case .invalidSize, .outOfMemory, .outputTooLong: return nil
         }
     }
 }

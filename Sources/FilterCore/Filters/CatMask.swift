@@ -207,13 +207,20 @@ struct CatMaskStage: SpatialStage {
 /// The mask stretched over a `width` x `height` picture: bilinear, half-pixel centres.
 public struct MaskSampler {
     let mask: SubjectMask
-    let columns: [(Int, Int, Int)]  // each picture column's two mask columns and the far one's weight (0-256)
+    /// Each picture column's near mask column and the next one's weight (0-256): 6 bytes a
+    /// column (a tuple of three Ints took 24, 2.4 GB for a picture 100,000,000 wide).
+    let lows: [UInt32], weights: [UInt16]
     let height: Int
 
     public init(_ mask: SubjectMask, width: Int, height: Int) {
         self.mask = mask
         self.height = height
-        columns = (0..<width).map { Self.taps($0, width, mask.width) }
+        var (lows, weights) = ([UInt32](repeating: 0, count: width), [UInt16](repeating: 0, count: width))
+        for x in 0..<width {
+            let (low, _, weight) = Self.taps(x, width, mask.width)
+            (lows[x], weights[x]) = (UInt32(low), UInt16(weight))
+        }
+        (self.lows, self.weights) = (lows, weights)
     }
 
     static func taps(_ i: Int, _ count: Int, _ source: Int) -> (Int, Int, Int) {
@@ -225,12 +232,20 @@ public struct MaskSampler {
     /// Row `y`'s mask values, 0-255 (`out` holds the picture's width).
     public func row(_ y: Int, into out: inout [UInt8]) {
         let (y0, y1, fy) = Self.taps(y, height, mask.height)
+        let last = mask.width - 1
         mask.values.withUnsafeBufferPointer { v in
             let top = v.baseAddress! + y0 * mask.width, bottom = v.baseAddress! + y1 * mask.width
-            for (x, (x0, x1, fx)) in columns.enumerated() {
-                let upper = Int(top[x0]) * (256 - fx) + Int(top[x1]) * fx
-                let lower = Int(bottom[x0]) * (256 - fx) + Int(bottom[x1]) * fx
-                out[x] = UInt8((upper * (256 - fy) + lower * fy + (1 << 15)) >> 16)
+            lows.withUnsafeBufferPointer { lows in
+                weights.withUnsafeBufferPointer { weights in
+                    out.withUnsafeMutableBufferPointer { out in
+                        for x in 0..<min(lows.count, out.count) {
+                            let x0 = Int(lows[x]), fx = Int(weights[x]), x1 = min(last, x0 + 1)
+                            let upper = Int(top[x0]) * (256 - fx) + Int(top[x1]) * fx
+                            let lower = Int(bottom[x0]) * (256 - fx) + Int(bottom[x1]) * fx
+                            out[x] = UInt8((upper * (256 - fy) + lower * fy + (1 << 15)) >> 16)
+                        }
+                    }
+                }
             }
         }
     }

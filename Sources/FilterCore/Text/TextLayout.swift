@@ -74,7 +74,7 @@ final class TextLayout {
     /// did not load in time, or `FONTCONFIG_FILE` was not read.
     static var fallbackUnlooked: String? {
         switch ctl_fonts_unanswered() {
-        case 1: "fontconfig's configuration did not load within 5 s (see FONTCONFIG_FILE)"
+        case 1: "fontconfig's configuration did not load within \(ctl_fonts_wait()) s (see FONTCONFIG_FILE)"
         case 2: "FONTCONFIG_FILE is not a regular file of at most 16 MiB, so it was not read"
         default: nil
         }
