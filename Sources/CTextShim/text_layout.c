@@ -104,14 +104,18 @@ static size_t ct_sort_count;
 
 // At exit, what fontconfig gave back and its own caches (FcFini): nothing it allocated is
 // left for a leak checker, however the process ends normally.
+static int closing(void);
 static void release(void) {
     CS_QUIET_SCOPE;  // fontconfig prints on fd 2 by itself: see cshim_support.h
     pthread_mutex_lock(&ct_lock);
     for (size_t i = 0; i < ct_sort_count; i++) FC(FcFontSetDestroy)(ct_sorts[i].fonts);
     ct_sort_count = 0;
-    if (ct_config) FC(FcConfigDestroy)(ct_config);
+    // A worker left inside fontconfig (past the wait) still uses its configuration.
+    if (closing()) {
+        if (ct_config) FC(FcConfigDestroy)(ct_config);
+        FC(FcFini)();
+    }
     ct_config = NULL;
-    FC(FcFini)();
     pthread_mutex_unlock(&ct_lock);
 }
 
@@ -126,39 +130,96 @@ static int config_file_refused(void) {
     return !S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024;
 }
 
-// fontconfig's configuration, loaded on a thread of its own and waited for at most
-// CT_CONFIG_WAIT seconds. A regular config file may <include> a FIFO, a device or a file on
-// a hung mount, which fontconfig would open and read for ever (fontconfig has no time limit
-// and no hook to refuse a file): past the wait no fallback font is looked for, and the
-// thread, left blocked, gives its configuration back if it ever ends. Warm, fontconfig
-// loads in some 30 ms; a font folder with no cache is scanned in a second or two.
+// fontconfig works on a thread of its own, its worker, and each answer is waited for at most
+// CT_CONFIG_WAIT seconds: first the configuration, then each font sort. A regular config
+// file may <include> a FIFO, a device or a file on a hung mount, which fontconfig would open
+// and read for ever (fontconfig has no time limit and no hook to refuse a file); its rules
+// may make a substitution take minutes (20,000 tests against 300,000 family names). Past a
+// wait no fallback font is looked for again, and the worker, left behind, gives back what it
+// holds if it ever ends. Warm, fontconfig loads in some 30 ms and sorts in a few; a font
+// folder with no cache is scanned in a second or two.
 enum { CT_CONFIG_WAIT = 5 };
-enum { CT_LOAD_NONE, CT_LOAD_RUNNING, CT_LOAD_DONE, CT_LOAD_ABANDONED };
+// CT_LOAD_CLOSED: released at exit (the worker ends if it wakes).
+enum { CT_LOAD_NONE, CT_LOAD_RUNNING, CT_LOAD_DONE, CT_LOAD_ABANDONED, CT_LOAD_CLOSED };
+enum { CT_JOB_IDLE, CT_JOB_ASKED, CT_JOB_ANSWERED };
 static pthread_mutex_t ct_load_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ct_load_done = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t ct_load_done = PTHREAD_COND_INITIALIZER;  // the configuration or a sort is in
+static pthread_cond_t ct_job_posted = PTHREAD_COND_INITIALIZER;
 static int ct_load_state = CT_LOAD_NONE;
 static FcConfig *ct_loaded;
+static struct {
+    int state;
+    char language[16];
+    int bold;
+    FcFontSet *fonts;
+} ct_job;
 
-static void *load_config(void *unused) {
-    (void)unused;
+// Fontconfig's fonts for `language` and weight, best first (FcFontSort, trimmed).
+static FcFontSet *sort_fonts(FcConfig *config, const char *language, int bold) {
     CS_QUIET_SCOPE;
-    FcConfig *config = FC(FcInitLoadConfigAndFonts)();
+    FcPattern *pattern = FC(FcPatternCreate)();
+    if (!pattern) return NULL;
+    if (*language) {
+        FcLangSet *langs = FC(FcLangSetCreate)();
+        if (langs) {
+            FC(FcLangSetAdd)(langs, (const FcChar8 *)language);
+            FC(FcPatternAddLangSet)(pattern, FC_LANG, langs);
+            FC(FcLangSetDestroy)(langs);
+        }
+    }
+    FC(FcPatternAddInteger)(pattern, FC_WEIGHT, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR);
+    FC(FcConfigSubstitute)(config, pattern, FcMatchPattern);
+    FC(FcDefaultSubstitute)(pattern);
+    FcResult status;
+    FcFontSet *fonts = FC(FcFontSort)(config, pattern, FcTrue, NULL, &status);
+    FC(FcPatternDestroy)(pattern);
+    return fonts;
+}
+
+static void *fontconfig_worker(void *unused) {
+    (void)unused;
+    FcConfig *config;
+    {
+        CS_QUIET_SCOPE;
+        config = FC(FcInitLoadConfigAndFonts)();
+    }
     pthread_mutex_lock(&ct_load_lock);
-    int abandoned = ct_load_state == CT_LOAD_ABANDONED;
-    if (!abandoned) {
-        ct_loaded = config;
-        ct_load_state = CT_LOAD_DONE;
+    if (ct_load_state != CT_LOAD_RUNNING) {  // abandoned
+        pthread_mutex_unlock(&ct_load_lock);
+        if (config) FC(FcConfigDestroy)(config);
+        return NULL;
+    }
+    ct_loaded = config;
+    ct_load_state = CT_LOAD_DONE;
+    pthread_cond_broadcast(&ct_load_done);
+    while (config) {
+        while (ct_job.state != CT_JOB_ASKED && ct_load_state == CT_LOAD_DONE)
+            pthread_cond_wait(&ct_job_posted, &ct_load_lock);
+        if (ct_load_state != CT_LOAD_DONE) break;  // abandoned or closed: the config is not ours
+        char language[sizeof ct_job.language];
+        memcpy(language, ct_job.language, sizeof language);
+        int bold = ct_job.bold;
+        pthread_mutex_unlock(&ct_load_lock);
+        FcFontSet *fonts = sort_fonts(config, language, bold);
+        pthread_mutex_lock(&ct_load_lock);
+        if (ct_load_state != CT_LOAD_DONE) {  // waited for no more
+            if (fonts) FC(FcFontSetDestroy)(fonts);
+            break;
+        }
+        ct_job.fonts = fonts;
+        ct_job.state = CT_JOB_ANSWERED;
         pthread_cond_broadcast(&ct_load_done);
     }
     pthread_mutex_unlock(&ct_load_lock);
-    if (abandoned && config) FC(FcConfigDestroy)(config);
     return NULL;
 }
 
-// The loader's stack: fontconfig (through expat) takes some 20 KB a level of nested
-// <include>; 8 MiB overflowed at about 400 levels, 64 MiB (address space, touched only as
-// deep as it goes) held 2000 (tried: 1000 and 2000 load, 5000 overflow).
-enum { CT_LOADER_STACK = 64 << 20 };
+// The worker's stack: fontconfig (through expat) takes some 20 KB a level of nested
+// <include>: 8 MiB overflowed at about 400 levels (1000 and 2000 load on 64 MiB, 5000
+// overflow). It evaluates an <edit>'s values recursively, some 64 bytes a value: 8 MiB
+// overflowed at about 130,000 (a 2.4 MB config), and FONTCONFIG_FILE's 16 MiB hold at most
+// some 990,000. Address space, touched only as deep as it goes.
+enum { CT_LOADER_STACK = 128 << 20 };
 
 // The wait's clock: monotonic where it can be (a step of the wall clock does not stretch it).
 static pthread_once_t ct_clock_once = PTHREAD_ONCE_INIT;
@@ -185,7 +246,7 @@ static FcConfig *config_in_time(void) {
         if (pthread_attr_init(&attributes) == 0) {
             if (pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0 &&
                 pthread_attr_setstacksize(&attributes, CT_LOADER_STACK) == 0 &&
-                pthread_create(&thread, &attributes, load_config, NULL) == 0)
+                pthread_create(&thread, &attributes, fontconfig_worker, NULL) == 0)
                 ct_load_state = CT_LOAD_RUNNING;
             pthread_attr_destroy(&attributes);
         }
@@ -200,6 +261,46 @@ static FcConfig *config_in_time(void) {
     FcConfig *config = ct_load_state == CT_LOAD_DONE ? ct_loaded : NULL;
     pthread_mutex_unlock(&ct_load_lock);
     return config;
+}
+
+// The worker's sort for `language` and weight, waited for at most CT_CONFIG_WAIT seconds
+// (then no sort is asked for again); NULL when there is none.
+static FcFontSet *sort_in_time(const char *language, int bold) {
+    pthread_mutex_lock(&ct_load_lock);
+    FcFontSet *fonts = NULL;
+    if (ct_load_state == CT_LOAD_DONE) {
+        snprintf(ct_job.language, sizeof ct_job.language, "%s", language);
+        ct_job.bold = bold;
+        ct_job.state = CT_JOB_ASKED;
+        pthread_cond_signal(&ct_job_posted);
+        struct timespec until;
+        clock_gettime(ct_clock, &until);
+        until.tv_sec += CT_CONFIG_WAIT;
+        while (ct_job.state == CT_JOB_ASKED)
+            if (pthread_cond_timedwait(&ct_load_done, &ct_load_lock, &until) == ETIMEDOUT &&
+                ct_job.state == CT_JOB_ASKED) {
+                ct_load_state = CT_LOAD_ABANDONED;
+                break;
+            }
+        if (ct_job.state == CT_JOB_ANSWERED) fonts = ct_job.fonts;
+        ct_job.state = CT_JOB_IDLE;
+        ct_job.fonts = NULL;
+    }
+    pthread_mutex_unlock(&ct_load_lock);
+    return fonts;
+}
+
+// At exit: whether fontconfig may be released (no worker left inside it); the worker ends
+// if it wakes.
+static int closing(void) {
+    pthread_mutex_lock(&ct_load_lock);
+    int idle = ct_load_state == CT_LOAD_DONE;
+    if (idle) {
+        ct_load_state = CT_LOAD_CLOSED;
+        pthread_cond_signal(&ct_job_posted);
+    }
+    pthread_mutex_unlock(&ct_load_lock);
+    return idle;
 }
 
 int ctl_fonts_wait(void) { return CT_CONFIG_WAIT; }
@@ -221,22 +322,7 @@ static FcFontSet *sorted(const char *language, int bold) {
         if (ct_config) atexit(release);
     }
     if (!ct_config) return NULL;
-    FcPattern *pattern = FC(FcPatternCreate)();
-    if (!pattern) return NULL;
-    if (*language) {
-        FcLangSet *langs = FC(FcLangSetCreate)();
-        if (langs) {
-            FC(FcLangSetAdd)(langs, (const FcChar8 *)language);
-            FC(FcPatternAddLangSet)(pattern, FC_LANG, langs);
-            FC(FcLangSetDestroy)(langs);
-        }
-    }
-    FC(FcPatternAddInteger)(pattern, FC_WEIGHT, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR);
-    FC(FcConfigSubstitute)(ct_config, pattern, FcMatchPattern);
-    FC(FcDefaultSubstitute)(pattern);
-    FcResult status;
-    FcFontSet *fonts = FC(FcFontSort)(ct_config, pattern, FcTrue, NULL, &status);
-    FC(FcPatternDestroy)(pattern);
+    FcFontSet *fonts = sort_in_time(language, bold);
     if (!fonts) return NULL;
     ct_sorted *entry = &ct_sorts[ct_sort_count++];
     snprintf(entry->language, sizeof entry->language, "%s", language);

@@ -18,12 +18,12 @@ public enum StreamingPipeline {
     /// The most pixels a strip holds when its picture is wide (4 MiB of RGBA), but at least
     /// a row: a 10,000,000 x 10 PNG of 30 KB held 2.6 GB under sepia in strips of all its
     /// rows, 4.5 GB under a blur.
-    static let stripCap = 1 << 20
+    public static let stripCap = 1 << 20
 
-    /// `rows` rows, fewer when they would hold more than `stripCap` pixels of a picture
-    /// `width` wide (at least one), never more than its `height`.
-    public static func strip(_ rows: Int, width: Int, height: Int) -> Int {
-        max(1, min(rows, height, stripCap / max(1, width)))
+    /// `rows` rows, fewer when they would hold more than `cap` pixels of a picture `width`
+    /// wide (at least one), never more than its `height`.
+    public static func strip(_ rows: Int, width: Int, height: Int, cap: Int = stripCap) -> Int {
+        max(1, min(rows, height, cap / max(1, width)))
     }
 
     /// The rows of the decoder's strips for a picture of `width` x `height`: `stripRows`, or
@@ -290,9 +290,10 @@ public enum StreamingPipeline {
         }
 
         /// Output strips of at least 4 halos (each recomputes 2 halos of rows at its edges),
-        /// unless the picture is wide (`strip`).
+        /// unless they would hold more than 16 Mpx (a picture millions of pixels wide: `strip`;
+        /// a photo's strips are as they were, `blur:50`'s 600 rows too).
         static func outputStrip(_ spatial: any SpatialStage, width: Int, height: Int) -> Int {
-            strip(max(stripRows, 4 * spatial.halo), width: width, height: height)
+            strip(max(stripRows, 4 * spatial.halo), width: width, height: height, cap: 16 << 20)
         }
 
         /// `strip`: the most rows one `put` brings.

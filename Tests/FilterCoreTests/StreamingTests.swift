@@ -158,8 +158,17 @@ struct StreamingTests {
                 return try chain.resolvingGravity(picture: picture, width: picture.width, height: picture.height)
             }
             if placedFirst { _ = pending.wait() }
-            let reader = try ImageReader(bytes: bytes, name: "in")
-            #expect(reader.canStream && StreamingPipeline.canStream(chain))
+            // The placing may start once the decoder has read its first rows: a strip of them
+            // may reach the first stage that reads the picture as several strips (a 290-row
+            // strip of a 451-pixel-wide picture, resized by half, as five of 32), and with room
+            // for one kept the line waits for the place before the first strip's progress.
+            let reader = FirstRowsSaid(try ImageReader(bytes: bytes, name: "in")) {
+                started.lock()
+                go.withLockedValue { $0 = true }
+                started.broadcast()
+                started.unlock()
+            }
+            #expect(reader.source.canStream && StreamingPipeline.canStream(chain))
             let size = try chain.outputSize(width: reader.width, height: reader.height)
             let streamed = try Fixtures.writtenBytes { fd in
                 let writer = try ImageWriter(
@@ -167,17 +176,29 @@ struct StreamingTests {
                     options: options)
                 try StreamingPipeline.run(
                     source: reader, sink: writer, chain: chain,
-                    placing: StreamingPipeline.Placing(chain: chain, pending: pending, keptBytes: keptBytes)
-                ) { _ in
-                    started.lock()
-                    go.withLockedValue { $0 = true }
-                    started.broadcast()
-                    started.unlock()
-                }
+                    placing: StreamingPipeline.Placing(chain: chain, pending: pending, keptBytes: keptBytes))
             }
             #expect(
                 streamed == expected,
                 "\(specs), placed \(placedFirst ? "before" : "while") streaming, keeping \(keptBytes) bytes")
+        }
+    }
+
+    /// A source that says when its first rows have been read.
+    final class FirstRowsSaid: RowSource {
+        let source: ImageReader
+        private let said: () -> Void
+        private var first = true
+        init(_ source: ImageReader, said: @escaping () -> Void) { (self.source, self.said) = (source, said) }
+        var width: Int { source.width }
+        var height: Int { source.height }
+        var hasAlpha: Bool { source.hasAlpha }
+        func readRows(into buffer: PixelBuffer, at row: Int, count: Int) throws {
+            try source.readRows(into: buffer, at: row, count: count)
+            if first {
+                first = false
+                said()
+            }
         }
     }
 

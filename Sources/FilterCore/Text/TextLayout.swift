@@ -71,10 +71,10 @@ final class TextLayout {
     }
 
     /// Why no fallback font was looked for, or nil when one was: fontconfig's configuration
-    /// did not load in time, or `FONTCONFIG_FILE` was not read.
+    /// did not load, or a sort did not end, in time; or `FONTCONFIG_FILE` was not read.
     static var fallbackUnlooked: String? {
         switch ctl_fonts_unanswered() {
-        case 1: "fontconfig's configuration did not load within \(ctl_fonts_wait()) s (see FONTCONFIG_FILE)"
+        case 1: "fontconfig did not answer within \(ctl_fonts_wait()) s (see FONTCONFIG_FILE)"
         case 2: "FONTCONFIG_FILE is not a regular file of at most 16 MiB, so it was not read"
         default: nil
         }
