@@ -205,13 +205,21 @@ struct ProviderTests {
         defer { server.stop() }
         let p = provider(.thecatapi, server.baseURL + "/slow", timeout: 30)
         let cat = try await p.locateCat()
-        let started = Counter()
-        let task = Task { try await p.fetchCat(cat) { received, _ in if received > 0 { _ = started.next() } } }
-        // Cancelled once bytes arrive (reading the count, not adding to it as the callback
-        // does), at most 30 s on: the transfer is under way, not yet to start.
-        for _ in 0..<1500 where started.current == 0 { try await Task.sleep(for: .milliseconds(20)) }
-        task.cancel()
+        // Cancelled from the progress callback, on the transfer's thread, once bytes arrive:
+        // the transfer is under way, not yet to start. (The test's own task polled for the
+        // bytes every 20 ms; a busy test run kept its cooperative thread past the 30 s timeout.)
+        let canceller = Canceller()
+        let task = Task { try await p.fetchCat(cat) { received, _ in if received > 0 { canceller.fire() } } }
+        canceller.set { task.cancel() }
         await #expect(throws: NetworkError.cancelled) { _ = try await task.value }
+    }
+
+    /// A task's cancel, called from any thread once it is set.
+    final class Canceller: @unchecked Sendable {
+        private let lock = NSLock()
+        private var cancel: (@Sendable () -> Void)?
+        func set(_ cancel: @escaping @Sendable () -> Void) { lock.withLock { self.cancel = cancel } }
+        func fire() { lock.withLock { cancel }?() }
     }
 
     @Test func theCatAPIBreed() async throws {
